@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages neuronmon needs, and nothing when they are all present (silent).
+#   packaging/install-deps.sh build   what building and running needs
+#   packaging/install-deps.sh test    that, plus what the test suite and benchmarks use
+# Needs root, or sudo.
+set -euo pipefail
+
+build_pkgs=(cmake make g++ pkg-config protobuf-compiler libprotobuf-dev libboost-dev
+  nlohmann-json3-dev libcli11-dev libncurses-dev libsystemd-dev)
+test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format tmux
+  prometheus systemd man-db lintian fakeroot dpkg-dev file curl procps)
+
+case "${1:-build}" in
+  build) wanted=("${build_pkgs[@]}") ;;
+  test) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+  *) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${wanted[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# The prometheus package would start its own server on :9090; tests start their own, so keep
+# services from starting during installation.
+policy=/usr/sbin/policy-rc.d
+created_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+  "${sudo[@]}" chmod +x "$policy"
+  created_policy=1
+fi
+cleanup() { [ $created_policy -eq 1 ] && "${sudo[@]}" rm -f "$policy"; true; }
+trap cleanup EXIT
+if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/neuronmon-apt.log 2>&1; then
+  "${sudo[@]}" apt-get update -q >>/tmp/neuronmon-apt.log 2>&1
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >>/tmp/neuronmon-apt.log 2>&1 ||
+    { tail -20 /tmp/neuronmon-apt.log >&2; echo "install-deps: apt-get failed (log: /tmp/neuronmon-apt.log)" >&2; exit 1; }
+fi

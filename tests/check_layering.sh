@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Checks DESIGN.md's "must not use" column: which folders' code may include which.
+set -uo pipefail
+cd "$1"
+bad=0
+# deny <folder> <regex of forbidden includes> <why> [<regex of allowed exceptions>]
+deny() {
+  local dir=$1 pattern=$2 why=$3 allow=${4:-^$}
+  [ -d "$dir" ] || return 0
+  local hits
+  hits=$(grep -rnE "^#include [<\"]($pattern)" "$dir" --include='*.h' --include='*.cc' |
+    grep -vE "$allow" || true)
+  if [ -n "$hits" ]; then
+    echo "$why:"
+    echo "$hits"
+    bad=1
+  fi
+}
+deny proto 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "proto/ uses only the standard library and protobuf"
+deny simdev 'boost/|ncurses|curses\.h|thread>|daemon/|client/|exporter/|tui/' "simdev/ is pure: no Asio, threads, or higher layers"
+deny daemon/core 'boost/asio|boost/beast|ncurses|curses\.h|daemon/server/|client/|exporter/|tui/' "daemon/core is pure: no Asio, no clients"
+deny daemon 'client/|exporter/|tui/|ncurses|curses\.h' "daemon/ must not use client, exporter or tui"
+deny client 'daemon/|exporter/|tui/|ncurses' "client/ uses only the daemon's embedding entry point" 'daemon/server/embedded_daemon\.h'
+deny exporter 'tui/|ncurses|curses\.h|daemon/' "exporter/ must not use tui or daemon internals"
+deny tui 'daemon/|exporter/' "tui/ must not reach into the daemon or exporter"
+# Only tui/ncurses_canvas.cc may include ncurses.
+if [ -d tui ]; then
+  hits=$(grep -rlnE '^#include [<"](ncurses|curses)' tui | grep -v 'tui/ncurses_canvas.cc' || true)
+  if [ -n "$hits" ]; then echo "only tui/ncurses_canvas.cc may include ncurses: $hits"; bad=1; fi
+fi
+[ $bad -eq 0 ] && echo "layering ok"
+exit $bad
