@@ -1,0 +1,490 @@
+#include "daemon/core/metrics_writer.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+namespace neuronmon::daemon {
+namespace {
+
+using SeriesKey = std::vector<std::pair<std::string, std::string>>;
+
+bool IsNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool IsNameChar(char c) { return IsNameStart(c) || (c >= '0' && c <= '9'); }
+
+// Colons are legal in the format but reserved for recording rules, and promlint flags them.
+bool IsValidName(std::string_view s) {
+  return !s.empty() && IsNameStart(s[0]) && std::all_of(s.begin(), s.end(), IsNameChar);
+}
+
+bool HasCamelCase(std::string_view s) {
+  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] >= 'a' && s[i] <= 'z' && s[i + 1] >= 'A' && s[i + 1] <= 'Z') return true;
+  }
+  return false;
+}
+
+std::string ToLowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return out;
+}
+
+std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// promlint's unit table: a unit word (optionally SI/IEC-prefixed) and the base unit to use.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kUnits = {{
+    {"amperes", "amperes"},    {"bytes", "bytes"},     {"celsius", "celsius"},
+    {"grams", "grams"},        {"joules", "joules"},   {"kelvin", "kelvin"},
+    {"meters", "meters"},      {"metres", "metres"},   {"seconds", "seconds"},
+    {"volts", "volts"},        {"minutes", "seconds"}, {"hours", "seconds"},
+    {"days", "seconds"},       {"weeks", "seconds"},   {"kelvins", "kelvin"},
+    {"fahrenheit", "celsius"}, {"rankine", "celsius"}, {"inches", "meters"},
+    {"yards", "meters"},       {"miles", "meters"},    {"bits", "bytes"},
+    {"calories", "joules"},    {"pounds", "grams"},    {"ounces", "grams"},
+}};
+constexpr std::array<std::string_view, 18> kUnitPrefixes = {
+    "pico", "nano", "micro", "milli", "centi", "deci", "deca", "hecto", "kilo",
+    "kibi", "mega", "mibi",  "giga",  "gibi",  "tera", "tebi", "peta",  "pebi"};
+constexpr std::array<std::string_view, 14> kUnitAbbreviations = {
+    "s", "ms", "us", "ns", "sec", "b", "kb", "mb", "gb", "tb", "pb", "m", "h", "d"};
+constexpr std::array<std::string_view, 4> kTypeWords = {"counter", "gauge", "histogram", "summary"};
+
+// The base unit for `word` when it names a unit, else empty.
+std::string_view BaseUnitOf(std::string_view word) {
+  for (const auto& [unit, base] : kUnits) {
+    if (word == unit) return base;
+    for (std::string_view prefix : kUnitPrefixes) {
+      if (word.size() == prefix.size() + unit.size() && word.starts_with(prefix) &&
+          word.ends_with(unit)) {
+        return base;
+      }
+    }
+  }
+  return {};
+}
+
+template <std::size_t N>
+bool Contains(const std::array<std::string_view, N>& words, std::string_view word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+// promlint's word rules: no type names or abbreviated units after the first word; the first word
+// that names a unit must be a base unit.
+std::string WordProblem(std::string_view name) {
+  const std::string lower = ToLowerAscii(name);
+  bool unit_seen = false;
+  for (std::size_t start = 0, index = 0; start <= lower.size(); ++index) {
+    const std::size_t end = std::min(lower.find('_', start), lower.size());
+    const std::string_view word = std::string_view(lower).substr(start, end - start);
+    start = end + 1;
+    if (index > 0 && Contains(kTypeWords, word)) {
+      return "names must not include the type " + Quoted(word);
+    }
+    if (index > 0 && Contains(kUnitAbbreviations, word)) {
+      return "abbreviated unit " + Quoted(word) + " (spell out a base unit such as seconds)";
+    }
+    const std::string_view base = BaseUnitOf(word);
+    if (!unit_seen && !base.empty() && base != word) {
+      return "use base unit " + Quoted(base) + " instead of " + Quoted(word);
+    }
+    unit_seen = unit_seen || !base.empty();
+  }
+  return {};
+}
+
+std::string SuffixProblem(std::string_view name, MetricType type) {
+  const bool counter = type == MetricType::kCounter;
+  if (counter && !name.ends_with("_total")) return "counter names must end in \"_total\"";
+  if (!counter && name.ends_with("_total")) return "only counter names may end in \"_total\"";
+  if (type == MetricType::kInfo && !name.ends_with("_info")) {
+    return "info family names must end in \"_info\"";
+  }
+  for (std::string_view suffix : {"_bucket", "_count", "_sum"}) {
+    if (type != MetricType::kHistogram && name.ends_with(suffix)) {
+      return "only histogram names may end in " + Quoted(suffix);
+    }
+  }
+  return {};
+}
+
+// The family name OpenMetrics shows in HELP/TYPE/UNIT.
+std::string_view OpenMetricsName(const MetricFamily& f) {
+  std::string_view name = f.name;
+  if (f.type == MetricType::kCounter) name.remove_suffix(std::min<std::size_t>(6, name.size()));
+  if (f.type == MetricType::kInfo) name.remove_suffix(std::min<std::size_t>(5, name.size()));
+  return name;
+}
+
+std::string NameProblem(const MetricFamily& f) {
+  if (!IsValidName(f.name)) return "not a valid metric name (want [a-zA-Z_][a-zA-Z0-9_]*)";
+  if (HasCamelCase(f.name)) return "metric names must be snake_case, not camelCase";
+  if (std::string p = SuffixProblem(f.name, f.type); !p.empty()) return p;
+  if (!IsValidName(OpenMetricsName(f))) return "nothing is left of the name before its suffix";
+  return WordProblem(f.name);
+}
+
+std::string UnitProblem(const MetricFamily& f) {
+  if (!f.unit) return {};
+  const std::string& unit = *f.unit;
+  if (f.type == MetricType::kInfo) return "info families have no unit";
+  if (unit.empty() || !std::all_of(unit.begin(), unit.end(), IsNameChar)) {
+    return "unit " + Quoted(unit) + " is not a valid unit";
+  }
+  if (!OpenMetricsName(f).ends_with("_" + unit)) {
+    return "unit " + Quoted(unit) + " must be the name's suffix (before \"_total\")";
+  }
+  return {};
+}
+
+std::string LabelProblem(const Label& label) {
+  const std::string q = Quoted(label.name);
+  if (!IsValidName(label.name)) return "label name " + q + " is not valid";
+  if (label.name.starts_with("__")) return "label name " + q + " is reserved (\"__\" prefix)";
+  if (HasCamelCase(label.name)) return "label name " + q + " must be snake_case";
+  if (label.name == "le" || label.name == "quantile") return "label name " + q + " is reserved";
+  return {};
+}
+
+std::string HistogramProblem(const HistogramValue& h) {
+  for (std::size_t i = 0; i < h.buckets.size(); ++i) {
+    const HistogramBucket& b = h.buckets[i];
+    if (std::isnan(b.upper_bound)) return "bucket upper bound is NaN";
+    if (i > 0 && b.upper_bound <= h.buckets[i - 1].upper_bound) return "bucket bounds must ascend";
+    if (i > 0 && b.cumulative_count < h.buckets[i - 1].cumulative_count) {
+      return "bucket counts must be cumulative";
+    }
+  }
+  if (h.buckets.empty()) return {};
+  const HistogramBucket& last = h.buckets.back();
+  if (last.cumulative_count > h.count) return "count is below the last bucket's count";
+  if (std::isinf(last.upper_bound) && last.upper_bound > 0 && last.cumulative_count != h.count) {
+    return "the +Inf bucket's count must equal count";
+  }
+  return {};
+}
+
+std::string SampleProblem(MetricType type, const MetricSample& s) {
+  std::vector<std::string_view> names;
+  for (const Label& label : s.labels) {
+    if (std::string p = LabelProblem(label); !p.empty()) return p;
+    names.push_back(label.name);
+  }
+  std::sort(names.begin(), names.end());
+  if (std::adjacent_find(names.begin(), names.end()) != names.end()) return "duplicate label name";
+  const bool has_created = type == MetricType::kCounter || type == MetricType::kHistogram;
+  if (s.created_seconds && (!has_created || !std::isfinite(*s.created_seconds))) {
+    return "created_seconds needs a counter or histogram and a finite value";
+  }
+  if (type == MetricType::kCounter && !(s.value >= 0)) return "counter value is negative or NaN";
+  if (type == MetricType::kHistogram) return HistogramProblem(s.histogram);
+  return {};
+}
+
+// Prometheus treats an empty label value as an absent label.
+SeriesKey KeyOf(const MetricSample& s) {
+  SeriesKey key;
+  for (const Label& label : s.labels) {
+    if (!label.value.empty()) key.emplace_back(label.name, label.value);
+  }
+  std::sort(key.begin(), key.end());
+  return key;
+}
+
+std::string FamilyProblem(const MetricFamily& f) {
+  if (std::string p = NameProblem(f); !p.empty()) return p;
+  // promtool reads a blank HELP as none.
+  if (f.help.find_first_not_of(" \t") == std::string::npos) return "help text is empty";
+  if (std::string p = UnitProblem(f); !p.empty()) return p;
+  std::set<SeriesKey> seen;
+  for (std::size_t i = 0; i < f.samples.size(); ++i) {
+    const std::string where = "samples[" + std::to_string(i) + "]: ";
+    if (std::string p = SampleProblem(f.type, f.samples[i]); !p.empty()) return where + p;
+    if (!seen.insert(KeyOf(f.samples[i])).second) return where + "duplicate label set";
+  }
+  return {};
+}
+
+std::vector<std::string> RenderedNames(const MetricFamily& f) {
+  const std::string base(OpenMetricsName(f));
+  switch (f.type) {
+    case MetricType::kCounter:
+      return {base, base + "_total", base + "_created"};
+    case MetricType::kHistogram:
+      return {base, base + "_bucket", base + "_sum", base + "_count", base + "_created"};
+    case MetricType::kInfo:
+      return {base, base + "_info"};
+    case MetricType::kGauge:
+    case MetricType::kUnknown:
+      break;
+  }
+  return {base};
+}
+
+// Length of the well-formed UTF-8 sequence at s[i], or 0 when the byte there starts none.
+std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte; excludes overlongs, surrogates
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    lo = c == 0xE0 ? 0xA0 : lo;
+    hi = c == 0xED ? 0x9F : hi;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    lo = c == 0xF0 ? 0x90 : lo;
+    hi = c == 0xF4 ? 0x8F : hi;
+  }
+  if (n == 0 || i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+// Parsers reject invalid UTF-8 in label values, which would fail the whole scrape.
+std::string ToValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = Utf8SequenceLength(s, i);
+    out.append(n == 0 ? std::string_view("\xEF\xBF\xBD") : s.substr(i, n));
+    i += std::max<std::size_t>(n, 1);
+  }
+  return out;
+}
+
+void AppendEscaped(std::string* out, std::string_view s, bool escape_quote) {
+  for (char c : s) {
+    if (c == '\\') {
+      out->append("\\\\");
+    } else if (c == '\n') {
+      out->append("\\n");
+    } else if (c == '"' && escape_quote) {
+      out->append("\\\"");
+    } else {
+      out->push_back(c);
+    }
+  }
+}
+
+// One sample line; `le` is empty or the formatted bucket bound, appended as the last label.
+void AppendSample(std::string* out, std::string_view name, std::string_view suffix,
+                  const std::vector<Label>& labels, std::string_view le, std::string_view value) {
+  out->append(name).append(suffix);
+  if (!labels.empty() || !le.empty()) {
+    char separator = '{';
+    for (const Label& label : labels) {
+      out->push_back(std::exchange(separator, ','));
+      out->append(label.name).append("=\"");
+      AppendEscaped(out, label.value, /*escape_quote=*/true);
+      out->push_back('"');
+    }
+    if (!le.empty()) {
+      out->push_back(separator);
+      out->append("le=\"").append(le).append("\"");
+    }
+    out->push_back('}');
+  }
+  out->append(" ").append(value).append("\n");
+}
+
+// How a format spells floats and histogram counts.
+struct NumberStyle {
+  std::string (*real)(double);
+  std::string (*count)(std::uint64_t);
+};
+// client_golang's text writer passes counts through float64; its OpenMetrics writer uses integers.
+const NumberStyle kTextNumbers = {
+    FormatTextFloat, [](std::uint64_t c) { return FormatTextFloat(static_cast<double>(c)); }};
+const NumberStyle kOpenMetricsNumbers = {FormatOpenMetricsFloat,
+                                         [](std::uint64_t c) { return std::to_string(c); }};
+
+void AppendHistogram(std::string* out, std::string_view name, const MetricSample& s,
+                     const NumberStyle& style) {
+  const HistogramValue& h = s.histogram;
+  for (const HistogramBucket& b : h.buckets) {
+    AppendSample(out, name, "_bucket", s.labels, style.real(b.upper_bound),
+                 style.count(b.cumulative_count));
+  }
+  if (h.buckets.empty() || !std::isinf(h.buckets.back().upper_bound)) {
+    AppendSample(out, name, "_bucket", s.labels, "+Inf", style.count(h.count));
+  }
+  AppendSample(out, name, "_sum", s.labels, "", style.real(h.sum));
+  AppendSample(out, name, "_count", s.labels, "", style.count(h.count));
+}
+
+void AppendHeader(std::string* out, std::string_view name, std::string_view help,
+                  std::string_view type, bool escape_quote) {
+  out->append("# HELP ").append(name).append(" ");
+  AppendEscaped(out, help, escape_quote);
+  out->append("\n# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+void AppendTextFamily(std::string* out, const MetricFamily& f) {
+  // Indexed by MetricType.
+  static constexpr std::array<std::string_view, 5> kTypes = {"counter", "gauge", "histogram",
+                                                             "gauge", "untyped"};
+  AppendHeader(out, f.name, f.help, kTypes[static_cast<int>(f.type)], /*escape_quote=*/false);
+  for (const MetricSample& s : f.samples) {
+    if (f.type == MetricType::kHistogram) {
+      AppendHistogram(out, f.name, s, kTextNumbers);
+    } else {
+      const bool info = f.type == MetricType::kInfo;
+      AppendSample(out, f.name, "", s.labels, "", info ? "1" : FormatTextFloat(s.value));
+    }
+  }
+}
+
+void AppendOpenMetricsFamily(std::string* out, const MetricFamily& f) {
+  // Indexed by MetricType.
+  static constexpr std::array<std::string_view, 5> kTypes = {"counter", "gauge", "histogram",
+                                                             "info", "unknown"};
+  const std::string_view name = OpenMetricsName(f);
+  AppendHeader(out, name, f.help, kTypes[static_cast<int>(f.type)], /*escape_quote=*/true);
+  if (f.unit) out->append("# UNIT ").append(name).append(" ").append(*f.unit).append("\n");
+  for (const MetricSample& s : f.samples) {
+    if (f.type == MetricType::kHistogram) {
+      AppendHistogram(out, name, s, kOpenMetricsNumbers);
+    } else if (f.type == MetricType::kInfo) {
+      AppendSample(out, name, "_info", s.labels, "", "1");
+    } else {
+      const std::string_view suffix = f.type == MetricType::kCounter ? "_total" : "";
+      AppendSample(out, name, suffix, s.labels, "", FormatOpenMetricsFloat(s.value));
+    }
+    if (s.created_seconds) {
+      AppendSample(out, name, "_created", s.labels, "", FormatOpenMetricsFloat(*s.created_seconds));
+    }
+  }
+}
+
+std::string_view Trim(std::string_view s) {
+  const std::size_t begin = s.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
+}
+
+// The format one Accept media range decides for, if any, and its q value.
+std::pair<std::optional<ExpositionFormat>, double> ParseMediaRange(std::string_view range) {
+  std::size_t semicolon = range.find(';');
+  const std::string type = ToLowerAscii(Trim(range.substr(0, semicolon)));
+  std::optional<std::string> version;
+  double q = 1;
+  while (semicolon != std::string_view::npos) {
+    range.remove_prefix(semicolon + 1);
+    semicolon = range.find(';');
+    const std::string_view param = range.substr(0, semicolon);
+    const std::size_t eq = param.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string key = ToLowerAscii(Trim(param.substr(0, eq)));
+    std::string_view value = Trim(param.substr(eq + 1));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);
+    }
+    if (key == "version") version = std::string(value);
+    if (key == "q" &&
+        std::from_chars(value.data(), value.data() + value.size(), q).ec != std::errc{}) {
+      q = 0;
+    }
+  }
+  if (type == "text/plain" && (!version || *version == "0.0.4")) {
+    return {ExpositionFormat::kText, q};
+  }
+  if (type == "application/openmetrics-text" && (!version || *version == "1.0.0")) {
+    return {ExpositionFormat::kOpenMetrics, q};
+  }
+  return {std::nullopt, q};
+}
+
+}  // namespace
+
+Status Exposition::Add(MetricFamily family) {
+  family.help = ToValidUtf8(family.help);
+  for (MetricSample& s : family.samples) {
+    for (Label& label : s.labels) label.value = ToValidUtf8(label.value);
+  }
+  const std::string context = "metric family " + Quoted(family.name) + ": ";
+  if (std::string p = FamilyProblem(family); !p.empty()) {
+    return Status::InvalidArgument(context + p);
+  }
+  const std::vector<std::string> names = RenderedNames(family);
+  for (const std::string& name : names) {
+    if (rendered_names_.contains(name)) {
+      return Status::InvalidArgument(context + Quoted(name) + " is already used by another family");
+    }
+  }
+  rendered_names_.insert(names.begin(), names.end());
+  families_.push_back(std::move(family));
+  return Status::Ok();
+}
+
+std::string RenderText(const Exposition& exposition) {
+  std::string out;
+  for (const MetricFamily& f : exposition.families()) AppendTextFamily(&out, f);
+  return out;
+}
+
+std::string RenderOpenMetrics(const Exposition& exposition) {
+  std::string out;
+  for (const MetricFamily& f : exposition.families()) AppendOpenMetricsFamily(&out, f);
+  out.append("# EOF\n");
+  return out;
+}
+
+std::string Render(const Exposition& exposition, ExpositionFormat format) {
+  return format == ExpositionFormat::kOpenMetrics ? RenderOpenMetrics(exposition)
+                                                  : RenderText(exposition);
+}
+
+std::string_view ContentType(ExpositionFormat format) {
+  return format == ExpositionFormat::kOpenMetrics
+             ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+             : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+ExpositionFormat ChooseFormat(std::string_view accept_header) {
+  ExpositionFormat best = ExpositionFormat::kText;
+  double best_q = 0;
+  while (!accept_header.empty()) {
+    const std::size_t comma = std::min(accept_header.find(','), accept_header.size());
+    const auto [format, q] = ParseMediaRange(accept_header.substr(0, comma));
+    if (format && q > best_q) {
+      best = *format;
+      best_q = q;
+    }
+    accept_header.remove_prefix(std::min(comma + 1, accept_header.size()));
+  }
+  return best;
+}
+
+std::string FormatTextFloat(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
+  if (value == 0) return "0";
+  std::array<char, 32> buf;
+  char* end =
+      std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::scientific).ptr;
+  const std::string_view scientific(buf.data(), end - buf.data());
+  const std::size_t e = scientific.find('e');
+  int exponent = 0;
+  std::from_chars(scientific.data() + e + 2, end, exponent);
+  if (scientific[e + 1] == '-') exponent = -exponent;
+  // Go's 'g' with shortest precision switches to exponent form outside [1e-4, 1e6).
+  if (exponent < -4 || exponent >= 6) return std::string(scientific);
+  end = std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::fixed).ptr;
+  return std::string(buf.data(), end);
+}
+
+std::string FormatOpenMetricsFloat(double value) {
+  std::string s = FormatTextFloat(value);
+  if (std::isfinite(value) && s.find_first_of(".e") == std::string::npos) s.append(".0");
+  return s;
+}
+
+}  // namespace neuronmon::daemon
