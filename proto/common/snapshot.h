@@ -1,0 +1,170 @@
+// Snapshot: the device at one instant, as every backend (the simulator, a real driver) produces it
+// and the daemon's history keeps it. Cumulative counters only grow — except across a device reset,
+// which bumps `epoch` — so any two snapshots give the rates and counts of the window between them.
+// Gauges (memory, loaded models) are shared immutable objects, so consecutive snapshots that did
+// not change them cost one pointer each. Plain values; thread-compatible.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "proto/common/clock.h"
+#include "proto/common/latency_histogram.h"
+
+namespace neuronmon {
+
+// Indices into per-operation arrays; the order matches v1::CollectiveOp minus one.
+enum class CollectiveKind : std::uint8_t {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kSendRecv,
+};
+inline constexpr int kCollectiveKinds = 5;
+// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv".
+const char* CollectiveKindName(CollectiveKind kind);
+
+struct CoreCounters {
+  std::uint64_t busy_ns = 0;
+  double flops = 0;            // floating point operations executed
+  double effective_flops = 0;  // of which useful model FLOPs
+  // Physical sub-cores of a logical core (trn2 with logical NeuronCore config 2); size 0 otherwise.
+  std::vector<std::uint64_t> physical_busy_ns;
+};
+
+struct EccCounters {
+  std::uint64_t mem_corrected = 0;
+  std::uint64_t mem_uncorrected = 0;
+  std::uint64_t sram_corrected = 0;
+  std::uint64_t sram_uncorrected = 0;
+};
+
+struct DeviceCounters {
+  bool present = true;  // false: the device does not answer; its counters are meaningless
+  std::uint64_t hbm_read_bytes = 0;
+  std::uint64_t hbm_write_bytes = 0;
+  EccCounters ecc;
+};
+
+struct CollectiveCounters {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  std::uint64_t count = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t busy_ns = 0;  // total time operations were in flight
+  LatencyHistogram latency;
+};
+
+// Execution outcomes and error categories, named as neuron-monitor names them.
+struct ExecutionCounters {
+  std::uint64_t completed = 0;
+  std::uint64_t completed_with_err = 0;
+  std::uint64_t completed_with_num_err = 0;
+  std::uint64_t timed_out = 0;
+  std::uint64_t incorrect_input = 0;
+  std::uint64_t failed_to_queue = 0;
+  std::uint64_t generic = 0;
+  std::uint64_t numerical = 0;
+  std::uint64_t transient = 0;
+  std::uint64_t model = 0;
+  std::uint64_t runtime = 0;
+  std::uint64_t hardware = 0;
+};
+
+struct HostMemory {
+  std::uint64_t application_memory = 0;
+  std::uint64_t constants = 0;
+  std::uint64_t dma_buffers = 0;
+  std::uint64_t tensors = 0;
+  std::uint64_t Total() const { return application_memory + constants + dma_buffers + tensors; }
+};
+
+struct CoreMemory {
+  std::uint32_t core = 0;  // global logical core index
+  std::uint64_t constants = 0;
+  std::uint64_t model_code = 0;
+  std::uint64_t model_shared_scratchpad = 0;
+  std::uint64_t runtime_memory = 0;
+  std::uint64_t tensors = 0;
+  std::uint64_t Total() const {
+    return constants + model_code + model_shared_scratchpad + runtime_memory + tensors;
+  }
+};
+
+struct SubgraphMemory {
+  std::string name;  // "sg_00"
+  std::uint32_t core = 0;
+  std::uint32_t device = 0;
+  HostMemory host;
+  std::uint64_t constants = 0;
+  std::uint64_t model_code = 0;
+  std::uint64_t runtime_memory = 0;
+  std::uint64_t tensors = 0;
+  std::uint64_t DeviceTotal() const { return constants + model_code + runtime_memory + tensors; }
+};
+
+struct LoadedModel {
+  std::string name;
+  std::string uuid;
+  std::uint32_t model_id = 0;
+  bool is_running = false;
+  std::vector<SubgraphMemory> subgraphs;
+};
+
+// A runtime's memory gauges.
+struct RuntimeMemory {
+  HostMemory host;
+  std::vector<CoreMemory> cores;  // ascending core index
+  std::vector<LoadedModel> models;
+  std::uint64_t DeviceTotal() const;
+};
+
+struct RuntimeSample {
+  std::uint32_t pid = 0;
+  std::string tag;                   // NEURON_PROCESS_TAG, or the pid as text
+  std::string error;                 // non-empty: the runtime's device could not be read
+  std::vector<std::uint32_t> cores;  // global logical cores it holds, ascending
+  ExecutionCounters executions;
+  LatencyHistogram total_latency;
+  LatencyHistogram device_latency;
+  std::uint64_t cpu_user_ns = 0;
+  std::uint64_t cpu_system_ns = 0;
+  std::array<CollectiveCounters, kCollectiveKinds> collectives;
+  std::shared_ptr<const RuntimeMemory> memory;  // never null in a Snapshot
+};
+
+// Host CPU time in USER_HZ ticks, as /proc/stat reports it.
+struct CpuTimes {
+  std::uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
+                steal = 0;
+};
+
+struct HostSample {
+  std::string cpu_error;  // non-empty: /proc/stat could not be read
+  CpuTimes total;
+  std::vector<CpuTimes> per_cpu;
+  std::uint64_t context_switches = 0;
+  std::string memory_error;
+  std::uint64_t memory_total_bytes = 0;
+  std::uint64_t memory_used_bytes = 0;
+  std::uint64_t swap_total_bytes = 0;
+  std::uint64_t swap_used_bytes = 0;
+};
+
+struct Snapshot {
+  std::uint64_t seq = 0;  // assigned by the sampler
+  MonoTime mono;          // daemon clock when read
+  WallTime wall;
+  Nanos device_time{0};             // the device's own clock (simulated time for simdev)
+  std::uint64_t epoch = 0;          // increments when the device's counters restarted
+  std::string error;                // non-empty: the whole device read failed
+  std::vector<CoreCounters> cores;  // by global logical core index
+  std::vector<DeviceCounters> devices;
+  std::vector<RuntimeSample> runtimes;  // ascending pid
+  HostSample host;
+};
+
+}  // namespace neuronmon

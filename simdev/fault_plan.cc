@@ -1,0 +1,104 @@
+#include "simdev/fault_plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "simdev/episode.h"
+#include "simdev/rng.h"
+
+namespace neuronmon::simdev {
+namespace {
+
+bool Active(const FaultSpec& f, Nanos t) { return t >= f.start && (!f.end || t < *f.end); }
+
+}  // namespace
+
+FaultPlan::FaultPlan(std::vector<FaultSpec> faults, std::uint64_t seed)
+    : faults_(std::move(faults)), seed_(seed) {
+  for (const FaultSpec& f : faults_) {
+    if (f.type == FaultType::kDeviceReset) resets_.push_back(f.start);
+  }
+  std::sort(resets_.begin(), resets_.end());
+}
+
+bool FaultPlan::DeviceLost(int device, Nanos t) const {
+  for (const FaultSpec& f : faults_) {
+    if (f.type == FaultType::kDeviceLost && f.device == device && Active(f, t)) return true;
+  }
+  return false;
+}
+
+std::optional<Nanos> FaultPlan::DeviceBackAt(int device, Nanos t) const {
+  Nanos back = t;
+  // Overlapping windows chain: keep extending until no window covers `back`.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const FaultSpec& f : faults_) {
+      if (f.type != FaultType::kDeviceLost || f.device != device || !Active(f, back)) continue;
+      if (!f.end) return std::nullopt;
+      back = *f.end;
+      moved = true;
+    }
+  }
+  return back;
+}
+
+double FaultPlan::Slowdown(int device, Nanos t) const {
+  double factor = 1;
+  for (const FaultSpec& f : faults_) {
+    if (f.type == FaultType::kSlowdown && f.device == device && Active(f, t)) factor *= f.factor;
+  }
+  return factor;
+}
+
+std::uint64_t FaultPlan::Events(const FaultSpec& f, std::size_t index, Nanos t) const {
+  if (t < f.start) return 0;
+  const Nanos until = f.end ? std::min(t, *f.end) : t;
+  const double elapsed = ToSeconds(until - f.start);
+  // A fixed phase per fault so the first event is not always at the window start.
+  const double phase = Uniform(seed_, kStreamFault, index);
+  return static_cast<std::uint64_t>(std::floor(f.per_second * elapsed + phase));
+}
+
+EccCounters FaultPlan::Ecc(int device, Nanos t) const {
+  EccCounters ecc;
+  for (std::size_t i = 0; i < faults_.size(); ++i) {
+    const FaultSpec& f = faults_[i];
+    if (f.type != FaultType::kEcc || f.device != device) continue;
+    const std::uint64_t n = Events(f, i, t);
+    if (f.sram) {
+      (f.uncorrected ? ecc.sram_uncorrected : ecc.sram_corrected) += n;
+    } else {
+      (f.uncorrected ? ecc.mem_uncorrected : ecc.mem_corrected) += n;
+    }
+  }
+  return ecc;
+}
+
+std::uint64_t FaultPlan::RuntimeEvents(FaultType type, const std::string& name, Nanos t) const {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < faults_.size(); ++i) {
+    if (faults_[i].type == type && faults_[i].runtime == name) n += Events(faults_[i], i, t);
+  }
+  return n;
+}
+
+std::uint64_t FaultPlan::NanErrors(const std::string& name, Nanos t) const {
+  return RuntimeEvents(FaultType::kNanErrors, name, t);
+}
+
+std::uint64_t FaultPlan::Timeouts(const std::string& name, Nanos t) const {
+  return RuntimeEvents(FaultType::kTimeouts, name, t);
+}
+
+std::optional<Nanos> FaultPlan::RuntimeExit(const std::string& name) const {
+  std::optional<Nanos> exit;
+  for (const FaultSpec& f : faults_) {
+    if (f.type == FaultType::kRuntimeExit && f.runtime == name && (!exit || f.start < *exit)) {
+      exit = f.start;
+    }
+  }
+  return exit;
+}
+
+}  // namespace neuronmon::simdev

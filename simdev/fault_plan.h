@@ -1,0 +1,45 @@
+// FaultPlan: the scenario's faults as pure functions of simulated time — which devices are lost
+// or slow at `t`, and how many ECC, NaN and timeout events happened up to `t` (monotonic in `t`).
+// Thread-safe (immutable after construction).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proto/common/snapshot.h"
+#include "simdev/scenario.h"
+
+namespace neuronmon::simdev {
+
+class FaultPlan {
+ public:
+  FaultPlan() = default;
+  FaultPlan(std::vector<FaultSpec> faults, std::uint64_t seed);
+
+  bool DeviceLost(int device, Nanos t) const;
+  // When a device lost at `t` answers again; nullopt when it never does.
+  std::optional<Nanos> DeviceBackAt(int device, Nanos t) const;
+  // Product of the slowdown factors active on `device` at `t` (1 when none).
+  double Slowdown(int device, Nanos t) const;
+  // ECC events on `device` in [0, t].
+  EccCounters Ecc(int device, Nanos t) const;
+  // NaN-error and timeout events of runtime `name` in [0, t].
+  std::uint64_t NanErrors(const std::string& name, Nanos t) const;
+  std::uint64_t Timeouts(const std::string& name, Nanos t) const;
+  // The earliest scripted exit of runtime `name`.
+  std::optional<Nanos> RuntimeExit(const std::string& name) const;
+  // Device reset times, ascending.
+  const std::vector<Nanos>& Resets() const { return resets_; }
+
+ private:
+  std::uint64_t Events(const FaultSpec& f, std::size_t index, Nanos t) const;
+  std::uint64_t RuntimeEvents(FaultType type, const std::string& name, Nanos t) const;
+
+  std::vector<FaultSpec> faults_;
+  std::vector<Nanos> resets_;
+  std::uint64_t seed_ = 0;
+};
+
+}  // namespace neuronmon::simdev

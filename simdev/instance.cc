@@ -1,0 +1,523 @@
+#include "simdev/instance.h"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "simdev/memory_model.h"
+#include "simdev/rng.h"
+
+namespace neuronmon::simdev {
+
+struct Instance::CoreAccum {
+  double busy_ns = 0;
+  double flops = 0;
+  double effective_flops = 0;
+  double hbm_read = 0;
+  double hbm_write = 0;
+  std::array<double, 2> physical_busy_ns = {0, 0};
+};
+
+struct Instance::Worker {
+  const RuntimeSpec* spec = nullptr;
+  std::uint32_t pid = 0;
+  std::string tag;
+  WorkerLayout layout;
+  Nanos start{0};
+  Nanos run_start{0};
+  std::optional<Nanos> stop;
+  MemoryPlan memory;
+  std::size_t job = 0;
+  // Runtime-level counters committed from finished episodes.
+  double cpu_user_ns = 0;
+  double cpu_system_ns = 0;
+  ExecutionCounters executions;
+  LatencyHistogram total_latency;
+  LatencyHistogram device_latency;
+  std::array<CollectiveCounters, kCollectiveKinds> collectives;
+};
+
+struct Instance::JobState {
+  std::unique_ptr<Job> job;
+  std::vector<std::size_t> workers;  // indices into workers_, in episode order
+  Nanos run_start{0};
+  std::optional<Nanos> stop;
+  std::uint64_t next_step = 0;
+  std::vector<Episode> current;
+  bool has_current = false;
+  bool finished = false;
+};
+
+namespace {
+
+std::string ExpandTag(const std::string& pattern, int rank, std::uint32_t pid) {
+  if (pattern.empty()) return std::to_string(pid);
+  std::string out = pattern;
+  for (std::size_t at; (at = out.find("{rank}")) != std::string::npos;) {
+    out.replace(at, 6, std::to_string(rank));
+  }
+  return out;
+}
+
+// Splits a logical core's busy fraction over its two physical cores with a small skew, keeping
+// their mean equal to `busy` and each within [0, 1].
+std::pair<double, double> SplitPhysical(double busy, double skew) {
+  double p0 = busy * (1 + skew);
+  double p1 = busy * (1 - skew);
+  if (p0 > 1) {
+    p1 += p0 - 1;
+    p0 = 1;
+  }
+  if (p1 > 1) {
+    p0 += p1 - 1;
+    p1 = 1;
+  }
+  return {std::max(0.0, p0), std::max(0.0, p1)};
+}
+
+std::string GiB(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+void AddEcc(ExecutionCounters& e, const EccCounters& now, const EccCounters& before) {
+  e.transient +=
+      (now.mem_corrected - before.mem_corrected) + (now.sram_corrected - before.sram_corrected);
+  const std::uint64_t hard = (now.mem_uncorrected - before.mem_uncorrected) +
+                             (now.sram_uncorrected - before.sram_uncorrected);
+  e.hardware += hard;
+  e.completed_with_err += hard;
+}
+
+void SubtractExecutions(ExecutionCounters& a, const ExecutionCounters& b) {
+  auto sub = [](std::uint64_t& x, std::uint64_t y) { x = x >= y ? x - y : 0; };
+  sub(a.completed, b.completed);
+  sub(a.completed_with_err, b.completed_with_err);
+  sub(a.completed_with_num_err, b.completed_with_num_err);
+  sub(a.timed_out, b.timed_out);
+  sub(a.incorrect_input, b.incorrect_input);
+  sub(a.failed_to_queue, b.failed_to_queue);
+  sub(a.generic, b.generic);
+  sub(a.numerical, b.numerical);
+  sub(a.transient, b.transient);
+  sub(a.model, b.model);
+  sub(a.runtime, b.runtime);
+  sub(a.hardware, b.hardware);
+}
+
+// Counters restart from zero at a device reset: subtract the counters at the reset.
+void Subtract(Snapshot& s, const Snapshot& base) {
+  auto sub = [](std::uint64_t& x, std::uint64_t y) { x = x >= y ? x - y : 0; };
+  for (std::size_t c = 0; c < s.cores.size() && c < base.cores.size(); ++c) {
+    sub(s.cores[c].busy_ns, base.cores[c].busy_ns);
+    s.cores[c].flops = std::max(0.0, s.cores[c].flops - base.cores[c].flops);
+    s.cores[c].effective_flops =
+        std::max(0.0, s.cores[c].effective_flops - base.cores[c].effective_flops);
+    for (std::size_t p = 0; p < s.cores[c].physical_busy_ns.size(); ++p) {
+      sub(s.cores[c].physical_busy_ns[p], base.cores[c].physical_busy_ns[p]);
+    }
+  }
+  for (std::size_t d = 0; d < s.devices.size() && d < base.devices.size(); ++d) {
+    sub(s.devices[d].hbm_read_bytes, base.devices[d].hbm_read_bytes);
+    sub(s.devices[d].hbm_write_bytes, base.devices[d].hbm_write_bytes);
+    sub(s.devices[d].ecc.mem_corrected, base.devices[d].ecc.mem_corrected);
+    sub(s.devices[d].ecc.mem_uncorrected, base.devices[d].ecc.mem_uncorrected);
+    sub(s.devices[d].ecc.sram_corrected, base.devices[d].ecc.sram_corrected);
+    sub(s.devices[d].ecc.sram_uncorrected, base.devices[d].ecc.sram_uncorrected);
+  }
+  for (RuntimeSample& r : s.runtimes) {
+    auto it = std::find_if(base.runtimes.begin(), base.runtimes.end(),
+                           [&](const RuntimeSample& b) { return b.pid == r.pid; });
+    if (it == base.runtimes.end()) continue;
+    SubtractExecutions(r.executions, it->executions);
+    r.total_latency = r.total_latency.Minus(it->total_latency);
+    r.device_latency = r.device_latency.Minus(it->device_latency);
+    sub(r.cpu_user_ns, it->cpu_user_ns);
+    sub(r.cpu_system_ns, it->cpu_system_ns);
+    for (int k = 0; k < kCollectiveKinds; ++k) {
+      CollectiveCounters& c = r.collectives[static_cast<std::size_t>(k)];
+      const CollectiveCounters& b = it->collectives[static_cast<std::size_t>(k)];
+      sub(c.count, b.count);
+      sub(c.bytes, b.bytes);
+      sub(c.busy_ns, b.busy_ns);
+      c.latency = c.latency.Minus(b.latency);
+    }
+  }
+}
+
+// A scenario describes per-core behaviour on the instance it was written for. On another instance
+// a training job keeps the same work per core: its model and batch scale with the instance's
+// compute (and never beyond its HBM), so the scenario's signature survives the move.
+void ScaleToInstance(const InstanceSpec& spec, Scenario& scenario) {
+  Result<InstanceSpec> written_for = FindPreset(scenario.instance);
+  if (!written_for.ok() || written_for->name == spec.name) return;
+  const InstanceSpec& ref = *written_for;
+  auto devices = [](const RuntimeSpec& r, const InstanceSpec& i) {
+    return r.devices.empty() ? i.device_count : static_cast<int>(r.devices.size());
+  };
+  for (RuntimeSpec& r : scenario.runtimes) {
+    auto* t = std::get_if<TrainingSpec>(&r.workload);
+    if (t == nullptr) continue;
+    const double compute =
+        spec.peak_bf16_flops * devices(r, spec) / (ref.peak_bf16_flops * devices(r, ref));
+    const double memory = static_cast<double>(spec.hbm_bytes) * devices(r, spec) /
+                          (static_cast<double>(ref.hbm_bytes) * devices(r, ref));
+    const double factor = std::min(compute, memory);
+    t->parameters *= factor;
+    t->tokens_per_step = std::max(1.0, t->tokens_per_step * factor);
+  }
+}
+
+}  // namespace
+
+Instance::Instance(InstanceSpec spec, Scenario scenario, std::uint64_t seed)
+    : spec_(std::move(spec)),
+      scenario_(std::move(scenario)),
+      seed_(seed),
+      faults_(scenario_.faults, seed) {}
+
+Instance::~Instance() = default;
+
+Result<std::unique_ptr<Instance>> Instance::Create(InstanceSpec spec, Scenario scenario,
+                                                   std::uint64_t seed) {
+  ScaleToInstance(spec, scenario);
+  std::unique_ptr<Instance> instance(new Instance(std::move(spec), std::move(scenario), seed));
+  Status status = instance->Build();
+  if (!status.ok()) return status;
+  return instance;
+}
+
+Status Instance::Build() {
+  workers_.clear();
+  jobs_.clear();
+  cores_.assign(static_cast<std::size_t>(spec_.core_count()), CoreAccum{});
+  baselines_.clear();
+  last_read_.reset();
+  inventory_ = BuildInventory(spec_, seed_);
+  inventory_.set_scenario(scenario_.name);
+  const int cpd = spec_.cores_per_device();
+  for (std::size_t i = 0; i < scenario_.faults.size(); ++i) {
+    const int d = scenario_.faults[i].device;
+    if (d >= spec_.device_count) {
+      return Status::InvalidArgument(scenario_.name + ": faults[" + std::to_string(i) +
+                                     "]: device " + std::to_string(d) + " does not exist on " +
+                                     spec_.name + " (devices 0-" +
+                                     std::to_string(spec_.device_count - 1) + ")");
+    }
+  }
+  std::set<std::uint32_t> pids;
+  for (std::size_t r = 0; r < scenario_.runtimes.size(); ++r) {
+    const RuntimeSpec& rs = scenario_.runtimes[r];
+    const std::string where =
+        scenario_.name + ": runtimes[" + std::to_string(r) + "] (" + rs.name + ")";
+    std::vector<int> devices = rs.devices;
+    if (devices.empty()) {
+      for (int d = 0; d < spec_.device_count; ++d) devices.push_back(d);
+    }
+    for (int d : devices) {
+      if (d >= spec_.device_count) {
+        return Status::InvalidArgument(where + ": device " + std::to_string(d) +
+                                       " does not exist on " + spec_.name + " (devices 0-" +
+                                       std::to_string(spec_.device_count - 1) + ")");
+      }
+    }
+    std::vector<WorkerLayout> layouts;
+    auto cores_of = [&](int d) {
+      std::vector<std::uint32_t> c;
+      for (int k = 0; k < cpd; ++k) c.push_back(static_cast<std::uint32_t>(d * cpd + k));
+      return c;
+    };
+    if (rs.workers == Workers::kSingle) {
+      WorkerLayout w;
+      w.devices = devices;
+      for (int d : devices) {
+        for (std::uint32_t c : cores_of(d)) w.cores.push_back(c);
+      }
+      layouts.push_back(std::move(w));
+    } else {
+      for (int d : devices) {
+        if (rs.workers == Workers::kPerDevice) {
+          layouts.push_back({0, {d}, cores_of(d)});
+        } else {
+          for (std::uint32_t c : cores_of(d)) layouts.push_back({0, {d}, {c}});
+        }
+      }
+    }
+    const std::optional<Nanos> exit = faults_.RuntimeExit(rs.name);
+    std::optional<Nanos> stop = rs.stop;
+    if (exit && (!stop || *exit < *stop)) stop = exit;
+    double total_cores = 0;
+    for (const WorkerLayout& w : layouts) total_cores += static_cast<double>(w.cores.size());
+    if (const auto* t = std::get_if<TrainingSpec>(&rs.workload)) total_cores *= t->nodes;
+
+    std::uint32_t pid =
+        rs.pid != 0
+            ? rs.pid
+            : static_cast<std::uint32_t>(20000 + Hash(seed_, kStreamIdentity, 1000 + r) % 900000);
+    JobState job;
+    job.run_start = rs.start + rs.load_duration;
+    job.stop = stop;
+    JobContext ctx{&spec_, &rs, &faults_, {}, seed_, Hash(seed_, kStreamStep, r + 1)};
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+      while (pids.count(pid)) ++pid;
+      pids.insert(pid);
+      layouts[i].rank = static_cast<int>(i);
+      Worker w;
+      w.spec = &rs;
+      w.pid = pid;
+      w.tag = ExpandTag(rs.tag, static_cast<int>(i), pid);
+      w.layout = layouts[i];
+      w.start = rs.start;
+      w.run_start = job.run_start;
+      w.stop = stop;
+      w.job = jobs_.size();
+      w.memory = PlanMemory(spec_, rs, w.layout, total_cores, 10001 + static_cast<std::uint32_t>(i),
+                            seed_);
+      const double per_core = static_cast<double>(spec_.hbm_bytes) / cpd;
+      if (static_cast<double>(w.memory.largest_core_bytes) > per_core) {
+        return Status::InvalidArgument(
+            where + ": the model needs " + GiB(static_cast<double>(w.memory.largest_core_bytes)) +
+            " per NeuronCore but a " + spec_.name + " core has " + GiB(per_core) + " of HBM");
+      }
+      for (std::uint32_t c : w.layout.cores) {
+        for (const Worker& other : workers_) {
+          const bool overlap =
+              (!other.stop || *other.stop > w.start) && (!w.stop || *w.stop > other.start);
+          if (overlap && std::count(other.layout.cores.begin(), other.layout.cores.end(), c)) {
+            return Status::InvalidArgument(where + ": NeuronCore " + std::to_string(c) +
+                                           " is already held by runtime \"" + other.spec->name +
+                                           "\"");
+          }
+        }
+      }
+      job.workers.push_back(workers_.size());
+      ctx.workers.push_back(w.layout);
+      workers_.push_back(std::move(w));
+      ++pid;
+    }
+    job.job = MakeJob(std::move(ctx));
+    jobs_.push_back(std::move(job));
+  }
+  return Status::Ok();
+}
+
+void Instance::Restart() { (void)Build(); }
+
+bool Instance::Alive(const Worker& w, Nanos t) const {
+  return t >= w.start && (!w.stop || t < *w.stop);
+}
+
+void Instance::Integrate(const Episode& e, const Worker& w, Nanos until,
+                         std::vector<CoreAccum>& cores, double* cpu_user_ns,
+                         double* cpu_system_ns) const {
+  const bool physical = spec_.lnc > 1;
+  for (const Interval& in : e.intervals) {
+    const Nanos b = std::min(in.end, until);
+    if (b <= in.start) break;
+    const double ns = static_cast<double>((b - in.start).count());
+    const double s = ns * 1e-9;
+    *cpu_user_ns += in.rates.cpu_user * ns;
+    *cpu_system_ns += in.rates.cpu_system * ns;
+    for (std::size_t k = 0; k < w.layout.cores.size(); ++k) {
+      CoreAccum& c = cores[w.layout.cores[k]];
+      const double busy = std::clamp(in.rates.busy * (1 + e.core_jitter[k]), 0.0, 1.0);
+      c.busy_ns += busy * ns;
+      c.flops += in.rates.flops * s;
+      c.effective_flops += in.rates.effective_flops * s;
+      c.hbm_read += in.rates.hbm_read * s;
+      c.hbm_write += in.rates.hbm_write * s;
+      if (physical) {
+        const auto [p0, p1] = SplitPhysical(busy, e.physical_skew[k]);
+        c.physical_busy_ns[0] += p0 * ns;
+        c.physical_busy_ns[1] += p1 * ns;
+      }
+    }
+  }
+}
+
+void Instance::Commit(JobState& job) {
+  const Nanos until = job.stop ? std::min(job.current[0].end, *job.stop) : job.current[0].end;
+  const bool complete = until >= job.current[0].end;
+  for (std::size_t i = 0; i < job.workers.size(); ++i) {
+    Worker& w = workers_[job.workers[i]];
+    const Episode& e = job.current[i];
+    Integrate(e, w, until, cores_, &w.cpu_user_ns, &w.cpu_system_ns);
+    if (!complete) continue;  // the process exited before the step finished
+    for (const CollectiveSample& c : e.collectives) {
+      CollectiveCounters& cc = w.collectives[static_cast<std::size_t>(c.kind)];
+      cc.kind = c.kind;
+      cc.count += c.count;
+      cc.bytes += static_cast<std::uint64_t>(c.bytes_each * static_cast<double>(c.count));
+      cc.busy_ns += static_cast<std::uint64_t>(c.latency * 1e9 * static_cast<double>(c.count));
+      cc.latency.Add(c.latency, c.count);
+    }
+    for (const ExecutionSample& x : e.executions) {
+      w.executions.completed += x.count;
+      w.executions.failed_to_queue += x.failed_to_queue;
+      w.total_latency.Add(x.total_latency, x.count);
+      w.device_latency.Add(x.device_latency, x.count);
+    }
+  }
+}
+
+void Instance::Advance(Nanos t) {
+  for (JobState& job : jobs_) {
+    if (job.finished || t <= job.run_start) continue;
+    if (!job.has_current) {
+      if (job.stop && job.run_start >= *job.stop) {
+        job.finished = true;
+        continue;
+      }
+      job.job->Step(job.next_step++, job.run_start, job.current);
+      job.has_current = true;
+    }
+    while (job.current[0].end <= t) {
+      Commit(job);
+      const Nanos next = job.current[0].end;
+      if (job.stop && next >= *job.stop) {
+        job.has_current = false;
+        job.finished = true;
+        break;
+      }
+      job.job->Step(job.next_step++, next, job.current);
+    }
+  }
+}
+
+Snapshot Instance::RawRead(Nanos t) {
+  Advance(t);
+  Snapshot s;
+  s.device_time = t;
+  std::vector<CoreAccum> cores = cores_;
+  std::vector<std::array<double, 2>> cpu(workers_.size());
+  for (std::size_t i = 0; i < workers_.size(); ++i)
+    cpu[i] = {workers_[i].cpu_user_ns, workers_[i].cpu_system_ns};
+  for (const JobState& job : jobs_) {
+    if (!job.has_current) continue;
+    const Nanos until = job.stop ? std::min(t, *job.stop) : t;
+    for (std::size_t i = 0; i < job.workers.size(); ++i) {
+      const std::size_t w = job.workers[i];
+      Integrate(job.current[i], workers_[w], until, cores, &cpu[w][0], &cpu[w][1]);
+    }
+  }
+  const bool physical = spec_.lnc > 1;
+  s.cores.resize(cores.size());
+  for (std::size_t c = 0; c < cores.size(); ++c) {
+    CoreCounters& out = s.cores[c];
+    out.busy_ns = static_cast<std::uint64_t>(cores[c].busy_ns);
+    out.flops = cores[c].flops;
+    out.effective_flops = cores[c].effective_flops;
+    if (physical) {
+      out.physical_busy_ns = {static_cast<std::uint64_t>(cores[c].physical_busy_ns[0]),
+                              static_cast<std::uint64_t>(cores[c].physical_busy_ns[1])};
+    }
+  }
+  const int cpd = spec_.cores_per_device();
+  s.devices.resize(static_cast<std::size_t>(spec_.device_count));
+  for (int d = 0; d < spec_.device_count; ++d) {
+    DeviceCounters& dev = s.devices[static_cast<std::size_t>(d)];
+    dev.present = !faults_.DeviceLost(d, t);
+    double read = 0, write = 0;
+    for (int k = 0; k < cpd; ++k) {
+      read += cores[static_cast<std::size_t>(d * cpd + k)].hbm_read;
+      write += cores[static_cast<std::size_t>(d * cpd + k)].hbm_write;
+    }
+    dev.hbm_read_bytes = static_cast<std::uint64_t>(read);
+    dev.hbm_write_bytes = static_cast<std::uint64_t>(write);
+    dev.ecc = faults_.Ecc(d, t);
+  }
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const Worker& w = workers_[i];
+    if (!Alive(w, t)) continue;
+    RuntimeSample r;
+    r.pid = w.pid;
+    r.tag = w.tag;
+    r.cores = w.layout.cores;
+    r.executions = w.executions;
+    r.total_latency = w.total_latency;
+    r.device_latency = w.device_latency;
+    r.cpu_user_ns = static_cast<std::uint64_t>(cpu[i][0]);
+    r.cpu_system_ns = static_cast<std::uint64_t>(cpu[i][1]);
+    r.collectives = w.collectives;
+    for (int k = 0; k < kCollectiveKinds; ++k) {
+      r.collectives[static_cast<std::size_t>(k)].kind = static_cast<CollectiveKind>(k);
+    }
+    for (int d : w.layout.devices) {
+      AddEcc(r.executions, faults_.Ecc(d, t), faults_.Ecc(d, w.start));
+      if (!s.devices[static_cast<std::size_t>(d)].present && r.error.empty()) {
+        r.error = "nd" + std::to_string(d) + ": device is not responding";
+      }
+    }
+    const std::uint64_t nan =
+        faults_.NanErrors(w.spec->name, t) - faults_.NanErrors(w.spec->name, w.start);
+    r.executions.numerical += nan;
+    r.executions.completed_with_num_err += nan;
+    r.executions.timed_out +=
+        faults_.Timeouts(w.spec->name, t) - faults_.Timeouts(w.spec->name, w.start);
+    if (t < w.run_start) {
+      const double f = ToSeconds(t - w.start) / std::max(1e-9, ToSeconds(w.run_start - w.start));
+      r.memory = Loading(*w.memory.running, f);
+    } else {
+      const JobState& job = jobs_[w.job];
+      const bool running = job.has_current && job.current[0].running && r.error.empty();
+      r.memory = running ? w.memory.running : w.memory.stalled;
+    }
+    s.runtimes.push_back(std::move(r));
+  }
+  std::sort(s.runtimes.begin(), s.runtimes.end(),
+            [](const RuntimeSample& a, const RuntimeSample& b) { return a.pid < b.pid; });
+  return s;
+}
+
+Snapshot Instance::Read(Nanos t) {
+  if (last_read_ && t < *last_read_) Restart();
+  const std::vector<Nanos>& resets = faults_.Resets();
+  while (baselines_.size() < resets.size() && resets[baselines_.size()] <= t) {
+    baselines_.push_back(RawRead(resets[baselines_.size()]));
+  }
+  Snapshot s = RawRead(t);
+  if (!baselines_.empty()) Subtract(s, baselines_.back());
+  s.epoch = baselines_.size();
+  last_read_ = t;
+  return s;
+}
+
+v1::Inventory Instance::Inventory(Nanos t) const {
+  v1::Inventory inv = inventory_;
+  std::vector<const Worker*> alive;
+  for (const Worker& w : workers_) {
+    if (Alive(w, t)) alive.push_back(&w);
+  }
+  std::sort(alive.begin(), alive.end(),
+            [](const Worker* a, const Worker* b) { return a->pid < b->pid; });
+  for (const Worker* w : alive) {
+    v1::Process* p = inv.add_processes();
+    p->set_pid(w->pid);
+    p->set_tag(w->tag);
+    p->set_command(w->spec->command);
+    p->set_runtime_version(w->spec->runtime_version);
+    for (int d : w->layout.devices) p->add_device_indices(static_cast<std::uint32_t>(d));
+    for (std::uint32_t c : w->layout.cores) p->add_core_ids(c);
+  }
+  return inv;
+}
+
+std::vector<ExpectedVerdict> Instance::Expected(Nanos t) const {
+  auto at = [t](const std::vector<Expectation>& list, int rank) {
+    std::string d;
+    for (const Expectation& e : list) {
+      const bool mine = e.ranks.empty() || std::count(e.ranks.begin(), e.ranks.end(), rank) > 0;
+      if (e.from <= t && mine) d = e.diagnosis;
+    }
+    return d;
+  };
+  std::vector<ExpectedVerdict> out;
+  for (const Worker& w : workers_) {
+    if (Alive(w, t)) out.push_back({w.pid, w.tag, at(w.spec->expect, w.layout.rank)});
+  }
+  out.push_back({0, "instance", at(scenario_.instance_expect, 0)});
+  return out;
+}
+
+}  // namespace neuronmon::simdev

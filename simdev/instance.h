@@ -1,0 +1,77 @@
+// Instance: a simulated Trainium/Inferentia instance running a scenario. Read(t) returns the
+// device's Snapshot at simulated time t (since the simulation started); the same preset, scenario,
+// seed and t always give the same Snapshot, however the instance was read before. Reads in
+// increasing t are incremental and cheap even across long jumps; a read earlier than the previous
+// one replays the simulation from its start. Pure: no threads, no I/O, no clocks.
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "neuronmon/v1/inventory.pb.h"
+#include "proto/common/snapshot.h"
+#include "proto/common/status.h"
+#include "simdev/fault_plan.h"
+#include "simdev/job.h"
+#include "simdev/preset.h"
+#include "simdev/scenario.h"
+
+namespace neuronmon::simdev {
+
+// What the scenario says a runtime's diagnosis should be at a time.
+struct ExpectedVerdict {
+  std::uint32_t pid = 0;
+  std::string tag;
+  std::string diagnosis;  // empty: the scenario declares nothing for this runtime now
+};
+
+class Instance {
+ public:
+  // Fails when the scenario does not fit the instance (devices out of range, a model larger than
+  // a core's HBM, ...); errors name the scenario and the runtime.
+  static Result<std::unique_ptr<Instance>> Create(InstanceSpec spec, Scenario scenario,
+                                                  std::uint64_t seed);
+  ~Instance();
+
+  Snapshot Read(Nanos t);
+
+  const InstanceSpec& spec() const { return spec_; }
+  const Scenario& scenario() const { return scenario_; }
+  // Instance, hardware and device inventory, with the processes alive at `t`.
+  v1::Inventory Inventory(Nanos t) const;
+  // Scenario expectations for the runtimes alive at `t`, and for the instance (pid 0).
+  std::vector<ExpectedVerdict> Expected(Nanos t) const;
+
+ private:
+  struct Worker;
+  struct JobState;
+  struct CoreAccum;
+
+  Instance(InstanceSpec spec, Scenario scenario, std::uint64_t seed);
+  Status Build();
+  void Restart();
+  void Advance(Nanos t);
+  void Commit(JobState& job);
+  void Integrate(const Episode& e, const Worker& w, Nanos until, std::vector<CoreAccum>& cores,
+                 double* cpu_user_ns, double* cpu_system_ns) const;
+  Snapshot RawRead(Nanos t);
+  bool Alive(const Worker& w, Nanos t) const;
+
+  InstanceSpec spec_;
+  Scenario scenario_;
+  std::uint64_t seed_;
+  FaultPlan faults_;
+  v1::Inventory inventory_;
+  std::vector<Worker> workers_;
+  std::vector<JobState> jobs_;
+  std::vector<CoreAccum> cores_;
+  std::optional<Nanos> last_read_;
+  // Counters at each device reset already passed, subtracted from later reads.
+  std::vector<Snapshot> baselines_;
+};
+
+}  // namespace neuronmon::simdev

@@ -1,0 +1,373 @@
+#include "simdev/job.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "simdev/collective_model.h"
+#include "simdev/fault_plan.h"
+#include "simdev/rng.h"
+
+namespace neuronmon::simdev {
+namespace {
+
+constexpr double kHbmEfficiency = 0.92;  // achievable fraction of peak HBM bandwidth
+constexpr double kUsefulFlops = 0.97;    // effective / executed FLOPs (padding, recompute)
+// A NeuronCore is not busy for every nanosecond of a graph execution: kernel launch gaps and DMA
+// waits leave it idle a few percent of the time.
+constexpr double kComputeBusy = 0.94;
+
+double BytesPerParameter(DType d) { return d == DType::kFp32 ? 4 : d == DType::kFp8 ? 1 : 2; }
+
+// Counts of an event that happens `per_step` times per step, spread exactly over steps.
+std::uint64_t CountInStep(double per_step, std::uint64_t index) {
+  const auto before = static_cast<std::uint64_t>(std::floor(per_step * static_cast<double>(index)));
+  const auto after =
+      static_cast<std::uint64_t>(std::floor(per_step * static_cast<double>(index + 1)));
+  return after - before;
+}
+
+// Fills per-core jitter of one episode (busy multiplier and physical sub-core skew).
+void Jitter(Episode& e, std::size_t cores, std::uint64_t seed, std::uint64_t job,
+            std::uint64_t step, int rank) {
+  e.core_jitter.resize(cores);
+  e.physical_skew.resize(cores);
+  for (std::size_t c = 0; c < cores; ++c) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(rank) << 20) ^ c;
+    e.core_jitter[c] = static_cast<float>(0.006 * Triangular(seed, kStreamCore, job ^ key, step));
+    e.physical_skew[c] =
+        static_cast<float>(0.008 * Triangular(seed, kStreamCore, job ^ key, ~step));
+  }
+}
+
+// Splits `count` operations into up to three latency samples around `mean` with a floor.
+void AddSamples(Episode& e, CollectiveKind kind, std::uint64_t count, double bytes, double mean,
+                double floor, double extra, std::uint64_t seed, std::uint64_t key) {
+  if (count == 0) return;
+  const std::uint64_t samples = std::min<std::uint64_t>(count, 3);
+  for (std::uint64_t s = 0; s < samples; ++s) {
+    const std::uint64_t n = count / samples + (s < count % samples ? 1 : 0);
+    const double spread = std::exp(0.08 * Triangular(seed, kStreamCollective, key, s));
+    const double latency = floor + (mean - floor) * spread + extra;
+    e.collectives.push_back({kind, n, bytes, latency});
+  }
+}
+
+CollectiveGroup GroupFor(const InstanceSpec& spec, const JobContext& ctx, int nodes) {
+  CollectiveGroup g;
+  int devices = 0;
+  for (const WorkerLayout& w : ctx.workers) devices += static_cast<int>(w.devices.size());
+  if (ctx.workers.size() > 1 && ctx.workers[0].devices == ctx.workers[1].devices) {
+    devices = static_cast<int>(ctx.workers[0].devices.size());  // per-core workers share devices
+    for (const WorkerLayout& w : ctx.workers) {
+      if (w.devices != ctx.workers[0].devices) {
+        devices = spec.device_count;
+        break;
+      }
+    }
+  }
+  const int local_nodes =
+      std::max(1, (devices + spec.devices_per_node() - 1) / std::max(1, spec.devices_per_node()));
+  g.devices_per_node = std::min(devices, spec.devices_per_node());
+  g.nodes = std::max(nodes, local_nodes);
+  g.nodes_over_neuronlink = spec.topology == Topology::kUltraServer && nodes <= spec.nodes;
+  return g;
+}
+
+class TrainingJob final : public Job {
+ public:
+  TrainingJob(JobContext ctx, TrainingSpec t) : ctx_(std::move(ctx)), t_(std::move(t)) {
+    const InstanceSpec& spec = *ctx_.spec;
+    std::size_t cores = 0;
+    for (const WorkerLayout& w : ctx_.workers) cores += w.cores.size();
+    cores_total_ = std::max<std::size_t>(1, cores) * static_cast<std::size_t>(t_.nodes);
+    const double flops_per_token = t_.flops_per_token > 0 ? t_.flops_per_token : 6 * t_.parameters;
+    flops_per_core_ = flops_per_token * t_.tokens_per_step / static_cast<double>(cores_total_);
+    const double t_flop =
+        flops_per_core_ / (PeakFlopsPerCore(spec, t_.dtype) * t_.compute_efficiency);
+    hbm_per_core_ = flops_per_core_ / t_.arithmetic_intensity;
+    const double t_hbm = hbm_per_core_ / (HbmBandwidthPerCore(spec) * kHbmEfficiency);
+    compute_ = std::max(t_flop, t_hbm);
+    hbm_load_ = hbm_per_core_ / compute_ / HbmBandwidthPerCore(spec);
+    params_per_core_ = t_.parameters / static_cast<double>(cores_total_);
+    optimizer_ = params_per_core_ * t_.optimizer_bytes_per_parameter /
+                 (HbmBandwidthPerCore(spec) * kHbmEfficiency);
+    const CollectiveGroup group = GroupFor(spec, ctx_, t_.nodes);
+    for (const CollectiveSpec& c : t_.collectives) {
+      costs_.push_back(
+          EstimateCollective(spec, group, c.kind, c.bytes, c.overlap > 0.5 ? hbm_load_ : 0.1));
+    }
+  }
+
+  void Step(std::uint64_t index, Nanos start, std::vector<Episode>& out) override {
+    const std::size_t n = ctx_.workers.size();
+    out.resize(n);
+    const std::uint64_t seed = ctx_.seed;
+    const std::uint64_t job = ctx_.job_id;
+    // Lost device: the whole job stalls until it answers again (re-checked every second).
+    for (const WorkerLayout& w : ctx_.workers) {
+      for (int d : w.devices) {
+        if (ctx_.faults->DeviceLost(d, start)) return Stall(start, out);
+      }
+    }
+    const double shared = 1 + t_.noise * Normal(seed, kStreamStep, job, index);
+    std::vector<double>& compute = scratch_;
+    compute.assign(n, 0);
+    double c_max = 0, c_min = 1e300;
+    for (std::size_t i = 0; i < n; ++i) {
+      double slow = 1;
+      for (int d : ctx_.workers[i].devices) slow = std::max(slow, ctx_.faults->Slowdown(d, start));
+      const double own = 1 + t_.noise * 0.5 * Normal(seed, kStreamStep, job ^ (i + 1), index);
+      compute[i] = compute_ * std::max(0.5, shared * own) * slow;
+      c_max = std::max(c_max, compute[i]);
+      c_min = std::min(c_min, compute[i]);
+    }
+    const double input =
+        t_.input_seconds * std::max(0.2, 1 + 0.1 * Normal(seed, kStreamInput, job, index));
+    const double input_wait = t_.input_prefetch ? std::max(0.0, input - last_compute_) : input;
+    last_compute_ = c_max;
+    const bool warming = index < static_cast<std::uint64_t>(t_.warmup_steps);
+    const double host_overhead = warming ? (t_.warmup_slowdown - 1) * c_max : 0;
+
+    // Collectives: totals of this step, the overlapped share hidden behind compute.
+    double total_coll = 0, exposed = 0, hidden = 0, coll_bytes = 0;
+    for (std::size_t k = 0; k < costs_.size(); ++k) {
+      const double per_step = t_.collectives[k].count * costs_[k].seconds;
+      total_coll += per_step;
+      exposed += (1 - t_.collectives[k].overlap) * per_step;
+      hidden += t_.collectives[k].overlap * per_step;
+      coll_bytes +=
+          t_.collectives[k].count * t_.collectives[k].bytes * BusFactor(t_.collectives[k].kind, 2);
+    }
+    exposed += std::max(0.0, hidden - c_min);
+    const bool checkpoint =
+        t_.checkpoint_every_steps > 0 &&
+        (index + 1) % static_cast<std::uint64_t>(t_.checkpoint_every_steps) == 0;
+    const double ckpt = checkpoint ? ToSeconds(t_.checkpoint_duration) : 0;
+    const double step = input_wait + host_overhead + c_max + exposed + optimizer_ + ckpt;
+    const Nanos end = start + Seconds(step);
+    for (std::size_t i = 0; i < n; ++i) {
+      Episode& e = out[i];
+      e.Clear(start, end);
+      Jitter(e, ctx_.workers[i].cores.size(), seed, job, index, ctx_.workers[i].rank);
+      const double wait = c_max - compute[i];
+      e.Then(Seconds(input_wait), {.cpu_user = t_.dataloader_cpus, .cpu_system = 0.2});
+      e.Then(Seconds(host_overhead), {.cpu_user = 1.0, .cpu_system = 0.3});
+      e.Then(Seconds(compute[i]), {.busy = kComputeBusy,
+                                   .flops = flops_per_core_ / compute[i],
+                                   .effective_flops = kUsefulFlops * flops_per_core_ / compute[i],
+                                   .hbm_read = 0.6 * hbm_per_core_ / compute[i],
+                                   .hbm_write = 0.4 * hbm_per_core_ / compute[i],
+                                   .cpu_user = 0.3 + 0.3 * t_.dataloader_cpus,
+                                   .cpu_system = 0.05});
+      const double sync = wait + exposed;
+      if (sync > 0) {
+        // Exposed collectives stream their share of the bytes through HBM; bounded by the DMA
+        // share.
+        const double moved = total_coll > 0 ? coll_bytes * exposed / total_coll : 0;
+        const double rate = std::min(moved / sync, 0.2 * HbmBandwidthPerCore(*ctx_.spec));
+        e.Then(Seconds(sync),
+               {.hbm_read = rate, .hbm_write = rate, .cpu_user = 0.2, .cpu_system = 0.1});
+      }
+      const double opt_bytes = params_per_core_ * t_.optimizer_bytes_per_parameter;
+      e.Then(Seconds(optimizer_), {.busy = 1,
+                                   .flops = 12 * params_per_core_ / optimizer_,
+                                   .effective_flops = 12 * params_per_core_ / optimizer_,
+                                   .hbm_read = 0.5 * opt_bytes / optimizer_,
+                                   .hbm_write = 0.5 * opt_bytes / optimizer_,
+                                   .cpu_user = 0.2});
+      if (ckpt > 0) {
+        const double bytes = params_per_core_ * BytesPerParameter(t_.dtype) * 3;
+        e.Then(Seconds(ckpt), {.hbm_read = bytes / ckpt, .cpu_user = 0.5, .cpu_system = 1.5});
+      }
+      // Peers of a straggler wait inside their collectives: spread the wait over the operations.
+      for (std::size_t k = 0; k < costs_.size(); ++k) {
+        const std::uint64_t count = CountInStep(t_.collectives[k].count, index);
+        const double share = total_coll > 0 ? wait * costs_[k].seconds / total_coll : 0;
+        AddSamples(e, t_.collectives[k].kind, count, t_.collectives[k].bytes, costs_[k].seconds,
+                   costs_[k].floor_seconds, share, seed,
+                   Hash(job, index, k, static_cast<std::uint64_t>(ctx_.workers[i].rank)));
+      }
+      const double device = compute[i] + optimizer_;
+      e.executions.push_back({1, 0, device + sync, device});
+    }
+  }
+
+ private:
+  void Stall(Nanos start, std::vector<Episode>& out) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].Clear(start, start + std::chrono::seconds(1));
+      Jitter(out[i], ctx_.workers[i].cores.size(), ctx_.seed, ctx_.job_id, 0, ctx_.workers[i].rank);
+      out[i].Then(std::chrono::seconds(1), {.cpu_user = 0.05});
+    }
+  }
+
+  JobContext ctx_;
+  TrainingSpec t_;
+  std::size_t cores_total_ = 1;
+  double flops_per_core_ = 0;
+  double hbm_per_core_ = 0;
+  double compute_ = 0;
+  double hbm_load_ = 0;
+  double params_per_core_ = 0;
+  double optimizer_ = 0;
+  double last_compute_ = 0;
+  std::vector<CollectiveCost> costs_;
+  std::vector<double> scratch_;
+};
+
+class InferenceJob final : public Job {
+ public:
+  static constexpr Nanos kQuantum = std::chrono::milliseconds(200);
+
+  InferenceJob(JobContext ctx, InferenceSpec s) : ctx_(std::move(ctx)), s_(std::move(s)) {
+    const InstanceSpec& spec = *ctx_.spec;
+    const double cores =
+        static_cast<double>(std::max<std::size_t>(1, ctx_.workers[0].cores.size()));
+    flops_rate_ = PeakFlopsPerCore(spec, s_.dtype) * cores * 0.5;
+    weights_per_core_ = s_.parameters * BytesPerParameter(s_.dtype) / cores;
+    kv_per_core_ = s_.kv_bytes_per_request / cores;
+    bandwidth_ = HbmBandwidthPerCore(spec) * kHbmEfficiency;
+    cores_ = cores;
+    CollectiveGroup group;
+    group.devices_per_node = static_cast<int>(ctx_.workers[0].devices.size());
+    for (const CollectiveSpec& c : s_.collectives) {
+      costs_.push_back(EstimateCollective(spec, group, c.kind, c.bytes, 0.5));
+    }
+    backlog_.assign(ctx_.workers.size(), 0);
+  }
+
+  void Step(std::uint64_t index, Nanos start, std::vector<Episode>& out) override {
+    out.resize(ctx_.workers.size());
+    for (std::size_t i = 0; i < out.size(); ++i) Serve(index, start, i, out[i]);
+  }
+
+ private:
+  // Device time of one batch of `m` requests: weights stream from HBM once per batch.
+  double Service(double m) const {
+    const double flop_time = m * s_.flops_per_request / flops_rate_;
+    const double hbm_time = (weights_per_core_ + m * kv_per_core_) / bandwidth_;
+    return ToSeconds(s_.overhead) + std::max(flop_time, hbm_time);
+  }
+
+  void Serve(std::uint64_t index, Nanos start, std::size_t w, Episode& e) {
+    const std::uint64_t seed = ctx_.seed;
+    const std::uint64_t key = ctx_.job_id ^ (w << 24);
+    const double q = ToSeconds(kQuantum);
+    e.Clear(start, start + kQuantum);
+    Jitter(e, ctx_.workers[w].cores.size(), seed, ctx_.job_id, index, ctx_.workers[w].rank);
+    for (int d : ctx_.workers[w].devices) {
+      if (ctx_.faults->DeviceLost(d, start)) {
+        e.Then(kQuantum, {.cpu_user = 0.05});
+        return;
+      }
+    }
+    double lambda = s_.requests_per_second;
+    if (s_.load_swing > 0) {
+      const double phase = 2 * 3.141592653589793 * ToSeconds(start) / ToSeconds(s_.swing_period);
+      lambda *= std::max(0.0, 1 + s_.load_swing * std::sin(phase));
+    }
+    const double arrivals =
+        static_cast<double>(Poisson(lambda * q, seed, kStreamArrivals ^ key, index));
+    double work = backlog_[w] + arrivals;
+    double coll = 0;
+    for (std::size_t k = 0; k < costs_.size(); ++k)
+      coll += s_.collectives[k].count * costs_[k].seconds;
+    const double fill = lambda * (ToSeconds(s_.batch_timeout) + Service(1));
+    const double m = std::clamp(std::max(fill, work > 4 * s_.max_batch ? s_.max_batch : 1.0), 1.0,
+                                static_cast<double>(s_.max_batch));
+    const double service = Service(m);
+    const double per_batch = service + coll;
+    double batches = std::ceil(work / m);
+    if (batches * per_batch > q) batches = std::floor(q / per_batch);
+    const double served = std::min(work, batches * m);
+    const double before = backlog_[w];
+    backlog_[w] = work - served;
+    std::uint64_t dropped = 0;
+    if (backlog_[w] > s_.max_queue) {
+      dropped = static_cast<std::uint64_t>(backlog_[w] - s_.max_queue);
+      backlog_[w] = s_.max_queue;
+    }
+    const double busy = std::min(1.0, batches * service / q);
+    const double flops = served * s_.flops_per_request / cores_ / q;
+    const double bytes = batches * (weights_per_core_ + m * kv_per_core_) / q;
+    e.Then(kQuantum, {.busy = busy,
+                      .flops = flops,
+                      .effective_flops = kUsefulFlops * flops,
+                      .hbm_read = 0.85 * bytes,
+                      .hbm_write = 0.15 * bytes,
+                      .cpu_user = 0.3 + served * 4e-4 / q,
+                      .cpu_system = 0.05 + batches * 1e-4 / q});
+    const auto count = static_cast<std::uint64_t>(batches);
+    const double queue_wait =
+        std::min(ToSeconds(s_.batch_timeout), m / std::max(lambda, 1e-9)) / 2 +
+        before / m * per_batch;
+    const std::uint64_t samples = std::min<std::uint64_t>(count, 4);
+    for (std::uint64_t s = 0; s < samples; ++s) {
+      const std::uint64_t n = count / samples + (s < count % samples ? 1 : 0);
+      const double device =
+          service * std::exp(s_.noise * Triangular(seed, kStreamLatency, key, index * 8 + s));
+      const double wait = queue_wait * (0.5 + Uniform(seed, kStreamLatency, key, index * 8 + s));
+      e.executions.push_back({n, s == 0 ? dropped : 0, device + coll + wait, device});
+    }
+    if (samples == 0 && dropped > 0) e.executions.push_back({0, dropped, 0, 0});
+    for (std::size_t k = 0; k < costs_.size(); ++k) {
+      const std::uint64_t n = static_cast<std::uint64_t>(batches * s_.collectives[k].count);
+      AddSamples(e, s_.collectives[k].kind, n, s_.collectives[k].bytes, costs_[k].seconds,
+                 costs_[k].floor_seconds, 0, seed, Hash(key, index, k));
+    }
+  }
+
+  JobContext ctx_;
+  InferenceSpec s_;
+  double flops_rate_ = 1;
+  double weights_per_core_ = 0;
+  double kv_per_core_ = 0;
+  double bandwidth_ = 1;
+  double cores_ = 1;
+  std::vector<CollectiveCost> costs_;
+  std::vector<double> backlog_;
+};
+
+class IdleJob final : public Job {
+ public:
+  explicit IdleJob(JobContext ctx) : ctx_(std::move(ctx)) {}
+  void Step(std::uint64_t index, Nanos start, std::vector<Episode>& out) override {
+    out.resize(ctx_.workers.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].Clear(start, start + std::chrono::seconds(1));
+      out[i].running = false;
+      Jitter(out[i], ctx_.workers[i].cores.size(), ctx_.seed, ctx_.job_id, index,
+             ctx_.workers[i].rank);
+      out[i].Then(std::chrono::seconds(1), {.cpu_user = 0.01, .cpu_system = 0.002});
+    }
+  }
+
+ private:
+  JobContext ctx_;
+};
+
+}  // namespace
+
+double PeakFlopsPerCore(const InstanceSpec& spec, DType dtype) {
+  const double device = dtype == DType::kFp8    ? spec.peak_fp8_flops
+                        : dtype == DType::kFp32 ? spec.peak_fp32_flops
+                                                : spec.peak_bf16_flops;
+  return device / spec.cores_per_device();
+}
+
+double HbmBandwidthPerCore(const InstanceSpec& spec) {
+  return spec.hbm_peak_bytes_per_second / spec.cores_per_device();
+}
+
+std::unique_ptr<Job> MakeJob(JobContext context) {
+  const Workload& w = context.runtime->workload;
+  if (const auto* t = std::get_if<TrainingSpec>(&w)) {
+    return std::make_unique<TrainingJob>(std::move(context), *t);
+  }
+  if (const auto* s = std::get_if<InferenceSpec>(&w)) {
+    return std::make_unique<InferenceJob>(std::move(context), *s);
+  }
+  return std::make_unique<IdleJob>(std::move(context));
+}
+
+}  // namespace neuronmon::simdev

@@ -1,0 +1,145 @@
+#include "simdev/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "simdev/instance.h"
+#include "simdev/scenario_library.h"
+
+namespace neuronmon::simdev {
+namespace {
+
+std::string ErrorOf(std::string_view json) {
+  Result<Scenario> r = ParseScenario(json, "my.json");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(Scenario, EveryBuiltinParsesAndRunsOnItsInstance) {
+  const std::vector<std::string> expected = {"collective-bound",
+                                             "ecc-degradation",
+                                             "hbm-bound",
+                                             "healthy-training",
+                                             "idle",
+                                             "idle-allocated",
+                                             "inference-serving",
+                                             "input-bound",
+                                             "mixed",
+                                             "multi-node",
+                                             "straggler"};
+  std::vector<std::string> names;
+  for (const BuiltinScenario& b : BuiltinScenarios()) names.emplace_back(b.name);
+  EXPECT_EQ(names, expected);
+  for (const std::string& name : names) {
+    Result<Scenario> s = LoadScenario(name);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->name, name);
+    EXPECT_FALSE(s->description.empty()) << name;
+    Result<InstanceSpec> spec = FindPreset(s->instance);
+    ASSERT_TRUE(spec.ok()) << name;
+    Result<std::unique_ptr<Instance>> inst = Instance::Create(*spec, *s, 1);
+    EXPECT_TRUE(inst.ok()) << inst.status().ToString();
+  }
+}
+
+TEST(Scenario, MinimalTrainingDefaults) {
+  Result<Scenario> s =
+      ParseScenario(R"({"name": "t", "runtimes": [{"name": "a", "training": {}}]})", "t.json");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->runtimes.size(), 1u);
+  EXPECT_TRUE(std::holds_alternative<TrainingSpec>(s->runtimes[0].workload));
+  EXPECT_EQ(s->runtimes[0].workers, Workers::kPerDevice);
+  EXPECT_EQ(s->instance, "trn2.48xlarge");
+}
+
+TEST(Scenario, CommentsAllowed) {
+  EXPECT_TRUE(ParseScenario("// c\n{\"name\": \"x\" /* inline */}", "c.json").ok());
+}
+
+TEST(Scenario, ErrorsNameTheFileAndTheField) {
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "training": {"paramters": 1}}]})"),
+            "my.json: runtimes[0].training.paramters: unknown field");
+  EXPECT_EQ(
+      ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "training": {"parameters": "8B"}}]})"),
+      "my.json: runtimes[0].training.parameters: expected a number");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "start": "5", "idle": {}}]})"),
+            "my.json: runtimes[0].start: \"5\": missing unit (use e.g. \"5s\")");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "runtimes": [{"name": "a"}]})"),
+            "my.json: runtimes[0]: needs exactly one of \"training\", \"inference\" or \"idle\"");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "nan_errors", "runtime": "ghost"}]})"),
+            "my.json: faults[0].runtime: no runtime named \"ghost\"");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "meteor"}]})"),
+            "my.json: faults[0].type: \"meteor\" is not one of ecc, runtime_exit, device_lost, "
+            "nan_errors, timeouts, device_reset, slowdown");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "ecc"}]})"),
+            "my.json: faults[0].device: required for a ecc fault");
+  EXPECT_EQ(ErrorOf(R"({"runtimes": []})"), "my.json: name: required");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "idle": {}, "devices": "0-x"}]})"),
+            "my.json: runtimes[0].devices: expected \"all\", a range such as \"0-7\", or a list "
+            "of device indices");
+  EXPECT_EQ(
+      ErrorOf(
+          R"({"name": "x", "runtimes": [{"name": "a", "idle": {}}, {"name": "a", "idle": {}}]})"),
+      "my.json: runtimes[1].name: duplicate name \"a\"");
+  EXPECT_EQ(
+      ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "idle": {},
+                       "expect": [{"from": "1s", "diagnosis": "sleepy"}]}]})"),
+      "my.json: runtimes[0].expect[0].diagnosis: \"sleepy\" is not one of healthy, input_bound, "
+      "collective_bound, hbm_bound, straggler, idle_allocated, errors");
+  EXPECT_EQ(ErrorOf("{\"name\": \"x\",\n  \"runtimes\": [}"),
+            "my.json: parse error at line 2, column 16: syntax error while parsing value - "
+            "unexpected '}'; expected '[', '{', or a literal");
+}
+
+TEST(Scenario, ScenarioThatDoesNotFitTheInstanceIsRejectedWhole) {
+  Result<Scenario> s = LoadScenario("mixed");
+  ASSERT_TRUE(s.ok());
+  Result<std::unique_ptr<Instance>> i = Instance::Create(*FindPreset("trn1.2xlarge"), *s, 1);
+  ASSERT_FALSE(i.ok());
+  EXPECT_EQ(i.status().message(),
+            "mixed: runtimes[0] (train): device 1 does not exist on trn1.2xlarge (devices 0-0)");
+
+  Result<Scenario> big = ParseScenario(
+      R"({"name": "big", "runtimes": [{"name": "a", "training": {"parameters": 1e12}}]})",
+      "b.json");
+  ASSERT_TRUE(big.ok());
+  i = Instance::Create(*FindPreset("trn1.2xlarge"), *big, 1);
+  ASSERT_FALSE(i.ok());
+  EXPECT_NE(i.status().message().find("the model needs"), std::string::npos)
+      << i.status().message();
+  EXPECT_NE(i.status().message().find("16.0 GiB of HBM"), std::string::npos);
+
+  Result<Scenario> clash = ParseScenario(R"({"name": "c", "runtimes": [
+      {"name": "a", "devices": [0], "idle": {}}, {"name": "b", "devices": "0-1", "idle": {}}]})",
+                                         "c.json");
+  ASSERT_TRUE(clash.ok());
+  i = Instance::Create(*FindPreset("trn2.48xlarge"), *clash, 1);
+  ASSERT_FALSE(i.ok());
+  EXPECT_EQ(i.status().message(),
+            "c: runtimes[1] (b): NeuronCore 0 is already held by runtime \"a\"");
+}
+
+TEST(Scenario, LoadsUserFilesAndNamesUnknownOnes) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("neuronmon-scenario-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / "mine.json";
+  std::ofstream(file) << R"({"name": "mine", "runtimes": [{"name": "a", "idle": {}}]})";
+  Result<Scenario> s = LoadScenario(file.string());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->name, "mine");
+  std::ofstream(file) << R"({"name": "mine", "runtimes": [{"name": "a", "idel": {}}]})";
+  EXPECT_EQ(LoadScenario(file.string()).status().message(),
+            file.string() + ": runtimes[0].idel: unknown field");
+  EXPECT_EQ(LoadScenario((dir / "none.json").string()).status().message(),
+            (dir / "none.json").string() + ": cannot open scenario file");
+  std::filesystem::remove_all(dir);
+  EXPECT_NE(LoadScenario("no-such").status().message().find("built-in: collective-bound"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace neuronmon::simdev
