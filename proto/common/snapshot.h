@@ -142,10 +142,15 @@ struct CpuTimes {
                 steal = 0;
 };
 
+struct CpuSample {
+  std::uint32_t cpu = 0;  // the CPU's number (offline CPUs are absent)
+  CpuTimes times;
+};
+
 struct HostSample {
   std::string cpu_error;  // non-empty: /proc/stat could not be read
   CpuTimes total;
-  std::vector<CpuTimes> per_cpu;
+  std::vector<CpuSample> per_cpu;
   std::uint64_t context_switches = 0;
   std::string memory_error;
   std::uint64_t memory_total_bytes = 0;

@@ -1,0 +1,505 @@
+#include "daemon/core/config.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "proto/common/duration.h"
+#include "proto/common/json_reader.h"
+#include "simdev/preset.h"
+#include "simdev/scenario_library.h"
+
+namespace neuronmon::daemon {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using Found = std::vector<std::string>;  // "FIELD: what is wrong", before the source is prefixed
+
+constexpr std::size_t kMaxConfigBytes = 1 << 20;
+constexpr std::size_t kMaxSocketPathBytes = 107;  // sockaddr_un::sun_path less its NUL
+constexpr Nanos kMinPeriod = milliseconds(10);
+constexpr Nanos kMaxPeriod = hours(1);
+constexpr Nanos kMaxRetention = hours(24);
+constexpr Nanos kMinTimeout = milliseconds(100);
+constexpr Nanos kMaxTimeout = hours(1);
+constexpr Nanos kMaxIdleTimeout = hours(24);
+constexpr double kMaxSpeed = 10000;
+constexpr std::int64_t kAnyInt = std::numeric_limits<std::int64_t>::max();
+constexpr double kAnyNumber = std::numeric_limits<double>::max();
+constexpr const char* kHostNameChars =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-";
+constexpr const char* kMissingPort = "missing port (use HOST:PORT, e.g. \"127.0.0.1:9413\")";
+
+constexpr std::pair<LogLevel, const char*> kLogLevels[] = {
+    {LogLevel::kError, "error"},
+    {LogLevel::kWarn, "warn"},
+    {LogLevel::kInfo, "info"},
+    {LogLevel::kDebug, "debug"},
+};
+
+// The text of packaging/neuron-monitord.json; config_test fails when the two differ.
+constexpr const char* kDefaultConfigText =
+    R"json(// neuron-monitord configuration (/etc/neuron-monitor/neuron-monitord.json).
+//
+// JSON with // and /* */ comments. Every key is optional: a key left out takes the default shown
+// here, so this file as shipped changes nothing. An unknown key is an error, so a misspelt key is
+// reported instead of ignored. Command-line flags override what this file says.
+// Durations are strings with a unit: "500ms", "1s", "1m30s", "2h" (ns, us, ms, s, m, h).
+{
+  // Device to sample. "sim:<preset>[:lnc=N]" simulates an instance type: trn1.2xlarge,
+  // trn1.32xlarge, trn1n.32xlarge, trn2.48xlarge (lnc=1 or 2), inf2.48xlarge, trn2-ultraserver.
+  "device": "sim:trn2.48xlarge",
+
+  // Workload of a simulated device: a built-in scenario name (healthy-training, input-bound,
+  // collective-bound, hbm-bound, straggler, ...) or the path of a scenario .json file.
+  "scenario": "healthy-training",
+
+  // Random seed of the simulation (an integer >= 0); the same seed gives the same readings.
+  "seed": 1,
+
+  // Base sampling period, 10ms to 1h. Clients' periods are rounded to multiples of it.
+  "period": "1s",
+
+  // Simulated clock speed: 1 is real time, 60 runs a simulated minute per second (above 0, at
+  // most 10000; sim: devices only).
+  "speed": 1,
+
+  // How much sampled history to keep for resuming clients and graphs: at least period, at most 24h.
+  "history_retention": "10m",
+
+  "listeners": {
+    // The local stream socket that neuron-top, neuron-monitor and neuron-ls connect to.
+    "unix": {
+      // false: no unix socket (then only TCP, if configured, serves streams).
+      "enabled": true,
+      // Socket path; "" picks /run/neuron-monitor/neuron-monitord.sock when run as root or by
+      // systemd, else $XDG_RUNTIME_DIR/neuron-monitor/neuron-monitord.sock.
+      "path": "",
+      // Permission bits of the socket file, an octal string from "0000" to "0777".
+      "mode": "0660",
+      // Group owning the socket file; "" keeps the daemon's own group.
+      "group": ""
+    },
+    // Stream over TCP: "HOST:PORT" (IPv4, [IPv6] or a host name); "" turns it off.
+    "tcp": {
+      "address": ""
+    },
+    // Prometheus /metrics over HTTP: "HOST:PORT"; "" turns it off.
+    "metrics": {
+      "address": "127.0.0.1:9413"
+    }
+  },
+
+  // File holding the token clients must present. Required when a listener (tcp or metrics)
+  // binds anything but loopback (127.0.0.0/8, [::1], localhost); "" means no token.
+  "auth_token_file": "",
+
+  "limits": {
+    // Stream clients connected at once, 1 to 100000.
+    "max_clients": 2048,
+    // Frames queued per client, 1 to 65536; a client further behind loses its oldest reports.
+    "queue_depth": 64,
+    // Time a new client has to send its Hello, 100ms to 1h.
+    "handshake_timeout": "5s",
+    // Time a client may leave one write unfinished before it is disconnected, 100ms to 1h.
+    "write_timeout": "10s",
+    // Disconnect a client idle for this long, up to 24h; "0s" means never.
+    "idle_timeout": "0s",
+    // Heartbeat sent to an otherwise idle stream, 100ms to 1h.
+    "heartbeat_interval": "5s",
+    // /metrics scrapes served at once, 1 to 1024.
+    "max_scrapes": 16
+  },
+
+  // Messages to log: "error", "warn", "info" or "debug".
+  "log_level": "info"
+}
+)json";
+
+// ---- Reading: types and syntax only. Value rules live in CheckValues so flags meet them too.
+
+// A string field parsed by `parse` (whose Result<T> messages become problems).
+template <typename T, typename Parse>
+T ReadParsed(JsonReader& r, std::string_view key, T fallback, Parse parse) {
+  const nlohmann::json* v = r.Raw(key);
+  if (v == nullptr) return fallback;
+  if (!v->is_string()) {
+    r.Problem(key, "expected a string");
+    return fallback;
+  }
+  Result<T> parsed = parse(v->get_ref<const std::string&>());
+  if (!parsed.ok()) {
+    r.Problem(key, parsed.status().message());
+    return fallback;
+  }
+  return std::move(parsed).value();
+}
+
+Result<std::optional<ListenAddress>> ParseOptionalAddress(std::string_view text) {
+  if (text.empty()) return std::optional<ListenAddress>();
+  Result<ListenAddress> address = ParseListenAddress(text);
+  if (!address.ok()) return address.status();
+  return std::optional<ListenAddress>(std::move(address).value());
+}
+
+template <typename Read>
+void ReadObject(JsonReader& parent, std::string_view key, Found* found, Read read) {
+  const nlohmann::json* object = parent.Object(key);
+  if (object == nullptr) return;
+  JsonReader r(*object, parent.PathOf(key), found);
+  read(r);
+  r.Finish();
+}
+
+void ReadAddressObject(JsonReader& parent, std::string_view key, Found* found,
+                       std::optional<ListenAddress>& address) {
+  ReadObject(parent, key, found, [&](JsonReader& r) {
+    address = ReadParsed(r, "address", address, ParseOptionalAddress);
+  });
+}
+
+void ReadListeners(JsonReader& r, Found* found, ListenersConfig& l) {
+  ReadObject(r, "unix", found, [&](JsonReader& u) {
+    l.unix_socket.enabled = u.Bool("enabled", l.unix_socket.enabled);
+    l.unix_socket.path = u.String("path", l.unix_socket.path);
+    l.unix_socket.mode = ReadParsed(u, "mode", l.unix_socket.mode, ParseFileMode);
+    l.unix_socket.group = u.String("group", l.unix_socket.group);
+  });
+  ReadAddressObject(r, "tcp", found, l.tcp);
+  ReadAddressObject(r, "metrics", found, l.metrics);
+}
+
+// JsonReader::Integer clamps values above INT64_MAX; refuse them rather than read another number.
+std::int64_t ReadInteger(JsonReader& r, std::string_view key, std::int64_t fallback) {
+  const nlohmann::json* v = r.Raw(key);
+  if (v != nullptr && v->is_number_unsigned() && v->get<std::uint64_t>() > kAnyInt) {
+    r.Problem(key, "too large (got " + v->dump() + ")");
+    return fallback;
+  }
+  return r.Integer(key, fallback, -kAnyInt - 1, kAnyInt);
+}
+
+Nanos ReadDuration(JsonReader& r, std::string_view key, Nanos fallback) {
+  return r.Duration(key, fallback, Nanos::zero(), Nanos::max());
+}
+
+void ReadLimits(JsonReader& r, LimitsConfig& l) {
+  l.max_clients = ReadInteger(r, "max_clients", l.max_clients);
+  l.queue_depth = ReadInteger(r, "queue_depth", l.queue_depth);
+  l.handshake_timeout = ReadDuration(r, "handshake_timeout", l.handshake_timeout);
+  l.write_timeout = ReadDuration(r, "write_timeout", l.write_timeout);
+  l.idle_timeout = ReadDuration(r, "idle_timeout", l.idle_timeout);
+  l.heartbeat_interval = ReadDuration(r, "heartbeat_interval", l.heartbeat_interval);
+  l.max_scrapes = ReadInteger(r, "max_scrapes", l.max_scrapes);
+}
+
+DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
+  DaemonConfig c = DefaultConfig();
+  JsonReader r(json, "", found);
+  c.device = r.String("device", c.device);
+  c.scenario = r.String("scenario", c.scenario);
+  c.seed = ReadInteger(r, "seed", c.seed);
+  c.period = ReadDuration(r, "period", c.period);
+  c.speed = r.Number("speed", c.speed, -kAnyNumber, kAnyNumber);
+  c.history_retention = ReadDuration(r, "history_retention", c.history_retention);
+  ReadObject(r, "listeners", found, [&](JsonReader& l) { ReadListeners(l, found, c.listeners); });
+  c.auth_token_file = r.String("auth_token_file", c.auth_token_file);
+  ReadObject(r, "limits", found, [&](JsonReader& l) { ReadLimits(l, c.limits); });
+  c.log_level = ReadParsed(r, "log_level", c.log_level, ParseLogLevel);
+  r.Finish();
+  return c;
+}
+
+// ---- Value rules, worded as JsonReader words its range problems.
+
+std::string Quoted(Nanos d) {
+  return d < Nanos::zero() ? "a negative duration" : "\"" + FormatDuration(d) + "\"";
+}
+
+void CheckRange(Found* found, std::string_view field, std::int64_t v, std::int64_t min,
+                std::int64_t max) {
+  if (v >= min && v <= max) return;
+  found->push_back(std::string(field) + ": must be between " + std::to_string(min) + " and " +
+                   std::to_string(max) + " (got " + std::to_string(v) + ")");
+}
+
+void CheckDuration(Found* found, std::string_view field, Nanos v, Nanos min, Nanos max) {
+  if (v >= min && v <= max) return;
+  found->push_back(std::string(field) + ": must be between " + FormatDuration(min) + " and " +
+                   FormatDuration(max) + " (got " + Quoted(v) + ")");
+}
+
+std::string FormatNumber(double d) {
+  char buffer[32];
+  const std::to_chars_result end = std::to_chars(buffer, buffer + sizeof buffer, d);
+  return std::string(buffer, end.ptr);
+}
+
+void CheckSampling(const DaemonConfig& c, Found* found) {
+  if (Result<simdev::InstanceSpec> d = simdev::ParseDeviceSpec(c.device); !d.ok()) {
+    found->push_back("device: " + d.status().message());
+  }
+  if (Result<simdev::Scenario> s = simdev::LoadScenario(c.scenario); !s.ok()) {
+    found->push_back("scenario: " + s.status().message());
+  }
+  CheckRange(found, "seed", c.seed, 0, kAnyInt);
+  CheckDuration(found, "period", c.period, kMinPeriod, kMaxPeriod);
+  if (!(c.speed > 0 && c.speed <= kMaxSpeed)) {
+    found->push_back("speed: must be above 0 and at most 10000 (got " + FormatNumber(c.speed) +
+                     ")");
+  }
+  if (c.history_retention > kMaxRetention) {
+    CheckDuration(found, "history_retention", c.history_retention, Nanos::zero(), kMaxRetention);
+  } else if (c.history_retention < c.period) {
+    found->push_back("history_retention: must be at least period, " + Quoted(c.period) + " (got " +
+                     Quoted(c.history_retention) + ")");
+  }
+}
+
+// A listener others can reach hands out every metric, so it must ask for a token.
+void CheckExposure(const std::optional<ListenAddress>& address, std::string_view field,
+                   const DaemonConfig& c, Found* found) {
+  if (address.has_value() && !IsLoopback(*address) && c.auth_token_file.empty()) {
+    found->push_back(std::string(field) + ": a listener off loopback requires auth_token_file");
+  }
+}
+
+void CheckListeners(const DaemonConfig& c, Found* found) {
+  const UnixListenerConfig& u = c.listeners.unix_socket;
+  if (!u.path.empty() && u.path.front() != '/') {
+    found->push_back("listeners.unix.path: must be an absolute path (got \"" + u.path + "\")");
+  } else if (u.path.size() > kMaxSocketPathBytes) {
+    found->push_back("listeners.unix.path: longer than " + std::to_string(kMaxSocketPathBytes) +
+                     " bytes, the limit for a unix socket path");
+  }
+  if (u.mode < 0 || u.mode > 0777) found->push_back("listeners.unix.mode: must be 0000 to 0777");
+  CheckExposure(c.listeners.tcp, "listeners.tcp.address", c, found);
+  CheckExposure(c.listeners.metrics, "listeners.metrics.address", c, found);
+}
+
+void CheckLimits(const LimitsConfig& l, Found* found) {
+  CheckRange(found, "limits.max_clients", l.max_clients, 1, 100000);
+  CheckRange(found, "limits.queue_depth", l.queue_depth, 1, 65536);
+  CheckDuration(found, "limits.handshake_timeout", l.handshake_timeout, kMinTimeout, kMaxTimeout);
+  CheckDuration(found, "limits.write_timeout", l.write_timeout, kMinTimeout, kMaxTimeout);
+  CheckDuration(found, "limits.idle_timeout", l.idle_timeout, Nanos::zero(), kMaxIdleTimeout);
+  CheckDuration(found, "limits.heartbeat_interval", l.heartbeat_interval, kMinTimeout, kMaxTimeout);
+  CheckRange(found, "limits.max_scrapes", l.max_scrapes, 1, 1024);
+}
+
+void CheckValues(const DaemonConfig& c, Found* found) {
+  CheckSampling(c, found);
+  CheckListeners(c, found);
+  CheckLimits(c.limits, found);
+}
+
+// Appends `found` to `problems` as "SOURCE: FIELD: what"; the first becomes the Status.
+Status Publish(const Found& found, const std::string& source, std::vector<std::string>* problems) {
+  if (found.empty()) return Status::Ok();
+  for (const std::string& p : found) {
+    if (problems != nullptr) problems->push_back(source + ": " + p);
+  }
+  return Status::InvalidArgument(source + ": " + found.front());
+}
+
+// ---- Addresses.
+
+// Why `host` (no brackets) is not an IPv4 address or a host name; empty when it is one.
+std::string HostProblem(std::string_view host) {
+  const std::string h(host);
+  if (h.find_first_not_of("0123456789.") == std::string::npos) {
+    in_addr v4;
+    return inet_pton(AF_INET, h.c_str(), &v4) == 1 ? "" : "not a valid IPv4 address";
+  }
+  bool ok = h.size() <= 253;
+  std::size_t start = 0;
+  while (ok && start <= h.size()) {
+    std::size_t end = h.find('.', start);
+    if (end == std::string::npos) end = h.size();
+    const std::string_view label = host.substr(start, end - start);
+    ok = !label.empty() && label.size() <= 63 && label.front() != '-' && label.back() != '-' &&
+         label.find_first_not_of(kHostNameChars) == std::string_view::npos;
+    start = end + 1;
+  }
+  return ok ? "" : "not a valid host name";
+}
+
+std::optional<std::uint16_t> ParsePort(std::string_view text) {
+  unsigned value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (value < 1 || value > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(value);
+}
+
+// Splits "[v6]:port" or "host:port"; the error text is what is wrong, without the quote.
+Result<std::pair<std::string_view, std::string_view>> SplitHostPort(std::string_view text) {
+  std::string_view host;
+  std::string_view rest;
+  if (text.front() == '[') {
+    const std::size_t close = text.find(']');
+    if (close == std::string_view::npos) return Status::InvalidArgument("missing \"]\"");
+    host = text.substr(1, close - 1);
+    rest = text.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') {
+      return Status::InvalidArgument("expected \":PORT\" after \"]\"");
+    }
+  } else {
+    const std::size_t colon = text.rfind(':');
+    host = text.substr(0, colon == std::string_view::npos ? text.size() : colon);
+    if (host.find(':') != std::string_view::npos) {
+      return Status::InvalidArgument("put an IPv6 address in brackets, e.g. \"[::1]:9413\"");
+    }
+    rest = colon == std::string_view::npos ? "" : text.substr(colon);
+  }
+  if (rest.size() <= 1) return Status::InvalidArgument(kMissingPort);
+  return std::pair(host, rest.substr(1));
+}
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+
+Result<std::string> ReadConfigText(const std::string& path) {
+  errno = 0;
+  const std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (file == nullptr) {
+    const int error = errno;
+    std::string message = path + ": cannot open: " + std::strerror(error);
+    if (error == ENOENT) return Status::NotFound(std::move(message));
+    return Status::IoError(std::move(message));
+  }
+  // One byte more than the limit tells "exactly 1 MiB" from "larger".
+  std::string text(kMaxConfigBytes + 1, '\0');
+  const std::size_t size = std::fread(text.data(), 1, text.size(), file.get());
+  if (std::ferror(file.get())) {
+    return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+  }
+  if (size > kMaxConfigBytes) return Status::InvalidArgument(path + ": file larger than 1 MiB");
+  text.resize(size);
+  return text;
+}
+
+}  // namespace
+
+DaemonConfig DefaultConfig() { return DaemonConfig{}; }
+
+std::string DefaultConfigText() { return kDefaultConfigText; }
+
+Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& source,
+                                 std::vector<std::string>* problems) {
+  Result<nlohmann::json> json = ParseJsonWithComments(text, source);
+  if (!json.ok()) {
+    if (problems != nullptr) problems->push_back(json.status().message());
+    return json.status();
+  }
+  Found found;
+  DaemonConfig config = ReadConfig(*json, &found);
+  CheckValues(config, &found);
+  if (Status status = Publish(found, source, problems); !status.ok()) return status;
+  return config;
+}
+
+Result<DaemonConfig> LoadConfigFile(const std::string& path, std::vector<std::string>* problems) {
+  Result<std::string> text = ReadConfigText(path);
+  if (!text.ok()) {
+    if (problems != nullptr) problems->push_back(text.status().message());
+    return text.status();
+  }
+  return ParseConfig(*text, path, problems);
+}
+
+Status ValidateConfig(const DaemonConfig& config, std::vector<std::string>* problems,
+                      const std::string& source) {
+  Found found;
+  CheckValues(config, &found);
+  return Publish(found, source, problems);
+}
+
+Result<ListenAddress> ParseListenAddress(std::string_view text) {
+  const auto fail = [text](std::string_view what) {
+    return Status::InvalidArgument("\"" + std::string(text) + "\": " + std::string(what));
+  };
+  if (text.empty()) return fail("empty (use HOST:PORT, e.g. \"127.0.0.1:9413\")");
+  Result<std::pair<std::string_view, std::string_view>> split = SplitHostPort(text);
+  if (!split.ok()) return fail(split.status().message());
+  const auto [host, port_text] = *split;
+  if (text.front() == '[') {
+    in6_addr v6;
+    if (inet_pton(AF_INET6, std::string(host).c_str(), &v6) != 1) {
+      return fail("not a valid IPv6 address");
+    }
+  } else if (host.empty()) {
+    return fail("missing host (e.g. 0.0.0.0 for every interface)");
+  } else if (std::string problem = HostProblem(host); !problem.empty()) {
+    return fail(problem);
+  }
+  const std::optional<std::uint16_t> port = ParsePort(port_text);
+  if (!port.has_value()) return fail("port must be a number from 1 to 65535");
+  return ListenAddress{std::string(host), *port};
+}
+
+std::string FormatListenAddress(const ListenAddress& address) {
+  const bool v6 = address.host.find(':') != std::string::npos;
+  return (v6 ? "[" + address.host + "]" : address.host) + ":" + std::to_string(address.port);
+}
+
+bool IsLoopback(const ListenAddress& address) {
+  std::string host = address.host;
+  for (char& ch : host) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (host == "localhost") return true;
+  in_addr v4;
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6;
+  if (inet_pton(AF_INET6, host.c_str(), &v6) != 1) return false;
+  if (std::memcmp(&v6, &in6addr_loopback, sizeof v6) == 0) return true;
+  const unsigned char* b = v6.s6_addr;  // ::ffff:127.x.y.z is IPv4 loopback in IPv6 clothes
+  return std::all_of(b, b + 10, [](unsigned char x) { return x == 0; }) && b[10] == 0xff &&
+         b[11] == 0xff && b[12] == 127;
+}
+
+std::string LogLevelName(LogLevel level) {
+  for (const auto& [value, name] : kLogLevels) {
+    if (value == level) return name;
+  }
+  return "info";
+}
+
+Result<LogLevel> ParseLogLevel(std::string_view name) {
+  for (const auto& [value, level_name] : kLogLevels) {
+    if (name == level_name) return value;
+  }
+  return Status::InvalidArgument("\"" + std::string(name) +
+                                 "\" is not one of error, warn, info, debug");
+}
+
+Result<int> ParseFileMode(std::string_view text) {
+  const auto fail = [text](std::string_view what) {
+    return Status::InvalidArgument("\"" + std::string(text) + "\": " + std::string(what));
+  };
+  if (text.empty() || text.size() > 4 || text.find_first_not_of("01234567") != text.npos) {
+    return fail("not an octal mode (use e.g. \"0660\")");
+  }
+  int mode = 0;
+  for (char digit : text) mode = mode * 8 + (digit - '0');
+  if (mode > 0777) return fail("must be 0000 to 0777");
+  return mode;
+}
+
+std::string FormatFileMode(int mode) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "%04o", static_cast<unsigned>(mode));
+  return buffer;
+}
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,121 @@
+// DaemonConfig: neuron-monitord's settings as one typed struct, parsed once at startup and passed
+// by const& (no string-keyed lookups). The file is JSON with // and /* */ comments, default path
+// kDefaultConfigPath; every key is optional and takes the default DefaultConfig() shows, and an
+// unknown key is an error. Command-line flags override fields after parsing (main.cc assigns
+// them), then ValidateConfig runs again, so every value rule — ranges, device and scenario
+// validity, retention >= period, a token for listeners off loopback — lives there and applies to
+// flags and file alike. Problems are reported as data, one string per problem, formatted
+// "SOURCE: FIELD: what is wrong" (FIELD is the JSON path, e.g. `limits.queue_depth`), so a
+// config check can print all of them and startup can print the first. Plain values and pure
+// functions (LoadConfigFile reads one file; validating a scenario path reads that file);
+// thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/common/clock.h"
+#include "proto/common/status.h"
+
+namespace neuronmon::daemon {
+
+inline constexpr std::string_view kDefaultConfigPath = "/etc/neuron-monitor/neuron-monitord.json";
+
+enum class LogLevel { kError, kWarn, kInfo, kDebug };
+
+// A TCP endpoint. `host` is an IPv4 address, an IPv6 address without brackets ("::1") or a host
+// name; `port` is 1..65535.
+struct ListenAddress {
+  std::string host;
+  std::uint16_t port = 0;
+  bool operator==(const ListenAddress&) const = default;
+};
+
+struct UnixListenerConfig {  // JSON "listeners.unix"
+  bool enabled = true;
+  std::string path;   // empty: the default socket path, chosen at runtime
+  int mode = 0660;    // permission bits of the socket file, 0..0777
+  std::string group;  // empty: the daemon's own group
+  bool operator==(const UnixListenerConfig&) const = default;
+};
+
+struct ListenersConfig {
+  UnixListenerConfig unix_socket;         // JSON "unix"
+  std::optional<ListenAddress> tcp;       // JSON "tcp.address"; nullopt: off
+  std::optional<ListenAddress> metrics =  // JSON "metrics.address"; nullopt: off
+      ListenAddress{"127.0.0.1", 9413};
+  bool operator==(const ListenersConfig&) const = default;
+};
+
+struct LimitsConfig {
+  std::int64_t max_clients = 2048;  // concurrent stream clients
+  std::int64_t queue_depth = 64;    // encoded frames queued per client
+  Nanos handshake_timeout = std::chrono::seconds(5);
+  Nanos write_timeout = std::chrono::seconds(10);
+  Nanos idle_timeout = Nanos::zero();  // zero: never
+  Nanos heartbeat_interval = std::chrono::seconds(5);
+  std::int64_t max_scrapes = 16;  // concurrent /metrics scrapes
+  bool operator==(const LimitsConfig&) const = default;
+};
+
+struct DaemonConfig {
+  std::string device = "sim:trn2.48xlarge";   // simdev::ParseDeviceSpec syntax
+  std::string scenario = "healthy-training";  // built-in scenario name or a path to a .json file
+  std::int64_t seed = 1;                      // >= 0
+  Nanos period = std::chrono::seconds(1);     // base sampling period
+  double speed = 1;                           // simulated clock speed factor (sim: devices)
+  Nanos history_retention = std::chrono::minutes(10);
+  ListenersConfig listeners;
+  std::string auth_token_file;  // empty: no token; required by listeners off loopback
+  LimitsConfig limits;
+  LogLevel log_level = LogLevel::kInfo;
+  bool operator==(const DaemonConfig&) const = default;
+};
+
+DaemonConfig DefaultConfig();
+
+// The text of packaging/neuron-monitord.json, the commented default file; it parses to
+// DefaultConfig().
+std::string DefaultConfigText();
+
+// Parses and validates the text of a config file; `source` names it in problems (usually its
+// path). On failure appends EVERY problem found to `problems` (when not null) — first those met
+// while reading (malformed JSON with line and column, wrong types, bad syntax, unknown keys),
+// then ValidateConfig's, each in field order — and returns kInvalidArgument whose message is the
+// first of them. A field with a problem keeps its default, so later checks see a sane value.
+Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& source,
+                                 std::vector<std::string>* problems);
+
+// Reads `path` (at most 1 MiB) and parses it as ParseConfig does with `path` as the source. A
+// file that cannot be read is one problem "PATH: cannot open: <strerror>", with kNotFound when
+// it does not exist (so a caller may fall back to defaults) and kIoError otherwise.
+Result<DaemonConfig> LoadConfigFile(const std::string& path, std::vector<std::string>* problems);
+
+// Checks every value rule on `config` and appends each violation, "SOURCE: FIELD: what", to
+// `problems` (when not null). Returns Ok or kInvalidArgument with the first problem it found.
+Status ValidateConfig(const DaemonConfig& config, std::vector<std::string>* problems,
+                      const std::string& source);
+
+// "HOST:PORT" with HOST an IPv4 address, a host name or "[IPv6]"; PORT 1..65535. Errors are
+// kInvalidArgument, quote `text` and say what is wrong (e.g. `"localhost": missing port ...`).
+Result<ListenAddress> ParseListenAddress(std::string_view text);
+// The text ParseListenAddress reads back: "127.0.0.1:9413", "[::1]:9413".
+std::string FormatListenAddress(const ListenAddress& address);
+// True for 127.0.0.0/8, ::1 (and ::ffff:127.x.y.z) and "localhost"; false for wildcard addresses
+// and every other host name.
+bool IsLoopback(const ListenAddress& address);
+
+// "error", "warn", "info", "debug".
+std::string LogLevelName(LogLevel level);
+// The inverse of LogLevelName; anything else is kInvalidArgument listing the choices.
+Result<LogLevel> ParseLogLevel(std::string_view name);
+
+// An octal permission string such as "0660" or "660" (1 to 4 octal digits, at most 0777).
+Result<int> ParseFileMode(std::string_view text);
+// Four octal digits, "0660". REQUIRES: 0 <= mode <= 0777.
+std::string FormatFileMode(int mode);
+
+}  // namespace neuronmon::daemon

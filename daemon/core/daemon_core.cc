@@ -1,0 +1,119 @@
+#include "daemon/core/daemon_core.h"
+
+#include "daemon/core/report_builder.h"
+#include "daemon/core/stats.h"
+#include "proto/wire/frame_codec.h"
+
+namespace neuronmon::daemon {
+
+std::size_t HistoryCapacity(Nanos retention, Nanos period) {
+  return static_cast<std::size_t>(retention / period) + 1;
+}
+
+DaemonCore::DaemonCore(CoreOptions options, std::unique_ptr<Backend> backend, HostReader host)
+    : options_(std::move(options)),
+      backend_(std::move(backend)),
+      host_(std::move(host)),
+      history_(HistoryCapacity(options_.retention, options_.period)) {}
+
+std::uint64_t DaemonCore::Sample(MonoTime now, WallTime wall) {
+  Snapshot s = backend_->Read(now);
+  s.seq = next_seq_++;
+  s.mono = now;
+  s.wall = wall;
+  if (host_) s.host = host_();
+  inventory_ = backend_->Inventory(now);
+  history_.Append(std::move(s));
+  frames_.clear();
+  return history_.newest_seq();
+}
+
+v1::Welcome DaemonCore::MakeWelcome(MonoTime now) const {
+  v1::Welcome w;
+  w.set_protocol_version(1);
+  w.set_daemon_version(options_.daemon_version);
+  *w.mutable_inventory() = history_.empty() ? backend_->Inventory(now) : inventory_;
+  w.set_base_period_ns(static_cast<std::uint64_t>(options_.period.count()));
+  w.set_oldest_seq(history_.oldest_seq());
+  w.set_newest_seq(history_.newest_seq());
+  w.set_retention_ns(static_cast<std::uint64_t>(options_.retention.count()));
+  return w;
+}
+
+v1::Report DaemonCore::Build(const Subscription& sub, const Snapshot& end, bool all_groups,
+                             bool replay) const {
+  ReportInput in;
+  in.inventory = &inventory_;
+  in.end = &end;
+  in.subscription = &sub;
+  in.replay = replay;
+  for (v1::Group g : AllGroups()) {
+    if (!sub.Subscribed(g) || (!all_groups && !sub.Due(g, end.seq))) continue;
+    const std::uint64_t back = sub.Every(g);
+    const std::uint64_t from = end.seq > back ? end.seq - back : 0;
+    const Snapshot* start = history_.AtOrBefore(std::max(from, history_floor_));
+    in.groups.push_back({g, start != nullptr ? start : &end});
+  }
+  v1::Report report = BuildReport(in);
+  if (annotator_) annotator_(sub, report);
+  return report;
+}
+
+std::shared_ptr<const std::string> DaemonCore::LiveFrame(const Subscription& sub) {
+  const Snapshot* end = history_.newest();
+  if (end == nullptr || !sub.AnyDue(end->seq)) return nullptr;
+  auto it = frames_.find(sub.key());
+  if (it != frames_.end()) return it->second;
+  v1::Envelope envelope;
+  *envelope.mutable_report() = Build(sub, *end, /*all_groups=*/false, /*replay=*/false);
+  Result<std::string> frame = wire::EncodeFrame(envelope);
+  if (!frame.ok()) {
+    last_error_ =
+        "report for seq " + std::to_string(end->seq) + " not sent: " + frame.status().message();
+    frames_.emplace(sub.key(), nullptr);
+    return nullptr;
+  }
+  auto shared = std::make_shared<const std::string>(std::move(*frame));
+  frames_.emplace(sub.key(), shared);
+  return shared;
+}
+
+std::optional<v1::Report> DaemonCore::ReportAt(const Subscription& sub, std::uint64_t seq,
+                                               bool all_groups, bool replay) const {
+  const Snapshot* end = history_.Find(seq);
+  if (end == nullptr || (!all_groups && !sub.AnyDue(seq))) return std::nullopt;
+  return Build(sub, *end, all_groups, replay);
+}
+
+void DaemonCore::Reconfigure(Nanos period, Nanos retention) {
+  options_.period = period;
+  options_.retention = retention;
+  history_.SetCapacity(HistoryCapacity(retention, period));
+  frames_.clear();
+}
+
+void DaemonCore::ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now) {
+  backend_ = std::move(backend);
+  history_ = History(HistoryCapacity(options_.retention, options_.period));
+  history_floor_ = next_seq_;
+  inventory_ = backend_->Inventory(now);
+  frames_.clear();
+}
+
+}  // namespace neuronmon::daemon
+
+namespace neuronmon::daemon {
+
+const char* TransportName(Transport t) {
+  switch (t) {
+    case Transport::kUnix:
+      return "unix";
+    case Transport::kTcp:
+      return "tcp";
+    case Transport::kEmbedded:
+      return "embedded";
+  }
+  return "unknown";
+}
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,84 @@
+// DaemonCore: the daemon without its sockets. It samples the backend when told to, keeps the
+// history, and turns subscriptions into reports — encoded once per window per distinct
+// subscription and shared by every client that asked for the same thing. It never reads a clock or
+// touches a socket: daemon/server drives it from its timers, tests from a ManualClock.
+// Not thread-safe: one owner (the io_context thread).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "daemon/core/backend.h"
+#include "daemon/core/history.h"
+#include "daemon/core/host_reader.h"
+#include "daemon/core/subscription.h"
+#include "neuronmon/v1/envelope.pb.h"
+
+namespace neuronmon::daemon {
+
+struct CoreOptions {
+  Nanos period = std::chrono::seconds(1);
+  Nanos retention = std::chrono::minutes(10);
+  std::string daemon_version;
+};
+
+// Fills Report.findings / RuntimeReport.findings for reports that subscribe to them.
+using ReportAnnotator = std::function<void(const Subscription&, v1::Report&)>;
+
+class DaemonCore {
+ public:
+  DaemonCore(CoreOptions options, std::unique_ptr<Backend> backend, HostReader host);
+
+  // Reads the backend and the host, appends the snapshot and returns its seq.
+  std::uint64_t Sample(MonoTime now, WallTime wall);
+
+  v1::Welcome MakeWelcome(MonoTime now) const;
+  const v1::Inventory& inventory() const { return inventory_; }
+
+  // The encoded frame of the live report for `sub` at the newest snapshot, shared between callers
+  // with equal subscriptions; nullptr when none of its groups is due. Errors (frame over 16 MiB)
+  // are logged by the caller through `last_error()` and yield nullptr.
+  std::shared_ptr<const std::string> LiveFrame(const Subscription& sub);
+  // The report for `sub` ending at retained snapshot `seq`, each group's window reaching back its
+  // own period (or to the oldest retained snapshot). `all_groups`: every subscribed group, due or
+  // not (the first report after Subscribe); otherwise only the due ones (replays, which then match
+  // what live clients received). nullopt when `seq` is not retained or nothing is due.
+  std::optional<v1::Report> ReportAt(const Subscription& sub, std::uint64_t seq, bool all_groups,
+                                     bool replay) const;
+
+  const History& history() const { return history_; }
+  Nanos period() const { return options_.period; }
+  Nanos retention() const { return options_.retention; }
+  std::string Describe() const { return backend_->Describe(); }
+  const std::string& last_error() const { return last_error_; }
+
+  // Reload: a new period and retention take effect from the next sample.
+  void Reconfigure(Nanos period, Nanos retention);
+  // Reload with a new device or scenario: the history restarts (seq keeps increasing).
+  void ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now);
+  void SetAnnotator(ReportAnnotator annotator) { annotator_ = std::move(annotator); }
+
+ private:
+  v1::Report Build(const Subscription& sub, const Snapshot& end, bool all_groups,
+                   bool replay) const;
+
+  CoreOptions options_;
+  std::unique_ptr<Backend> backend_;
+  HostReader host_;
+  History history_;
+  v1::Inventory inventory_;
+  std::uint64_t next_seq_ = 1;
+  std::uint64_t history_floor_ = 1;  // first seq of the current backend
+  std::map<SubscriptionKey, std::shared_ptr<const std::string>> frames_;  // newest seq only
+  ReportAnnotator annotator_;
+  std::string last_error_;
+};
+
+// History capacity for a retention and period: enough snapshots to span the retention.
+std::size_t HistoryCapacity(Nanos retention, Nanos period);
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,454 @@
+#include "daemon/core/report_builder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "daemon/core/proc_parsers.h"
+
+namespace neuronmon::daemon {
+namespace {
+
+// Δ of a cumulative counter; after a reset the counter restarted, so its value is the delta.
+std::uint64_t Delta(std::uint64_t end, std::uint64_t start, bool reset) {
+  return reset || end < start ? end : end - start;
+}
+double Delta(double end, double start, bool reset) {
+  return reset || end < start ? end : end - start;
+}
+
+struct Span {
+  const Snapshot* a;
+  const Snapshot* b;
+  double seconds;  // device time between them
+  bool reset;      // counters restarted in between
+  std::uint64_t period_ns;
+};
+
+Span MakeSpan(const Snapshot* a, const Snapshot* b) {
+  const auto ns = std::max<std::int64_t>(0, (b->device_time - a->device_time).count());
+  return {a, b, static_cast<double>(ns) * 1e-9, a->epoch != b->epoch,
+          static_cast<std::uint64_t>(ns)};
+}
+
+double Rate(double delta, const Span& s) { return s.seconds > 0 ? delta / s.seconds : 0; }
+
+const RuntimeSample* FindRuntime(const Snapshot& s, std::uint32_t pid) {
+  auto it = std::lower_bound(s.runtimes.begin(), s.runtimes.end(), pid,
+                             [](const RuntimeSample& r, std::uint32_t p) { return r.pid < p; });
+  return it != s.runtimes.end() && it->pid == pid ? &*it : nullptr;
+}
+
+double Percent(std::uint64_t busy_ns, const Span& s) {
+  if (s.period_ns == 0) return 0;
+  return std::min(100.0, 100.0 * static_cast<double>(busy_ns) / static_cast<double>(s.period_ns));
+}
+
+void FillCores(const RuntimeSample& r, const Span& s, int lnc, v1::NeuronCoreCounters* out) {
+  out->set_period_ns(s.period_ns);
+  out->set_error(r.error);
+  for (std::uint32_t c : r.cores) {
+    if (c >= s.b->cores.size() || c >= s.a->cores.size()) continue;
+    const CoreCounters& e = s.b->cores[c];
+    const CoreCounters& st = s.a->cores[c];
+    v1::CoreCounters* core = out->add_cores();
+    core->set_index(c);
+    core->set_utilization_percent(Percent(Delta(e.busy_ns, st.busy_ns, s.reset), s));
+    core->set_flops(Rate(Delta(e.flops, st.flops, s.reset), s));
+    core->set_effective_flops(Rate(Delta(e.effective_flops, st.effective_flops, s.reset), s));
+    for (std::size_t p = 0; p < e.physical_busy_ns.size() && p < st.physical_busy_ns.size(); ++p) {
+      v1::PhysicalCoreUtilization* phys = core->add_physical();
+      phys->set_index(c * static_cast<std::uint32_t>(lnc) + static_cast<std::uint32_t>(p));
+      phys->set_utilization_percent(
+          Percent(Delta(e.physical_busy_ns[p], st.physical_busy_ns[p], s.reset), s));
+    }
+  }
+}
+
+void FillHostMemory(const HostMemory& h, v1::HostMemoryBreakdown* out) {
+  out->set_application_memory(h.application_memory);
+  out->set_constants(h.constants);
+  out->set_dma_buffers(h.dma_buffers);
+  out->set_tensors(h.tensors);
+}
+
+void FillMemory(const RuntimeSample& r, const Span& s, v1::MemoryUsed* out) {
+  out->set_period_ns(s.period_ns);
+  out->set_error(r.error);
+  const RuntimeMemory& m = *r.memory;
+  out->set_host_bytes(m.host.Total());
+  out->set_device_bytes(m.DeviceTotal());
+  FillHostMemory(m.host, out->mutable_host());
+  for (const CoreMemory& c : m.cores) {
+    v1::CoreMemory* core = out->add_cores();
+    core->set_index(c.core);
+    core->set_constants(c.constants);
+    core->set_model_code(c.model_code);
+    core->set_model_shared_scratchpad(c.model_shared_scratchpad);
+    core->set_runtime_memory(c.runtime_memory);
+    core->set_tensors(c.tensors);
+  }
+  for (const LoadedModel& model : m.models) {
+    v1::LoadedModel* lm = out->add_loaded_models();
+    lm->set_name(model.name);
+    lm->set_uuid(model.uuid);
+    lm->set_model_id(model.model_id);
+    lm->set_is_running(model.is_running);
+    for (const SubgraphMemory& sg : model.subgraphs) {
+      v1::Subgraph* g = lm->add_subgraphs();
+      g->set_name(sg.name);
+      g->set_host_bytes(sg.host.Total());
+      g->set_device_bytes(sg.DeviceTotal());
+      FillHostMemory(sg.host, g->mutable_host());
+      v1::DeviceMemoryBreakdown* d = g->mutable_device();
+      d->set_constants(sg.constants);
+      d->set_model_code(sg.model_code);
+      d->set_runtime_memory(sg.runtime_memory);
+      d->set_tensors(sg.tensors);
+      g->set_neuroncore_index(sg.core);
+      g->set_neuron_device_index(sg.device);
+    }
+  }
+}
+
+void FillVcpu(const RuntimeSample& r, const RuntimeSample* before, const Span& s, double vcpus,
+              v1::RuntimeVcpuUsage* out) {
+  out->set_period_ns(s.period_ns);
+  out->set_error(r.error);
+  if (before == nullptr || s.period_ns == 0) return;
+  const double capacity = static_cast<double>(s.period_ns) * std::max(1.0, vcpus) / 100.0;
+  out->set_user_percent(std::min(
+      100.0, static_cast<double>(Delta(r.cpu_user_ns, before->cpu_user_ns, s.reset)) / capacity));
+  out->set_system_percent(std::min(
+      100.0,
+      static_cast<double>(Delta(r.cpu_system_ns, before->cpu_system_ns, s.reset)) / capacity));
+}
+
+void FillExecutions(const RuntimeSample& r, const RuntimeSample* before, const Span& s,
+                    v1::ExecutionStats* out) {
+  out->set_period_ns(s.period_ns);
+  out->set_error(r.error);
+  const ExecutionCounters zero;
+  const ExecutionCounters& e = r.executions;
+  const ExecutionCounters& b = before ? before->executions : zero;
+  const bool reset = s.reset || before == nullptr;
+  v1::ErrorSummary* err = out->mutable_error_summary();
+  err->set_generic(Delta(e.generic, b.generic, reset));
+  err->set_numerical(Delta(e.numerical, b.numerical, reset));
+  err->set_transient(Delta(e.transient, b.transient, reset));
+  err->set_model(Delta(e.model, b.model, reset));
+  err->set_runtime(Delta(e.runtime, b.runtime, reset));
+  err->set_hardware(Delta(e.hardware, b.hardware, reset));
+  v1::ExecutionSummary* sum = out->mutable_execution_summary();
+  sum->set_completed(Delta(e.completed, b.completed, reset));
+  sum->set_completed_with_err(Delta(e.completed_with_err, b.completed_with_err, reset));
+  sum->set_completed_with_num_err(Delta(e.completed_with_num_err, b.completed_with_num_err, reset));
+  sum->set_timed_out(Delta(e.timed_out, b.timed_out, reset));
+  sum->set_incorrect_input(Delta(e.incorrect_input, b.incorrect_input, reset));
+  sum->set_failed_to_queue(Delta(e.failed_to_queue, b.failed_to_queue, reset));
+  const LatencyHistogram empty;
+  const LatencyHistogram total =
+      reset ? r.total_latency : r.total_latency.Minus(before->total_latency);
+  const LatencyHistogram device =
+      reset ? r.device_latency : r.device_latency.Minus(before->device_latency);
+  if (!FillPercentiles(total, out->mutable_total_latency())) out->clear_total_latency();
+  if (!FillPercentiles(device, out->mutable_device_latency())) out->clear_device_latency();
+}
+
+void FillCollectives(const RuntimeSample& r, const RuntimeSample* before, const Span& s,
+                     v1::CollectivesStats* out) {
+  out->set_period_ns(s.period_ns);
+  out->set_error(r.error);
+  const bool reset = s.reset || before == nullptr;
+  double share = 0;
+  for (std::size_t k = 0; k < r.collectives.size(); ++k) {
+    const CollectiveCounters& c = r.collectives[k];
+    if (c.count == 0) continue;  // never used by this runtime
+    const CollectiveCounters zero;
+    const CollectiveCounters& b = reset ? zero : before->collectives[k];
+    v1::CollectiveStats* op = out->add_operations();
+    op->set_op(static_cast<v1::CollectiveOp>(k + 1));
+    const std::uint64_t count = Delta(c.count, b.count, reset);
+    const std::uint64_t bytes = Delta(c.bytes, b.bytes, reset);
+    op->set_count(count);
+    op->set_bytes(bytes);
+    op->set_operations_per_second(Rate(static_cast<double>(count), s));
+    op->set_bytes_per_second(Rate(static_cast<double>(bytes), s));
+    op->set_mean_message_bytes(count ? static_cast<double>(bytes) / static_cast<double>(count) : 0);
+    const double time_share =
+        s.period_ns ? std::min(1.0, static_cast<double>(Delta(c.busy_ns, b.busy_ns, reset)) /
+                                        static_cast<double>(s.period_ns))
+                    : 0;
+    op->set_time_share(time_share);
+    share += time_share;
+    const LatencyHistogram window = reset ? c.latency : c.latency.Minus(b.latency);
+    if (!FillPercentiles(window, op->mutable_latency())) op->clear_latency();
+  }
+  out->set_time_share(std::min(1.0, share));
+}
+
+void FillRuntime(const RuntimeSample& r, const ReportInput& in, v1::RuntimeReport* out) {
+  out->set_pid(r.pid);
+  out->set_tag(r.tag);
+  const int lnc =
+      static_cast<int>(std::max(1u, in.inventory->hardware_info().logical_neuroncore_config()));
+  const double vcpus = in.inventory->host_vcpu_count();
+  for (const GroupWindow& g : in.groups) {
+    const Span s = MakeSpan(g.start, in.end);
+    const RuntimeSample* before = FindRuntime(*g.start, r.pid);
+    switch (g.group) {
+      case v1::GROUP_NEURONCORE_COUNTERS:
+        FillCores(r, s, lnc, out->mutable_neuroncore_counters());
+        break;
+      case v1::GROUP_MEMORY_USED:
+        FillMemory(r, s, out->mutable_memory_used());
+        break;
+      case v1::GROUP_NEURON_RUNTIME_VCPU_USAGE:
+        FillVcpu(r, before, s, vcpus, out->mutable_vcpu_usage());
+        break;
+      case v1::GROUP_EXECUTION_STATS:
+        FillExecutions(r, before, s, out->mutable_execution_stats());
+        break;
+      case v1::GROUP_COLLECTIVES_STATS:
+        FillCollectives(r, before, s, out->mutable_collectives_stats());
+        break;
+      case v1::GROUP_BOTTLENECK_ANALYSIS:
+        out->set_findings_period_ns(s.period_ns);  // findings are attached by the analyzer
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void FillCpu(const CpuUsagePercent& p, std::uint32_t cpu, v1::CpuUsage* out) {
+  out->set_cpu(cpu);
+  out->set_user(p.user);
+  out->set_nice(p.nice);
+  out->set_system(p.system);
+  out->set_idle(p.idle);
+  out->set_io_wait(p.io_wait);
+  out->set_irq(p.irq);
+  out->set_soft_irq(p.soft_irq);
+}
+
+void FillHostCpu(const Span& s, v1::VcpuUsage* out) {
+  out->set_period_ns(s.period_ns);
+  const HostSample& a = s.a->host;
+  const HostSample& b = s.b->host;
+  out->set_error(b.cpu_error);
+  if (!b.cpu_error.empty()) return;
+  FillCpu(CpuUsageBetween(a.total, b.total), 0, out->mutable_average());
+  for (const CpuSample& now : b.per_cpu) {
+    auto it = std::find_if(a.per_cpu.begin(), a.per_cpu.end(),
+                           [&](const CpuSample& c) { return c.cpu == now.cpu; });
+    const CpuTimes& before = it != a.per_cpu.end() ? it->times : now.times;
+    FillCpu(CpuUsageBetween(before, now.times), now.cpu, out->add_per_cpu());
+  }
+  out->set_context_switch_count(
+      b.context_switches >= a.context_switches ? b.context_switches - a.context_switches : 0);
+}
+
+void FillHostMemoryInfo(const Span& s, v1::MemoryInfo* out) {
+  const HostSample& h = s.b->host;
+  out->set_period_ns(s.period_ns);
+  out->set_error(h.memory_error);
+  out->set_memory_total_bytes(h.memory_total_bytes);
+  out->set_memory_used_bytes(h.memory_used_bytes);
+  out->set_swap_total_bytes(h.swap_total_bytes);
+  out->set_swap_used_bytes(h.swap_used_bytes);
+}
+
+std::string LostDevices(const Snapshot& s) {
+  std::string lost;
+  for (std::size_t d = 0; d < s.devices.size(); ++d) {
+    if (!s.devices[d].present) lost += (lost.empty() ? "nd" : ", nd") + std::to_string(d);
+  }
+  return lost.empty() ? "" : lost + ": device is not responding";
+}
+
+void FillEcc(const Span& s, v1::HwCounters* out) {
+  out->set_period_ns(s.period_ns);
+  out->set_error(LostDevices(*s.b));
+  for (std::size_t d = 0; d < s.b->devices.size(); ++d) {
+    const EccCounters& e = s.b->devices[d].ecc;
+    const EccCounters zero;
+    const EccCounters& b = d < s.a->devices.size() ? s.a->devices[d].ecc : zero;
+    v1::DeviceEcc* dev = out->add_devices();
+    dev->set_neuron_device_index(static_cast<std::uint32_t>(d));
+    dev->set_mem_ecc_corrected(Delta(e.mem_corrected, b.mem_corrected, s.reset));
+    dev->set_mem_ecc_uncorrected(Delta(e.mem_uncorrected, b.mem_uncorrected, s.reset));
+    dev->set_sram_ecc_uncorrected(Delta(e.sram_uncorrected, b.sram_uncorrected, s.reset));
+    dev->set_sram_ecc_corrected(Delta(e.sram_corrected, b.sram_corrected, s.reset));
+  }
+}
+
+void FillHbm(const Span& s, const v1::Inventory& inv, v1::HbmStats* out) {
+  out->set_period_ns(s.period_ns);
+  out->set_error(LostDevices(*s.b));
+  const std::uint32_t cores_per_device =
+      std::max(1u, inv.hardware_info().neuroncore_per_device_count());
+  std::vector<std::uint64_t> used(s.b->devices.size(), 0);
+  for (const RuntimeSample& r : s.b->runtimes) {
+    for (const CoreMemory& c : r.memory->cores) {
+      const std::size_t d = c.core / cores_per_device;
+      if (d < used.size()) used[d] += c.Total();
+    }
+  }
+  for (std::size_t d = 0; d < s.b->devices.size(); ++d) {
+    const DeviceCounters& e = s.b->devices[d];
+    const DeviceCounters zero;
+    const DeviceCounters& b = d < s.a->devices.size() ? s.a->devices[d] : zero;
+    v1::DeviceHbm* dev = out->add_devices();
+    dev->set_neuron_device_index(static_cast<std::uint32_t>(d));
+    if (!e.present) {
+      dev->set_error("device is not responding");
+      continue;
+    }
+    const double read =
+        Rate(static_cast<double>(Delta(e.hbm_read_bytes, b.hbm_read_bytes, s.reset)), s);
+    const double write =
+        Rate(static_cast<double>(Delta(e.hbm_write_bytes, b.hbm_write_bytes, s.reset)), s);
+    dev->set_read_bytes_per_second(read);
+    dev->set_write_bytes_per_second(write);
+    const double peak = d < static_cast<std::size_t>(inv.devices_size())
+                            ? inv.devices(static_cast<int>(d)).hbm_peak_bytes_per_second()
+                            : 0;
+    dev->set_bandwidth_utilization_percent(peak > 0 ? std::min(100.0, 100 * (read + write) / peak)
+                                                    : 0);
+    dev->set_used_bytes(used[d]);
+    dev->set_total_bytes(inv.hardware_info().neuron_device_memory_size());
+  }
+}
+
+}  // namespace
+
+bool FillPercentiles(const LatencyHistogram& h, v1::Percentiles* out) {
+  if (h.empty()) return false;
+  out->set_p0(h.Quantile(0));
+  out->set_p1(h.Quantile(0.01));
+  out->set_p25(h.Quantile(0.25));
+  out->set_p50(h.Quantile(0.5));
+  out->set_p75(h.Quantile(0.75));
+  out->set_p99(h.Quantile(0.99));
+  out->set_p100(h.Quantile(1));
+  return true;
+}
+
+void FillTotals(const Snapshot& s, v1::Totals* out) {
+  out->set_epoch(s.epoch);
+  out->set_sim_time_ns(
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, s.device_time.count())));
+  for (std::size_t c = 0; c < s.cores.size(); ++c) {
+    v1::CoreTotals* core = out->add_cores();
+    core->set_index(static_cast<std::uint32_t>(c));
+    core->set_busy_ns(s.cores[c].busy_ns);
+    core->set_flops(s.cores[c].flops);
+    core->set_effective_flops(s.cores[c].effective_flops);
+    for (std::uint64_t p : s.cores[c].physical_busy_ns) core->add_physical_busy_ns(p);
+  }
+  for (std::size_t d = 0; d < s.devices.size(); ++d) {
+    const DeviceCounters& dc = s.devices[d];
+    v1::DeviceTotals* dev = out->add_devices();
+    dev->set_index(static_cast<std::uint32_t>(d));
+    dev->set_hbm_read_bytes(dc.hbm_read_bytes);
+    dev->set_hbm_write_bytes(dc.hbm_write_bytes);
+    dev->set_mem_ecc_corrected(dc.ecc.mem_corrected);
+    dev->set_mem_ecc_uncorrected(dc.ecc.mem_uncorrected);
+    dev->set_sram_ecc_corrected(dc.ecc.sram_corrected);
+    dev->set_sram_ecc_uncorrected(dc.ecc.sram_uncorrected);
+    dev->set_present(dc.present);
+  }
+  for (const RuntimeSample& r : s.runtimes) {
+    v1::RuntimeTotals* rt = out->add_runtimes();
+    rt->set_pid(r.pid);
+    rt->set_tag(r.tag);
+    const ExecutionCounters& e = r.executions;
+    v1::ErrorSummary* err = rt->mutable_errors();
+    err->set_generic(e.generic);
+    err->set_numerical(e.numerical);
+    err->set_transient(e.transient);
+    err->set_model(e.model);
+    err->set_runtime(e.runtime);
+    err->set_hardware(e.hardware);
+    v1::ExecutionSummary* x = rt->mutable_executions();
+    x->set_completed(e.completed);
+    x->set_completed_with_err(e.completed_with_err);
+    x->set_completed_with_num_err(e.completed_with_num_err);
+    x->set_timed_out(e.timed_out);
+    x->set_incorrect_input(e.incorrect_input);
+    x->set_failed_to_queue(e.failed_to_queue);
+    rt->set_cpu_user_ns(r.cpu_user_ns);
+    rt->set_cpu_system_ns(r.cpu_system_ns);
+    auto fill_hist = [](const LatencyHistogram& h, v1::Histogram* out_h) {
+      out_h->set_count(h.count());
+      out_h->set_sum_seconds(h.sum_seconds());
+      for (const auto& [index, n] : h.buckets()) {
+        v1::HistogramBucket* b = out_h->add_buckets();
+        b->set_index(index);
+        b->set_count(n);
+      }
+    };
+    for (std::size_t k = 0; k < r.collectives.size(); ++k) {
+      const CollectiveCounters& c = r.collectives[k];
+      if (c.count == 0) continue;
+      v1::CollectiveTotals* ct = rt->add_collectives();
+      ct->set_op(static_cast<v1::CollectiveOp>(k + 1));
+      ct->set_count(c.count);
+      ct->set_bytes(c.bytes);
+      ct->set_busy_ns(c.busy_ns);
+      fill_hist(c.latency, ct->mutable_latency());
+    }
+    fill_hist(r.total_latency, rt->mutable_total_latency());
+    fill_hist(r.device_latency, rt->mutable_device_latency());
+  }
+}
+
+v1::Report BuildReport(const ReportInput& in) {
+  v1::Report report;
+  const Snapshot& end = *in.end;
+  report.set_seq(end.seq);
+  report.set_wall_time_unix_ns(ToUnixNanos(end.wall));
+  report.set_replay(in.replay);
+  std::uint64_t window_start = end.seq;
+  std::uint64_t longest = 0;
+  bool any_runtime_group = false;
+  for (const GroupWindow& g : in.groups) {
+    const Span s = MakeSpan(g.start, in.end);
+    if (s.reset) report.set_counters_reset(true);
+    if (s.period_ns >= longest) {
+      longest = s.period_ns;
+      window_start = std::min(window_start, g.start->seq);
+    }
+    any_runtime_group = any_runtime_group || IsRuntimeGroup(g.group);
+    switch (g.group) {
+      case v1::GROUP_VCPU_USAGE:
+        FillHostCpu(s, report.mutable_system()->mutable_vcpu_usage());
+        break;
+      case v1::GROUP_MEMORY_INFO:
+        FillHostMemoryInfo(s, report.mutable_system()->mutable_memory_info());
+        break;
+      case v1::GROUP_NEURON_HW_COUNTERS:
+        FillEcc(s, report.mutable_system()->mutable_neuron_hw_counters());
+        break;
+      case v1::GROUP_HBM_STATS:
+        FillHbm(s, *in.inventory, report.mutable_system()->mutable_hbm_stats());
+        break;
+      case v1::GROUP_TOTALS:
+        FillTotals(end, report.mutable_totals());
+        break;
+      default:
+        break;
+    }
+  }
+  report.set_period_ns(longest);
+  report.set_window_start_seq(window_start);
+  if (any_runtime_group) {
+    for (const RuntimeSample& r : end.runtimes) {
+      if (in.subscription != nullptr && !in.subscription->Matches(r.tag)) continue;
+      FillRuntime(r, in, report.add_runtimes());
+    }
+  }
+  return report;
+}
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,32 @@
+// DaemonStats: the daemon's own counters, kept for /metrics (neuron_monitord_*) and STATUS= lines.
+// Plain values updated by the io_context thread that owns them. Not thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace neuronmon::daemon {
+
+enum class Transport { kUnix, kTcp, kEmbedded };
+inline constexpr int kTransports = 3;
+const char* TransportName(Transport t);  // "unix", "tcp", "embedded"
+
+struct DaemonStats {
+  std::array<std::uint64_t, kTransports> clients{};  // connected now
+  std::uint64_t connections_total = 0;
+  std::uint64_t frames_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t frames_dropped = 0;                  // reports dropped for slow clients
+  std::map<std::string, std::uint64_t> disconnects;  // by reason: "closed", "slow", "protocol", ...
+  std::uint64_t missed_ticks = 0;
+  std::uint64_t samples = 0;
+  double last_sample_seconds = 0;   // how long the last sample took
+  double sample_seconds_total = 0;  // summed
+  double last_sample_unix = 0;      // wall time of the last sample
+  std::uint64_t reloads = 0;
+  std::uint64_t reload_failures = 0;
+};
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,109 @@
+#include "daemon/core/subscription.h"
+
+#include "proto/common/duration.h"
+
+namespace neuronmon::daemon {
+
+const std::array<v1::Group, 11>& AllGroups() {
+  static const std::array<v1::Group, 11> all = {v1::GROUP_NEURONCORE_COUNTERS,
+                                                v1::GROUP_MEMORY_USED,
+                                                v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
+                                                v1::GROUP_EXECUTION_STATS,
+                                                v1::GROUP_COLLECTIVES_STATS,
+                                                v1::GROUP_BOTTLENECK_ANALYSIS,
+                                                v1::GROUP_VCPU_USAGE,
+                                                v1::GROUP_MEMORY_INFO,
+                                                v1::GROUP_NEURON_HW_COUNTERS,
+                                                v1::GROUP_HBM_STATS,
+                                                v1::GROUP_TOTALS};
+  return all;
+}
+
+bool IsRuntimeGroup(v1::Group group) {
+  return group >= v1::GROUP_NEURONCORE_COUNTERS && group <= v1::GROUP_BOTTLENECK_ANALYSIS;
+}
+
+const char* GroupName(v1::Group group) {
+  switch (group) {
+    case v1::GROUP_NEURONCORE_COUNTERS:
+      return "neuroncore_counters";
+    case v1::GROUP_MEMORY_USED:
+      return "memory_used";
+    case v1::GROUP_NEURON_RUNTIME_VCPU_USAGE:
+      return "neuron_runtime_vcpu_usage";
+    case v1::GROUP_EXECUTION_STATS:
+      return "execution_stats";
+    case v1::GROUP_COLLECTIVES_STATS:
+      return "collectives_stats";
+    case v1::GROUP_BOTTLENECK_ANALYSIS:
+      return "bottleneck_analysis";
+    case v1::GROUP_VCPU_USAGE:
+      return "vcpu_usage";
+    case v1::GROUP_MEMORY_INFO:
+      return "memory_info";
+    case v1::GROUP_NEURON_HW_COUNTERS:
+      return "neuron_hw_counters";
+    case v1::GROUP_HBM_STATS:
+      return "hbm_stats";
+    case v1::GROUP_TOTALS:
+      return "totals";
+    default:
+      return "unknown";
+  }
+}
+
+Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nanos base_period) {
+  Subscription s;
+  const auto base = static_cast<std::uint64_t>(base_period.count());
+  if (request.groups().empty()) {
+    for (v1::Group g : AllGroups()) s.key_.every[static_cast<int>(g)] = 1;
+  }
+  for (const v1::GroupSubscription& g : request.groups()) {
+    const int index = static_cast<int>(g.group());
+    if (index <= 0 || index >= kGroupSlots || std::string(GroupName(g.group())) == "unknown") {
+      return Status::InvalidArgument("unknown group " + std::to_string(index));
+    }
+    if (g.period_ns() > 86'400'000'000'000ULL) {
+      return Status::InvalidArgument(std::string(GroupName(g.group())) + ": period over 1 day");
+    }
+    // Round up to a whole number of base periods; 0 means the base period.
+    const std::uint64_t every = g.period_ns() == 0 ? 1 : (g.period_ns() + base - 1) / base;
+    std::uint32_t& slot = s.key_.every[index];
+    const auto e = static_cast<std::uint32_t>(every);
+    slot = slot == 0 ? e : std::min(slot, e);
+  }
+  s.key_.tag_filter = request.tag_filter();
+  if (!request.tag_filter().empty()) {
+    try {
+      s.regex_ = std::make_shared<const std::regex>(request.tag_filter(), std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument("tag_filter \"" + request.tag_filter() +
+                                     "\" is not a valid regular expression: " + e.what());
+    }
+  }
+  return s;
+}
+
+bool Subscription::AnyDue(std::uint64_t seq) const {
+  for (int g = 1; g < kGroupSlots; ++g) {
+    if (key_.every[g] != 0 && seq % key_.every[g] == 0) return true;
+  }
+  return false;
+}
+
+bool Subscription::Matches(const std::string& tag) const {
+  return regex_ == nullptr || std::regex_search(tag, *regex_);
+}
+
+std::string Subscription::Describe(Nanos base_period) const {
+  std::string out;
+  for (v1::Group g : AllGroups()) {
+    if (!Subscribed(g)) continue;
+    out += (out.empty() ? "" : ", ") + std::string(GroupName(g)) + " every " +
+           FormatDuration(base_period * Every(g));
+  }
+  if (!key_.tag_filter.empty()) out += "; tags /" + key_.tag_filter + "/";
+  return out;
+}
+
+}  // namespace neuronmon::daemon

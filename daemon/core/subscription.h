@@ -1,0 +1,60 @@
+// Subscription: what one client asked for, normalised so identical requests compare equal and can
+// share one encoded report per window. Each group's period becomes a whole number of base periods
+// ("every"): the group is due in the reports whose seq is a multiple of it, and its window reaches
+// back that many snapshots. Value type; thread-compatible.
+#pragma once
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <memory>
+#include <regex>
+#include <string>
+
+#include "neuronmon/v1/envelope.pb.h"
+#include "proto/common/clock.h"
+#include "proto/common/status.h"
+
+namespace neuronmon::daemon {
+
+inline constexpr int kGroupSlots = 21;  // v1::Group values are below this
+
+// Whether `group` is a runtime-level group (reported per Neuron application).
+bool IsRuntimeGroup(v1::Group group);
+// The JSON name of a group, as neuron-monitor's config names it ("neuroncore_counters", ...).
+const char* GroupName(v1::Group group);
+// Every group a Subscribe may name, in a stable order.
+const std::array<v1::Group, 11>& AllGroups();
+
+struct SubscriptionKey {
+  std::array<std::uint32_t, kGroupSlots> every{};  // 0: not subscribed
+  std::string tag_filter;
+  auto operator<=>(const SubscriptionKey&) const = default;
+};
+
+class Subscription {
+ public:
+  // Normalises `request`. An empty group list subscribes to every group at the base period.
+  // Errors (kInvalidArgument): an unknown group, a period over 1 day, an invalid tag_filter regex.
+  static Result<Subscription> FromRequest(const v1::Subscribe& request, Nanos base_period);
+
+  const SubscriptionKey& key() const { return key_; }
+  bool Subscribed(v1::Group g) const { return key_.every[static_cast<int>(g)] != 0; }
+  std::uint32_t Every(v1::Group g) const { return key_.every[static_cast<int>(g)]; }
+  bool Due(v1::Group g, std::uint64_t seq) const {
+    const std::uint32_t e = Every(g);
+    return e != 0 && seq % e == 0;
+  }
+  bool AnyDue(std::uint64_t seq) const;
+  // True when the runtime's tag passes the filter (ECMAScript regex, searched anywhere in the tag
+  // like Go's MatchString).
+  bool Matches(const std::string& tag) const;
+  // One line for a Notice: "neuroncore_counters every 1s, memory_used every 5s; tags /llama/".
+  std::string Describe(Nanos base_period) const;
+
+ private:
+  SubscriptionKey key_;
+  std::shared_ptr<const std::regex> regex_;  // null: every tag
+};
+
+}  // namespace neuronmon::daemon

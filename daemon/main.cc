@@ -1,0 +1,63 @@
+// neuron-monitord: parse flags, resolve the configuration, run the daemon.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <iostream>
+
+#include "daemon/server/daemon.h"
+#include "simdev/scenario_library.h"
+
+int main(int argc, char** argv) {
+  using namespace neuronmon::daemon;
+  CommandLine cli;
+  bool check = false, print_default = false, list = false;
+  CLI::App app{
+      "neuron-monitord: samples a Trainium device (or its simulation) and streams metrics"};
+  app.set_version_flag("--version", std::string("neuron-monitord ") + NEURONMON_VERSION);
+  app.add_option("--config", cli.config_path, "config file (JSON, comments allowed)")
+      ->capture_default_str()
+      ->each([&](const std::string&) { cli.config_path_given = true; });
+  app.add_option("--device", cli.device,
+                 "device: sim:<preset>[:lnc=N] (default sim:trn2.48xlarge)");
+  app.add_option("--scenario", cli.scenario, "simulated scenario: a built-in name or a .json file");
+  app.add_option("--seed", cli.seed, "simulation seed");
+  app.add_option("--period", cli.period, "base sampling period, e.g. 1s or 250ms (minimum 10ms)");
+  app.add_option("--speed", cli.speed,
+                 "run the simulated clock FACTOR times faster than real time");
+  app.add_option("--socket", cli.socket, "unix socket path");
+  app.add_option("--listen", cli.listen, "also serve the stream on TCP HOST:PORT");
+  app.add_option("--metrics-listen", cli.metrics_listen,
+                 "Prometheus /metrics on HOST:PORT ('off': none)");
+  app.add_option("--log-level", cli.log_level, "error, warn, info or debug");
+  app.add_flag("--check-config", check, "validate the configuration and exit");
+  app.add_flag("--print-default-config", print_default, "print the default config file and exit");
+  app.add_flag("--list-scenarios", list, "list the built-in simulated scenarios and exit");
+  CLI11_PARSE(app, argc, argv);
+
+  if (print_default) return std::cout << DefaultConfigText(), 0;
+  if (list) {
+    for (const auto& s : neuronmon::simdev::BuiltinScenarios()) {
+      auto parsed = neuronmon::simdev::LoadScenario(s.name);
+      std::cout << s.name << "\t" << (parsed.ok() ? parsed->description : "") << "\n";
+    }
+    return 0;
+  }
+  std::vector<std::string> problems;
+  auto config = ResolveConfig(cli, &problems);
+  if (!config.ok()) {
+    for (const auto& p : problems) std::cerr << p << "\n";
+    if (problems.empty()) std::cerr << config.status().message() << "\n";
+    return 1;
+  }
+  if (check) return std::cout << cli.config_path << ": configuration is valid\n", 0;
+
+  std::signal(SIGPIPE, SIG_IGN);
+  Logger log;
+  asio::io_context io;
+  Daemon daemon(io, cli, std::move(*config), log, DaemonMode{});
+  if (auto started = daemon.Start(); !started.ok()) {
+    log.Error(started.message());
+    return 1;
+  }
+  io.run();
+  return 0;
+}

@@ -1,0 +1,315 @@
+#include "daemon/server/daemon.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "daemon/server/stream_server.h"
+#include "proto/common/duration.h"
+#include "proto/common/socket_path.h"
+
+namespace neuronmon::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+ServerLimits LimitsOf(const DaemonConfig& c) {
+  ServerLimits l;
+  l.max_clients = static_cast<std::size_t>(c.limits.max_clients);
+  l.queue_depth = static_cast<std::size_t>(c.limits.queue_depth);
+  l.handshake_timeout = c.limits.handshake_timeout;
+  l.write_timeout = c.limits.write_timeout;
+  l.idle_timeout = c.limits.idle_timeout;
+  l.heartbeat_interval = c.limits.heartbeat_interval;
+  return l;
+}
+
+BackendOptions BackendOf(const DaemonConfig& c) {
+  return {c.device, c.scenario, static_cast<std::uint64_t>(c.seed), c.speed};
+}
+
+bool SameBackend(const DaemonConfig& a, const DaemonConfig& b) {
+  return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed && a.speed == b.speed;
+}
+
+void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::string>* problems) {
+  auto problem = [&](const std::string& flag, const std::string& what) {
+    problems->push_back("command line: " + flag + ": " + what);
+  };
+  if (cli.device) config.device = *cli.device;
+  if (cli.scenario) config.scenario = *cli.scenario;
+  if (cli.seed) config.seed = static_cast<std::int64_t>(*cli.seed);
+  if (cli.speed) config.speed = *cli.speed;
+  if (cli.period) {
+    Result<Nanos> p = ParseDuration(*cli.period);
+    p.ok() ? void(config.period = *p) : problem("--period", p.status().message());
+  }
+  if (cli.socket) config.listeners.unix_socket.path = *cli.socket;
+  if (cli.listen) {
+    Result<ListenAddress> a = ParseListenAddress(*cli.listen);
+    a.ok() ? void(config.listeners.tcp = *a) : problem("--listen", a.status().message());
+  }
+  if (cli.metrics_listen) {
+    if (cli.metrics_listen->empty() || *cli.metrics_listen == "off") {
+      config.listeners.metrics.reset();
+    } else {
+      Result<ListenAddress> a = ParseListenAddress(*cli.metrics_listen);
+      a.ok() ? void(config.listeners.metrics = *a)
+             : problem("--metrics-listen", a.status().message());
+    }
+  }
+  if (cli.log_level) {
+    Result<LogLevel> l = ParseLogLevel(*cli.log_level);
+    l.ok() ? void(config.log_level = *l) : problem("--log-level", l.status().message());
+  }
+}
+
+}  // namespace
+
+LogSeverity SeverityOf(LogLevel level) {
+  switch (level) {
+    case LogLevel::kError:
+      return LogSeverity::kError;
+    case LogLevel::kWarn:
+      return LogSeverity::kWarn;
+    case LogLevel::kInfo:
+      return LogSeverity::kInfo;
+    case LogLevel::kDebug:
+      return LogSeverity::kDebug;
+  }
+  return LogSeverity::kInfo;
+}
+
+Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::string>* problems) {
+  DaemonConfig config = DefaultConfig();
+  std::vector<std::string> file_problems;
+  Result<DaemonConfig> loaded = LoadConfigFile(cli.config_path, &file_problems);
+  if (loaded.ok()) {
+    config = std::move(*loaded);
+  } else if (cli.config_path_given || loaded.status().code() != StatusCode::kNotFound) {
+    problems->insert(problems->end(), file_problems.begin(), file_problems.end());
+    return loaded.status();
+  }
+  const std::size_t before = problems->size();
+  ApplyFlags(cli, config, problems);
+  Status valid = ValidateConfig(config, problems, cli.config_path);
+  if (problems->size() > before) return Status::InvalidArgument((*problems)[before]);
+  if (!valid.ok()) return valid;
+  return config;
+}
+
+Result<std::string> ReadTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(path + ": cannot read the auth token file");
+  std::string line;
+  std::getline(in, line);
+  const auto first = line.find_first_not_of(" \t\r");
+  const auto last = line.find_last_not_of(" \t\r");
+  if (first == std::string::npos)
+    return Status::InvalidArgument(path + ": the auth token file is empty");
+  return line.substr(first, last - first + 1);
+}
+
+Daemon::Daemon(asio::io_context& io, CommandLine cli, DaemonConfig config, Logger& log,
+               DaemonMode mode)
+    : io_(io),
+      cli_(std::move(cli)),
+      config_(std::move(config)),
+      log_(log),
+      mode_(mode),
+      sample_timer_(io),
+      watchdog_timer_(io),
+      signals_(io) {}
+
+Daemon::~Daemon() = default;
+
+Status Daemon::Start() {
+  log_.SetThreshold(SeverityOf(config_.log_level));
+  const MonoTime now = Clock::now();
+  Result<std::unique_ptr<Backend>> backend = MakeBackend(BackendOf(config_), now);
+  if (!backend.ok()) return backend.status();
+  core_ = std::make_unique<DaemonCore>(
+      CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION},
+      std::move(*backend), [] { return ReadHost(); });
+  std::string token;
+  if (!config_.auth_token_file.empty()) {
+    Result<std::string> t = ReadTokenFile(config_.auth_token_file);
+    if (!t.ok()) return t.status();
+    token = *t;
+  }
+  server_ = std::make_unique<StreamServer>(io_, *core_, log_, stats_, LimitsOf(config_), token);
+  if (mode_.listen) {
+    Status s = Listen();
+    if (!s.ok()) return s;
+  }
+  schedule_ = std::make_unique<SampleSchedule>(now, config_.period);
+  OnSampleTimer();  // the first sample, now
+  if (mode_.signals) WaitForSignal();
+  if (mode_.notify) {
+    (void)notifier_.Ready();
+    if (auto interval = notifier_.WatchdogInterval()) ArmWatchdog(*interval);
+  }
+  log_.Info("sampling " + core_->Describe() + " every " + FormatDuration(config_.period));
+  for (const std::string& l : server_->listening_on()) log_.Info("listening on " + l);
+  UpdateStatus();
+  return Status::Ok();
+}
+
+Status Daemon::Listen() {
+  bool have_unix = false;
+  Result<std::vector<ListenSocket>> passed = ListenFds();
+  if (!passed.ok()) return passed.status();
+  for (const ListenSocket& s : *passed) {
+    if (s.kind == ListenSocketKind::kOther) {
+      log_.Warn("ignoring socket-activation fd " + std::to_string(s.fd) + " (" + s.name +
+                "): not a listening stream socket");
+      continue;
+    }
+    Status st = server_->AdoptListener(s.fd);
+    if (!st.ok()) return st;
+    have_unix = have_unix || s.kind == ListenSocketKind::kUnixStream;
+  }
+  const UnixListenerConfig& u = config_.listeners.unix_socket;
+  if (u.enabled && !have_unix) {
+    UnixListenOptions options;
+    options.path = u.path.empty() ? DaemonSocketPath(CurrentSocketEnvironment()) : u.path;
+    options.mode = static_cast<unsigned>(u.mode);
+    options.group = u.group;
+    Status st = server_->ListenUnix(options);
+    if (!st.ok()) return st;
+  }
+  if (config_.listeners.tcp) {
+    const ListenAddress& a = *config_.listeners.tcp;
+    Status st = server_->ListenTcp(a.host, a.port, !IsLoopback(a));
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
+void Daemon::ServeConnected(int fd) { server_->ServeConnected(fd, Transport::kEmbedded); }
+
+void Daemon::ArmSampler() {
+  sample_timer_.expires_at(Clock::time_point(
+      std::chrono::duration_cast<Clock::duration>(schedule_->next_deadline().time_since_epoch())));
+  sample_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && !stopping_) OnSampleTimer();
+  });
+}
+
+void Daemon::OnSampleTimer() {
+  const MonoTime now = Clock::now();
+  const SampleSchedule::Tick tick = schedule_->OnWake(now);
+  if (tick.missed > 0) {
+    stats_.missed_ticks += tick.missed;
+    log_.Warn("sampler fell behind: skipped " + std::to_string(tick.missed) + " tick(s)");
+  }
+  const auto t0 = Clock::now();
+  core_->Sample(now, std::chrono::system_clock::now());
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  ++stats_.samples;
+  stats_.last_sample_seconds = took;
+  stats_.sample_seconds_total += took;
+  stats_.last_sample_unix =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  last_sample_ = now;
+  server_->Broadcast();
+  server_->Heartbeat(now);
+  UpdateStatus();
+  ArmSampler();
+}
+
+void Daemon::ArmWatchdog(std::chrono::microseconds interval) {
+  watchdog_timer_.expires_after(interval / 2);
+  watchdog_timer_.async_wait([this, interval](const boost::system::error_code& ec) {
+    if (ec || stopping_) return;
+    // Keep systemd's watchdog fed only while the sampler is making progress.
+    const Nanos since = Clock::now() - last_sample_;
+    if (since <= std::max<Nanos>(2 * config_.period, interval)) (void)notifier_.Watchdog();
+    ArmWatchdog(interval);
+  });
+}
+
+void Daemon::WaitForSignal() {
+  signals_.add(SIGINT);
+  signals_.add(SIGTERM);
+  signals_.add(SIGHUP);
+  signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    if (signal == SIGHUP) {
+      Reload();
+      WaitForSignal();
+      return;
+    }
+    log_.Info(std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
+    Stop([this] { io_.stop(); });
+  });
+}
+
+void Daemon::Stop(std::function<void()> done) {
+  if (stopping_) return;
+  stopping_ = true;
+  if (mode_.notify) (void)notifier_.Stopping();
+  sample_timer_.cancel();
+  watchdog_timer_.cancel();
+  boost::system::error_code ignored;
+  signals_.cancel(ignored);
+  server_->Shutdown(std::chrono::milliseconds(1500), std::move(done));
+}
+
+void Daemon::Reload() {
+  if (mode_.notify) (void)notifier_.Reloading();
+  log_.Info("reloading " + cli_.config_path);
+  std::vector<std::string> problems;
+  Result<DaemonConfig> next = ResolveConfig(cli_, &problems);
+  if (!next.ok()) {
+    for (const std::string& p : problems) log_.Error(p);
+    log_.Error("configuration not reloaded; keeping the previous one");
+    ++stats_.reload_failures;
+    if (mode_.notify) (void)notifier_.Ready();
+    return;
+  }
+  if (!SameBackend(config_, *next)) {
+    Result<std::unique_ptr<Backend>> backend = MakeBackend(BackendOf(*next), Clock::now());
+    if (!backend.ok()) {
+      log_.Error("configuration not reloaded: " + backend.status().message());
+      ++stats_.reload_failures;
+      if (mode_.notify) (void)notifier_.Ready();
+      return;
+    }
+    core_->ReplaceBackend(std::move(*backend), Clock::now());
+  }
+  if (next->listeners != config_.listeners || next->auth_token_file != config_.auth_token_file) {
+    log_.Warn("listener and auth token changes take effect at the next restart");
+  }
+  log_.SetThreshold(SeverityOf(next->log_level));
+  if (next->period != config_.period || next->history_retention != config_.history_retention) {
+    core_->Reconfigure(next->period, next->history_retention);
+    schedule_->SetPeriod(Clock::now(), next->period);
+    ArmSampler();
+  }
+  server_->SetLimits(LimitsOf(*next));
+  config_ = std::move(*next);
+  ++stats_.reloads;
+  v1::Notice notice;
+  notice.set_kind(v1::NOTICE_KIND_RELOADED);
+  notice.set_text("configuration reloaded: sampling " + core_->Describe() + " every " +
+                  FormatDuration(config_.period));
+  server_->NoticeAll(notice);
+  log_.Info(notice.text());
+  if (mode_.notify) (void)notifier_.Ready();
+  UpdateStatus();
+}
+
+void Daemon::UpdateStatus() {
+  if (!mode_.notify) return;
+  const std::size_t clients = server_->session_count();
+  std::string status = "sampling " + core_->Describe() + " every " +
+                       FormatDuration(config_.period) + "; " + std::to_string(clients) +
+                       (clients == 1 ? " client" : " clients");
+  if (status == last_status_) return;
+  last_status_ = status;
+  (void)notifier_.Status(status);
+}
+
+std::vector<std::string> Daemon::listening_on() const { return server_->listening_on(); }
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,98 @@
+// Daemon: neuron-monitord as a process — configuration (file plus command-line overrides), the
+// sampling timer, the stream server, signals (SIGTERM/SIGINT stop, SIGHUP reloads atomically),
+// and systemd notifications (READY, STATUS, RELOADING, STOPPING, WATCHDOG driven by sampler
+// progress). The same class runs in-process for clients' --standalone mode with listeners,
+// signals and notifications off. Runs on one io_context thread; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/core/config.h"
+#include "daemon/core/daemon_core.h"
+#include "daemon/core/schedule.h"
+#include "daemon/core/stats.h"
+#include "daemon/server/asio.h"
+#include "daemon/server/log.h"
+#include "daemon/server/systemd.h"
+
+namespace neuronmon::daemon {
+
+class StreamServer;
+
+// Command-line flags; each set one overrides the config file.
+struct CommandLine {
+  std::string config_path{kDefaultConfigPath};
+  bool config_path_given = false;  // a missing default file is fine, a missing given one is not
+  std::optional<std::string> device, scenario, socket, listen, metrics_listen, log_level;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::string> period;
+  std::optional<double> speed;
+};
+
+// Loads the config file (or the defaults when the default file is absent), applies the flags and
+// validates the result. Every problem is appended to `problems` as "SOURCE: FIELD: what is wrong".
+Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::string>* problems);
+
+struct DaemonMode {
+  bool listen = true;   // bind the configured listeners
+  bool signals = true;  // handle SIGTERM, SIGINT, SIGHUP
+  bool notify = true;   // talk to systemd
+};
+
+class Daemon {
+ public:
+  Daemon(asio::io_context& io, CommandLine cli, DaemonConfig config, Logger& log, DaemonMode mode);
+  ~Daemon();
+
+  // Builds the backend, binds listeners, takes the first sample and starts the timers. Errors
+  // (device, socket already served by another daemon, ...) are fatal at startup.
+  Status Start();
+  // Serves an already-connected socket end (embedding).
+  void ServeConnected(int fd);
+  // Graceful stop: shutdown Notice to clients, flush (bounded), remove the socket; `done` runs on
+  // the io_context when finished.
+  void Stop(std::function<void()> done);
+  // SIGHUP: reload the configuration; an invalid one is reported and the old one kept.
+  void Reload();
+
+  const DaemonConfig& config() const { return config_; }
+  const DaemonStats& stats() const { return stats_; }
+  DaemonCore& core() { return *core_; }
+  std::vector<std::string> listening_on() const;
+
+ private:
+  Status Listen();
+  void ArmSampler();
+  void OnSampleTimer();
+  void ArmWatchdog(std::chrono::microseconds interval);
+  void WaitForSignal();
+  void UpdateStatus();
+
+  asio::io_context& io_;
+  CommandLine cli_;
+  DaemonConfig config_;
+  Logger& log_;
+  DaemonMode mode_;
+  Notifier notifier_;
+  DaemonStats stats_;
+  std::unique_ptr<DaemonCore> core_;
+  std::unique_ptr<StreamServer> server_;
+  std::unique_ptr<SampleSchedule> schedule_;
+  asio::steady_timer sample_timer_;
+  asio::steady_timer watchdog_timer_;
+  asio::signal_set signals_;
+  MonoTime last_sample_;
+  bool stopping_ = false;
+  std::string last_status_;
+};
+
+// Reads an auth token file: its first line, trimmed. Errors name the file.
+Result<std::string> ReadTokenFile(const std::string& path);
+
+LogSeverity SeverityOf(LogLevel level);
+
+}  // namespace neuronmon::daemon

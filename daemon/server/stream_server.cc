@@ -1,0 +1,344 @@
+#include "daemon/server/stream_server.h"
+
+#include <arpa/inet.h>
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <variant>
+
+#include "daemon/server/session.h"
+
+namespace neuronmon::daemon {
+namespace {
+
+using LocalAcceptor = asio::local::stream_protocol::acceptor;
+using TcpAcceptor = asio::ip::tcp::acceptor;
+
+std::string Errno(int e) { return std::strerror(e); }
+
+// Creates the socket's directory (mode 0750) when missing; an existing one is left as it is.
+Status EnsureDirectory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return Status::Ok();
+  std::filesystem::create_directories(dir.parent_path(), ec);
+  if (::mkdir(dir.c_str(), 0750) != 0 && errno != EEXIST) {
+    return Status::IoError("cannot create " + dir.string() + ": " + Errno(errno));
+  }
+  return Status::Ok();
+}
+
+// A socket file already at `path`: refuse when a daemon answers there, else remove it.
+Status ClearStaleSocket(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return Status::Ok();
+  if (!S_ISSOCK(st.st_mode)) {
+    return Status::AlreadyExists(path + " exists and is not a socket; not replacing it");
+  }
+  asio::io_context probe_io;
+  asio::local::stream_protocol::socket probe(probe_io);
+  boost::system::error_code ec;
+  probe.connect(asio::local::stream_protocol::endpoint(path), ec);
+  if (!ec) {
+    return Status::AlreadyExists("another neuron-monitord is already listening on " + path);
+  }
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return Status::IoError("cannot remove stale socket " + path + ": " + Errno(errno));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+struct StreamServer::Listener {
+  Transport transport = Transport::kUnix;
+  bool requires_token = false;
+  std::string description;
+  std::variant<std::unique_ptr<LocalAcceptor>, std::unique_ptr<TcpAcceptor>> acceptor;
+};
+
+StreamServer::StreamServer(asio::io_context& io, DaemonCore& core, Logger& log, DaemonStats& stats,
+                           ServerLimits limits, std::string token)
+    : io_(io), core_(core), log_(log), stats_(stats), limits_(limits), token_(std::move(token)) {}
+
+StreamServer::~StreamServer() {
+  for (auto& [id, s] : sessions_) s->Close("shutdown");
+  if (!unix_path_.empty()) ::unlink(unix_path_.c_str());
+}
+
+Status StreamServer::ListenUnix(const UnixListenOptions& options) {
+  const std::filesystem::path path(options.path);
+  if (options.path.size() >= sizeof(sockaddr_un::sun_path)) {
+    return Status::InvalidArgument(options.path + ": socket path too long");
+  }
+  Status status = EnsureDirectory(path.parent_path());
+  if (!status.ok()) return status;
+  status = ClearStaleSocket(options.path);
+  if (!status.ok()) return status;
+  auto acceptor = std::make_unique<LocalAcceptor>(io_);
+  boost::system::error_code ec;
+  acceptor->open(asio::local::stream_protocol(), ec);
+  if (!ec) acceptor->bind(asio::local::stream_protocol::endpoint(options.path), ec);
+  if (ec) return Status::IoError("cannot bind " + options.path + ": " + ec.message());
+  // Permissions are set between bind and listen, so no client can connect before they apply.
+  if (::chmod(options.path.c_str(), options.mode) != 0) {
+    return Status::IoError("cannot chmod " + options.path + ": " + Errno(errno));
+  }
+  if (!options.group.empty()) {
+    struct group* g = ::getgrnam(options.group.c_str());
+    if (g == nullptr)
+      return Status::NotFound("socket group \"" + options.group + "\" does not exist");
+    if (::chown(options.path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0) {
+      return Status::IoError("cannot give " + options.path + " to group " + options.group + ": " +
+                             Errno(errno));
+    }
+  }
+  acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IoError("cannot listen on " + options.path + ": " + ec.message());
+  unix_path_ = options.path;
+  auto listener = std::make_unique<Listener>();
+  listener->transport = Transport::kUnix;
+  listener->description = "unix:" + options.path;
+  listener->acceptor = std::move(acceptor);
+  listeners_.push_back(std::move(listener));
+  Accept(*listeners_.back());
+  return Status::Ok();
+}
+
+Status StreamServer::ListenTcp(const std::string& host, std::uint16_t port, bool requires_token) {
+  boost::system::error_code ec;
+  asio::ip::tcp::resolver resolver(io_);
+  auto results = resolver.resolve(host, std::to_string(port), asio::ip::tcp::resolver::passive, ec);
+  if (ec || results.empty()) {
+    return Status::InvalidArgument("cannot resolve " + host + ": " + ec.message());
+  }
+  const asio::ip::tcp::endpoint endpoint = results.begin()->endpoint();
+  auto acceptor = std::make_unique<TcpAcceptor>(io_);
+  acceptor->open(endpoint.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor->bind(endpoint, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::IoError("cannot listen on " + host + ":" + std::to_string(port) + ": " +
+                           ec.message());
+  }
+  auto listener = std::make_unique<Listener>();
+  listener->transport = Transport::kTcp;
+  listener->requires_token = requires_token;
+  const auto bound = acceptor->local_endpoint(ec);
+  listener->description = "tcp:" + bound.address().to_string() + ":" + std::to_string(bound.port());
+  listener->acceptor = std::move(acceptor);
+  listeners_.push_back(std::move(listener));
+  Accept(*listeners_.back());
+  return Status::Ok();
+}
+
+Status StreamServer::AdoptListener(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return Status::IoError("socket-activation fd " + std::to_string(fd) + ": " + Errno(errno));
+  }
+  auto listener = std::make_unique<Listener>();
+  boost::system::error_code ec;
+  if (addr.ss_family == AF_UNIX) {
+    auto acceptor = std::make_unique<LocalAcceptor>(io_);
+    acceptor->assign(asio::local::stream_protocol(), fd, ec);
+    listener->transport = Transport::kUnix;
+    listener->description = "unix:" + acceptor->local_endpoint(ec).path() + " (socket activation)";
+    listener->acceptor = std::move(acceptor);
+  } else {
+    auto acceptor = std::make_unique<TcpAcceptor>(io_);
+    acceptor->assign(addr.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd,
+                     ec);
+    listener->transport = Transport::kTcp;
+    const auto ep = acceptor->local_endpoint(ec);
+    listener->requires_token = !ep.address().is_loopback();
+    listener->description = "tcp:" + ep.address().to_string() + ":" + std::to_string(ep.port()) +
+                            " (socket activation)";
+    listener->acceptor = std::move(acceptor);
+  }
+  if (ec)
+    return Status::IoError("socket-activation fd " + std::to_string(fd) + ": " + ec.message());
+  listeners_.push_back(std::move(listener));
+  Accept(*listeners_.back());
+  return Status::Ok();
+}
+
+void StreamServer::Accept(Listener& listener) {
+  std::visit(
+      [&](auto& acceptor) {
+        acceptor->async_accept([this, &listener](const boost::system::error_code& ec, auto socket) {
+          if (shutting_down_ || ec == asio::error::operation_aborted) return;
+          if (!ec) {
+            const auto protocol = socket.local_endpoint().protocol();
+            GenericSocket generic(
+                io_, asio::generic::stream_protocol(protocol.family(), protocol.protocol()),
+                socket.release());
+            OnAccepted(listener, std::move(generic));
+          } else {
+            log_.Warn("accept on " + listener.description + " failed: " + ec.message());
+          }
+          Accept(listener);
+        });
+      },
+      listener.acceptor);
+}
+
+std::string StreamServer::PeerOf(GenericSocket& socket, Transport transport) {
+  if (transport == Transport::kUnix) {
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+      return "uid " + std::to_string(cred.uid) + " pid " + std::to_string(cred.pid);
+    }
+    return "unix peer";
+  }
+  if (transport == Transport::kEmbedded) return "in-process";
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  char host[64] = "?";
+  if (::getpeername(socket.native_handle(), reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    const void* ip =
+        addr.ss_family == AF_INET6
+            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&addr)->sin6_addr)
+            : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&addr)->sin_addr);
+    ::inet_ntop(addr.ss_family, ip, host, sizeof host);
+    const unsigned port =
+        ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
+                                         : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+    return std::string(host) + ":" + std::to_string(port);
+  }
+  return "tcp peer";
+}
+
+void StreamServer::OnAccepted(Listener& listener, GenericSocket socket) {
+  const std::string peer = PeerOf(socket, listener.transport);
+  auto session = std::make_shared<Session>(*this, std::move(socket), next_id_++, listener.transport,
+                                           peer, listener.requires_token);
+  ++stats_.connections_total;
+  if (sessions_.size() >= limits_.max_clients) {
+    log_.Warn("refusing client " + peer + " on " + listener.description + ": " +
+              std::to_string(limits_.max_clients) + " clients already connected");
+    sessions_.emplace(session->id(), session);
+    ++stats_.clients[static_cast<int>(listener.transport)];
+    session->Reject(v1::ERROR_CODE_TOO_MANY_CLIENTS,
+                    "too many clients (limit " + std::to_string(limits_.max_clients) + ")");
+    return;
+  }
+  log_.Info("client " + std::to_string(session->id()) + " connected on " + listener.description +
+            " (" + peer + ")");
+  sessions_.emplace(session->id(), session);
+  ++stats_.clients[static_cast<int>(listener.transport)];
+  session->Start();
+}
+
+void StreamServer::ServeConnected(int fd, Transport transport) {
+  GenericSocket socket(io_, asio::generic::stream_protocol(AF_UNIX, 0), fd);
+  std::string peer = PeerOf(socket, transport);
+  auto session = std::make_shared<Session>(*this, std::move(socket), next_id_++, transport,
+                                           std::move(peer), false);
+  ++stats_.connections_total;
+  ++stats_.clients[static_cast<int>(transport)];
+  sessions_.emplace(session->id(), session);
+  session->Start();
+}
+
+void StreamServer::Remove(Session& session, const std::string& reason) {
+  auto it = sessions_.find(session.id());
+  if (it == sessions_.end()) return;
+  auto keep = it->second;  // the session may be destroyed once erased
+  sessions_.erase(it);
+  --stats_.clients[static_cast<int>(session.transport())];
+  ++stats_.disconnects[reason];
+  if (reason != "shutdown") {
+    log_.Info("client " + std::to_string(session.id()) + " (" + session.peer() +
+              ") disconnected: " + reason);
+  }
+  MaybeFinishShutdown();
+}
+
+void StreamServer::Broadcast() {
+  // Copy: a failing write may remove sessions while we iterate.
+  std::vector<std::shared_ptr<Session>> sessions;
+  sessions.reserve(sessions_.size());
+  for (auto& [id, s] : sessions_) sessions.push_back(s);
+  const std::uint64_t seq = core_.history().newest_seq();
+  for (auto& s : sessions) {
+    if (!s->subscribed()) continue;
+    if (auto frame = core_.LiveFrame(s->subscription())) s->Deliver(std::move(frame), seq);
+  }
+  if (!core_.last_error().empty()) log_.Error(core_.last_error());
+}
+
+void StreamServer::Heartbeat(MonoTime now) {
+  const auto interval = limits_.heartbeat_interval;
+  if (interval <= Nanos(0)) return;
+  v1::Envelope beat;
+  beat.mutable_heartbeat()->set_newest_seq(core_.history().newest_seq());
+  beat.mutable_heartbeat()->set_wall_time_unix_ns(ToUnixNanos(std::chrono::system_clock::now()));
+  std::vector<std::shared_ptr<Session>> sessions;
+  for (auto& [id, s] : sessions_) sessions.push_back(s);
+  for (auto& s : sessions) {
+    if (now - s->last_send() >= interval) s->Send(beat);
+  }
+}
+
+void StreamServer::NoticeAll(const v1::Notice& notice) {
+  v1::Envelope e;
+  *e.mutable_notice() = notice;
+  std::vector<std::shared_ptr<Session>> sessions;
+  for (auto& [id, s] : sessions_) sessions.push_back(s);
+  for (auto& s : sessions) s->Send(e);
+}
+
+void StreamServer::Shutdown(Nanos deadline, std::function<void()> done) {
+  shutting_down_ = true;
+  shutdown_done_ = std::move(done);
+  for (auto& listener : listeners_) {
+    std::visit(
+        [](auto& a) {
+          boost::system::error_code ignored;
+          a->close(ignored);
+        },
+        listener->acceptor);
+  }
+  if (!unix_path_.empty()) {
+    ::unlink(unix_path_.c_str());
+    unix_path_.clear();
+  }
+  std::vector<std::shared_ptr<Session>> sessions;
+  for (auto& [id, s] : sessions_) sessions.push_back(s);
+  for (auto& s : sessions) s->Shutdown();
+  shutdown_timer_ = std::make_unique<asio::steady_timer>(io_);
+  shutdown_timer_->expires_after(
+      std::chrono::duration_cast<asio::steady_timer::duration>(deadline));
+  shutdown_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    std::vector<std::shared_ptr<Session>> left;
+    for (auto& [id, s] : sessions_) left.push_back(s);
+    for (auto& s : left) s->Close("shutdown");
+    MaybeFinishShutdown();
+  });
+  MaybeFinishShutdown();
+}
+
+void StreamServer::MaybeFinishShutdown() {
+  if (!shutting_down_ || !sessions_.empty() || !shutdown_done_) return;
+  if (shutdown_timer_) shutdown_timer_->cancel();
+  auto done = std::move(shutdown_done_);
+  shutdown_done_ = nullptr;
+  asio::post(io_, std::move(done));
+}
+
+std::vector<std::string> StreamServer::listening_on() const {
+  std::vector<std::string> out;
+  for (const auto& l : listeners_) out.push_back(l->description);
+  return out;
+}
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,373 @@
+#include "daemon/core/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace neuronmon::daemon {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// Every problem ParseConfig reports for `text`, checking the returned Status carries the first.
+std::vector<std::string> Problems(std::string_view text) {
+  std::vector<std::string> problems;
+  Result<DaemonConfig> config = ParseConfig(text, "test.json", &problems);
+  EXPECT_FALSE(config.ok()) << text;
+  if (!config.ok() && !problems.empty()) {
+    EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(config.status().message(), problems.front());
+  }
+  return problems;
+}
+
+DaemonConfig Parse(std::string_view text) {
+  std::vector<std::string> problems;
+  Result<DaemonConfig> config = ParseConfig(text, "test.json", &problems);
+  EXPECT_TRUE(config.ok()) << ::testing::PrintToString(problems);
+  EXPECT_TRUE(problems.empty());
+  return config.ok() ? *config : DefaultConfig();
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("config_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(ConfigTest, DefaultsAreTheDocumentedOnes) {
+  const DaemonConfig c = DefaultConfig();
+  EXPECT_EQ(c.device, "sim:trn2.48xlarge");
+  EXPECT_EQ(c.scenario, "healthy-training");
+  EXPECT_EQ(c.seed, 1);
+  EXPECT_EQ(c.period, seconds(1));
+  EXPECT_EQ(c.speed, 1.0);
+  EXPECT_EQ(c.history_retention, minutes(10));
+  EXPECT_TRUE(c.listeners.unix_socket.enabled);
+  EXPECT_EQ(c.listeners.unix_socket.path, "");
+  EXPECT_EQ(c.listeners.unix_socket.mode, 0660);
+  EXPECT_EQ(c.listeners.unix_socket.group, "");
+  EXPECT_EQ(c.listeners.tcp, std::nullopt);
+  EXPECT_EQ(c.listeners.metrics, (ListenAddress{"127.0.0.1", 9413}));
+  EXPECT_EQ(c.auth_token_file, "");
+  EXPECT_EQ(c.limits.max_clients, 2048);
+  EXPECT_EQ(c.limits.queue_depth, 64);
+  EXPECT_EQ(c.limits.handshake_timeout, seconds(5));
+  EXPECT_EQ(c.limits.write_timeout, seconds(10));
+  EXPECT_EQ(c.limits.idle_timeout, seconds(0));
+  EXPECT_EQ(c.limits.heartbeat_interval, seconds(5));
+  EXPECT_EQ(c.limits.max_scrapes, 16);
+  EXPECT_EQ(c.log_level, LogLevel::kInfo);
+  std::vector<std::string> problems;
+  EXPECT_TRUE(ValidateConfig(c, &problems, "defaults").ok());
+  EXPECT_TRUE(problems.empty());
+}
+
+TEST(ConfigTest, DefaultFileParsesToDefaults) {
+  EXPECT_EQ(Parse(DefaultConfigText()), DefaultConfig());
+  EXPECT_EQ(Parse("{}"), DefaultConfig());
+}
+
+TEST(ConfigTest, PackagedFileIsDefaultConfigText) {
+  const std::string path = std::string(NEURONMON_SOURCE_DIR) + "/packaging/neuron-monitord.json";
+  EXPECT_EQ(ReadFile(path), DefaultConfigText()) << "update kDefaultConfigText in config.cc";
+  Result<DaemonConfig> loaded = LoadConfigFile(path, nullptr);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(*loaded, DefaultConfig());
+}
+
+TEST(ConfigTest, EveryFieldIsRead) {
+  const DaemonConfig c = Parse(R"({
+    "device": "sim:trn2.48xlarge:lnc=2", "scenario": "straggler", "seed": 42,
+    "period": "250ms", "speed": 60.5, "history_retention": "1h",
+    "listeners": {
+      "unix": {"enabled": false, "path": "/tmp/x.sock", "mode": "0600", "group": "neuron"},
+      "tcp": {"address": "[::1]:7000"}, "metrics": {"address": ""}},
+    "auth_token_file": "/etc/neuron-monitor/token",
+    "limits": {"max_clients": 10, "queue_depth": 8, "handshake_timeout": "1s",
+               "write_timeout": "2s", "idle_timeout": "5m", "heartbeat_interval": "3s",
+               "max_scrapes": 2},
+    "log_level": "debug"})");
+  EXPECT_EQ(c.device, "sim:trn2.48xlarge:lnc=2");
+  EXPECT_EQ(c.scenario, "straggler");
+  EXPECT_EQ(c.seed, 42);
+  EXPECT_EQ(c.period, milliseconds(250));
+  EXPECT_EQ(c.speed, 60.5);
+  EXPECT_EQ(c.history_retention, hours(1));
+  EXPECT_EQ(c.listeners.unix_socket, (UnixListenerConfig{false, "/tmp/x.sock", 0600, "neuron"}));
+  EXPECT_EQ(c.listeners.tcp, (ListenAddress{"::1", 7000}));
+  EXPECT_EQ(c.listeners.metrics, std::nullopt);
+  EXPECT_EQ(c.auth_token_file, "/etc/neuron-monitor/token");
+  EXPECT_EQ(c.limits, (LimitsConfig{10, 8, seconds(1), seconds(2), minutes(5), seconds(3), 2}));
+  EXPECT_EQ(c.log_level, LogLevel::kDebug);
+}
+
+TEST(ConfigTest, CommentsAreAccepted) {
+  EXPECT_EQ(Parse("// top\n{ /* inline */ \"seed\": 7 // trailing\n}\n").seed, 7);
+}
+
+TEST(ConfigTest, WrongTypesAreReported) {
+  EXPECT_THAT(Problems(R"({"seed": "1"})"), ElementsAre("test.json: seed: expected an integer"));
+  EXPECT_THAT(Problems(R"({"seed": 1.5})"), ElementsAre("test.json: seed: expected an integer"));
+  EXPECT_THAT(Problems(R"({"device": 3})"), ElementsAre("test.json: device: expected a string"));
+  EXPECT_THAT(Problems(R"({"listeners": []})"),
+              ElementsAre("test.json: listeners: expected an object"));
+  EXPECT_THAT(Problems(R"({"listeners": {"unix": {"enabled": "yes"}}})"),
+              ElementsAre("test.json: listeners.unix.enabled: expected true or false"));
+  EXPECT_THAT(Problems(R"({"period": 1})"),
+              ElementsAre("test.json: period: expected a duration string such as \"5s\""));
+  EXPECT_THAT(Problems(R"({"listeners": {"unix": {"mode": 660}}})"),
+              ElementsAre("test.json: listeners.unix.mode: expected a string"));
+}
+
+TEST(ConfigTest, UnknownKeysAreReportedWithTheirPath) {
+  EXPECT_THAT(Problems(R"({"perod": "1s"})"), ElementsAre("test.json: perod: unknown field"));
+  EXPECT_THAT(Problems(R"({"limits": {"queue_dept": 1}})"),
+              ElementsAre("test.json: limits.queue_dept: unknown field"));
+  EXPECT_THAT(Problems(R"({"listeners": {"unix": {"owner": "root"}}})"),
+              ElementsAre("test.json: listeners.unix.owner: unknown field"));
+}
+
+TEST(ConfigTest, DurationsNeedAUnitAndARange) {
+  EXPECT_THAT(Problems(R"({"period": "5"})"),
+              ElementsAre("test.json: period: \"5\": missing unit (use e.g. \"5s\")"));
+  EXPECT_THAT(Problems(R"({"period": "1ms"})"),
+              ElementsAre("test.json: period: must be between 10ms and 1h (got \"1ms\")"));
+  EXPECT_THAT(Problems(R"({"period": "2h", "history_retention": "3h"})"),
+              ElementsAre("test.json: period: must be between 10ms and 1h (got \"2h\")"));
+  EXPECT_THAT(Problems(R"({"limits": {"handshake_timeout": "10ms"}})"),
+              ElementsAre("test.json: limits.handshake_timeout: must be between 100ms and 1h "
+                          "(got \"10ms\")"));
+  EXPECT_EQ(Parse(R"({"period": "10ms"})").period, milliseconds(10));
+}
+
+TEST(ConfigTest, SpeedMustBePositiveAndBounded) {
+  const char* kWhat = "test.json: speed: must be above 0 and at most 10000 (got ";
+  EXPECT_THAT(Problems(R"({"speed": 0})"), ElementsAre(std::string(kWhat) + "0)"));
+  EXPECT_THAT(Problems(R"({"speed": -1})"), ElementsAre(std::string(kWhat) + "-1)"));
+  EXPECT_THAT(Problems(R"({"speed": 10000.5})"), ElementsAre(std::string(kWhat) + "10000.5)"));
+  EXPECT_EQ(Parse(R"({"speed": 0.25})").speed, 0.25);
+}
+
+TEST(ConfigTest, RetentionMustCoverThePeriodAndAtMostADay) {
+  EXPECT_THAT(Problems(R"({"period": "2s", "history_retention": "1s"})"),
+              ElementsAre("test.json: history_retention: must be at least period, \"2s\" "
+                          "(got \"1s\")"));
+  EXPECT_THAT(Problems(R"({"history_retention": "25h"})"),
+              ElementsAre("test.json: history_retention: must be between 0s and 24h "
+                          "(got \"25h\")"));
+  EXPECT_EQ(Parse(R"({"period": "2s", "history_retention": "2s"})").history_retention, seconds(2));
+}
+
+TEST(ConfigTest, IntegersAreRangeChecked) {
+  EXPECT_THAT(Problems(R"({"seed": -1})"),
+              ElementsAre("test.json: seed: must be between 0 and 9223372036854775807 (got -1)"));
+  EXPECT_THAT(Problems(R"({"seed": 18446744073709551615})"),
+              ElementsAre("test.json: seed: too large (got 18446744073709551615)"));
+  EXPECT_THAT(Problems(R"({"limits": {"queue_depth": 0}})"),
+              ElementsAre("test.json: limits.queue_depth: must be between 1 and 65536 (got 0)"));
+  EXPECT_THAT(Problems(R"({"limits": {"max_clients": 100001}})"),
+              ElementsAre("test.json: limits.max_clients: must be between 1 and 100000 "
+                          "(got 100001)"));
+}
+
+TEST(ConfigTest, FileModesAreOctalStrings) {
+  EXPECT_THAT(Problems(R"({"listeners": {"unix": {"mode": "0999"}}})"),
+              ElementsAre("test.json: listeners.unix.mode: \"0999\": not an octal mode "
+                          "(use e.g. \"0660\")"));
+  EXPECT_THAT(Problems(R"({"listeners": {"unix": {"mode": "rw"}}})"),
+              ElementsAre("test.json: listeners.unix.mode: \"rw\": not an octal mode "
+                          "(use e.g. \"0660\")"));
+  EXPECT_EQ(ParseFileMode("1777").status().message(), "\"1777\": must be 0000 to 0777");
+  EXPECT_EQ(*ParseFileMode("660"), 0660);
+  EXPECT_EQ(*ParseFileMode("0"), 0);
+  EXPECT_EQ(FormatFileMode(0660), "0660");
+  EXPECT_EQ(FormatFileMode(07), "0007");
+}
+
+TEST(ConfigTest, UnixSocketPathMustBeAbsoluteAndFit) {
+  EXPECT_THAT(Problems(R"({"listeners": {"unix": {"path": "run/x.sock"}}})"),
+              ElementsAre("test.json: listeners.unix.path: must be an absolute path "
+                          "(got \"run/x.sock\")"));
+  const std::string long_path = "/" + std::string(107, 'x');
+  EXPECT_THAT(Problems(R"({"listeners": {"unix": {"path": ")" + long_path + "\"}}}"),
+              ElementsAre("test.json: listeners.unix.path: longer than 107 bytes, the limit for "
+                          "a unix socket path"));
+}
+
+TEST(ListenAddressTest, ParsesHostsAndPorts) {
+  EXPECT_EQ(*ParseListenAddress("127.0.0.1:9413"), (ListenAddress{"127.0.0.1", 9413}));
+  EXPECT_EQ(*ParseListenAddress("[::1]:9413"), (ListenAddress{"::1", 9413}));
+  EXPECT_EQ(*ParseListenAddress("monitor-01.example.com:1"),
+            (ListenAddress{"monitor-01.example.com", 1}));
+  EXPECT_EQ(*ParseListenAddress("0.0.0.0:65535"), (ListenAddress{"0.0.0.0", 65535}));
+  EXPECT_EQ(FormatListenAddress({"::1", 9413}), "[::1]:9413");
+  EXPECT_EQ(FormatListenAddress({"localhost", 80}), "localhost:80");
+}
+
+TEST(ListenAddressTest, BadAddressesSayWhatIsWrong) {
+  const auto error = [](std::string_view text) {
+    return ParseListenAddress(text).status().message();
+  };
+  EXPECT_EQ(error("localhost"),
+            "\"localhost\": missing port (use HOST:PORT, e.g. \"127.0.0.1:9413\")");
+  EXPECT_EQ(error("localhost:"),
+            "\"localhost:\": missing port (use HOST:PORT, e.g. \"127.0.0.1:9413\")");
+  EXPECT_EQ(error("1.2.3.4:99999"), "\"1.2.3.4:99999\": port must be a number from 1 to 65535");
+  EXPECT_EQ(error("1.2.3.4:0"), "\"1.2.3.4:0\": port must be a number from 1 to 65535");
+  EXPECT_EQ(error("1.2.3.4:http"), "\"1.2.3.4:http\": port must be a number from 1 to 65535");
+  EXPECT_EQ(error("::1:9413"),
+            "\"::1:9413\": put an IPv6 address in brackets, e.g. \"[::1]:9413\"");
+  EXPECT_EQ(error("[::1:9413"), "\"[::1:9413\": missing \"]\"");
+  EXPECT_EQ(error("[::1]9413"), "\"[::1]9413\": expected \":PORT\" after \"]\"");
+  EXPECT_EQ(error("[::g]:80"), "\"[::g]:80\": not a valid IPv6 address");
+  EXPECT_EQ(error("1.2.3.999:80"), "\"1.2.3.999:80\": not a valid IPv4 address");
+  EXPECT_EQ(error("bad_host:80"), "\"bad_host:80\": not a valid host name");
+  EXPECT_EQ(error(":9413"), "\":9413\": missing host (e.g. 0.0.0.0 for every interface)");
+  EXPECT_EQ(error(""), "\"\": empty (use HOST:PORT, e.g. \"127.0.0.1:9413\")");
+}
+
+TEST(ListenAddressTest, LoopbackIsTheLocalHostOnly) {
+  EXPECT_TRUE(IsLoopback({"127.0.0.1", 1}));
+  EXPECT_TRUE(IsLoopback({"127.8.9.10", 1}));
+  EXPECT_TRUE(IsLoopback({"::1", 1}));
+  EXPECT_TRUE(IsLoopback({"::ffff:127.0.0.1", 1}));
+  EXPECT_TRUE(IsLoopback({"localhost", 1}));
+  EXPECT_TRUE(IsLoopback({"LocalHost", 1}));
+  EXPECT_FALSE(IsLoopback({"0.0.0.0", 1}));
+  EXPECT_FALSE(IsLoopback({"::", 1}));
+  EXPECT_FALSE(IsLoopback({"128.0.0.1", 1}));
+  EXPECT_FALSE(IsLoopback({"10.0.0.1", 1}));
+  EXPECT_FALSE(IsLoopback({"localhost.example.com", 1}));
+}
+
+TEST(ConfigTest, AddressesInTheFile) {
+  EXPECT_THAT(Problems(R"({"listeners": {"metrics": {"address": "localhost"}}})"),
+              ElementsAre("test.json: listeners.metrics.address: \"localhost\": missing port "
+                          "(use HOST:PORT, e.g. \"127.0.0.1:9413\")"));
+  EXPECT_THAT(Problems(R"({"listeners": {"tcp": {"address": "1.2.3.4:99999"}}})"),
+              ElementsAre("test.json: listeners.tcp.address: \"1.2.3.4:99999\": port must be a "
+                          "number from 1 to 65535"));
+  EXPECT_EQ(Parse(R"({"listeners": {"tcp": {"address": "[::1]:9413"}}})").listeners.tcp,
+            (ListenAddress{"::1", 9413}));
+}
+
+TEST(ConfigTest, ListenersOffLoopbackRequireAToken) {
+  EXPECT_THAT(Problems(R"({"listeners": {"tcp": {"address": "0.0.0.0:7000"}}})"),
+              ElementsAre("test.json: listeners.tcp.address: a listener off loopback requires "
+                          "auth_token_file"));
+  EXPECT_THAT(Problems(R"({"listeners": {"metrics": {"address": "node1:9413"}}})"),
+              ElementsAre("test.json: listeners.metrics.address: a listener off loopback "
+                          "requires auth_token_file"));
+  const DaemonConfig c =
+      Parse(R"({"auth_token_file": "/etc/t", "listeners": {"tcp": {"address": "0.0.0.0:7000"}}})");
+  EXPECT_EQ(c.listeners.tcp, (ListenAddress{"0.0.0.0", 7000}));
+}
+
+TEST(ConfigTest, LogLevels) {
+  EXPECT_THAT(Problems(R"({"log_level": "loud"})"),
+              ElementsAre("test.json: log_level: \"loud\" is not one of error, warn, info, debug"));
+  for (LogLevel level : {LogLevel::kError, LogLevel::kWarn, LogLevel::kInfo, LogLevel::kDebug}) {
+    EXPECT_EQ(*ParseLogLevel(LogLevelName(level)), level);
+  }
+  EXPECT_EQ(LogLevelName(LogLevel::kWarn), "warn");
+  EXPECT_EQ(Parse(R"({"log_level": "error"})").log_level, LogLevel::kError);
+}
+
+TEST(ConfigTest, DeviceAndScenarioAreChecked) {
+  EXPECT_THAT(Problems(R"({"device": "gpu:a100"})"),
+              ElementsAre("test.json: device: device \"gpu:a100\": only simulated devices are "
+                          "supported (use sim:<preset>, e.g. sim:trn2.48xlarge)"));
+  EXPECT_THAT(Problems(R"({"device": "sim:trn2.48xlarge:lnc=3"})"),
+              ElementsAre("test.json: device: device \"sim:trn2.48xlarge:lnc=3\": unknown option "
+                          "\"lnc=3\" (use lnc=1 or lnc=2)"));
+  const std::vector<std::string> unknown = Problems(R"({"scenario": "nope"})");
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_THAT(unknown[0], StartsWith("test.json: scenario: unknown scenario \"nope\" (built-in: "));
+  EXPECT_THAT(unknown[0], HasSubstr("healthy-training"));
+  const std::string missing = TempPath("missing-scenario.json");
+  EXPECT_THAT(Problems(R"({"scenario": ")" + missing + "\"}"),
+              ElementsAre("test.json: scenario: " + missing + ": cannot open scenario file"));
+}
+
+TEST(ConfigTest, MalformedJsonNamesLineAndColumn) {
+  const std::vector<std::string> problems = Problems("{\n  \"seed\": 1,\n}\n");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_THAT(problems[0], StartsWith("test.json: parse error at line 3, column 1: "));
+  EXPECT_THAT(Problems("[1]"), ElementsAre("test.json: (top level): expected an object"));
+}
+
+TEST(ConfigTest, EveryProblemIsReportedInOrder) {
+  EXPECT_THAT(Problems(R"({"seed": "x", "period": "1ms", "bogus": 1, "log_level": "loud",
+                          "limits": {"queue_depth": 0, "extra": true},
+                          "listeners": {"unix": {"mode": "rw"}, "tcp": {"address": "h:1"}}})"),
+              ElementsAre("test.json: seed: expected an integer",
+                          "test.json: listeners.unix.mode: \"rw\": not an octal mode "
+                          "(use e.g. \"0660\")",
+                          "test.json: limits.extra: unknown field",
+                          "test.json: log_level: \"loud\" is not one of error, warn, info, debug",
+                          "test.json: bogus: unknown field",
+                          "test.json: period: must be between 10ms and 1h (got \"1ms\")",
+                          "test.json: listeners.tcp.address: a listener off loopback requires "
+                          "auth_token_file",
+                          "test.json: limits.queue_depth: must be between 1 and 65536 (got 0)"));
+}
+
+TEST(ConfigTest, ValidateConfigChecksCommandLineOverrides) {
+  DaemonConfig c = DefaultConfig();
+  c.period = milliseconds(5);
+  c.listeners.tcp = ListenAddress{"0.0.0.0", 7000};
+  std::vector<std::string> problems;
+  const Status status = ValidateConfig(c, &problems, "command line");
+  EXPECT_THAT(problems,
+              ElementsAre("command line: period: must be between 10ms and 1h (got \"5ms\")",
+                          "command line: listeners.tcp.address: a listener off loopback "
+                          "requires auth_token_file"));
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), problems.front());
+  EXPECT_FALSE(ValidateConfig(c, nullptr, "command line").ok());
+}
+
+TEST(ConfigTest, MissingFileIsOneProblem) {
+  const std::string path = TempPath("absent.json");
+  std::vector<std::string> problems;
+  Result<DaemonConfig> config = LoadConfigFile(path, &problems);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(problems, ElementsAre(path + ": cannot open: No such file or directory"));
+}
+
+TEST(ConfigTest, FilesAreReadAndBounded) {
+  const std::string path = TempPath("neuron-monitord.json");
+  std::ofstream(path) << "{\"seed\": 9}\n";
+  EXPECT_EQ(LoadConfigFile(path, nullptr)->seed, 9);
+  std::ofstream(path) << "{\"seed\": \"9\"}\n";
+  std::vector<std::string> problems;
+  EXPECT_FALSE(LoadConfigFile(path, &problems).ok());
+  EXPECT_THAT(problems, ElementsAre(path + ": seed: expected an integer"));
+  std::ofstream(path) << "{}" << std::string(1 << 20, ' ');
+  EXPECT_EQ(LoadConfigFile(path, nullptr).status().message(), path + ": file larger than 1 MiB");
+  std::filesystem::remove(path);
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  EXPECT_EQ(LoadConfigFile(dir, nullptr).status().message(), dir + ": cannot read: Is a directory");
+}
+
+}  // namespace
+}  // namespace neuronmon::daemon
