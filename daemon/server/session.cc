@@ -37,7 +37,6 @@ Session::Session(StreamServer& server, GenericSocket socket, std::uint64_t id, T
       peer_(std::move(peer)),
       requires_token_(requires_token),
       handshake_timer_(server.io()),
-      write_timer_(server.io()),
       decoder_(wire::kDefaultInboundMaxFrame),
       last_send_(std::chrono::steady_clock::now()) {}
 
@@ -282,17 +281,13 @@ void Session::MaybeWrite() {
   std::vector<asio::const_buffer> buffers;
   buffers.reserve(in_flight_.size());
   for (const Frame& f : in_flight_) buffers.push_back(asio::buffer(*f.bytes));
-  write_timer_.expires_after(ToTimer(server_.limits().write_timeout));
-  write_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    if (!ec && !self->in_flight_.empty()) self->Close("write_timeout");
-  });
+  write_started_ = std::chrono::steady_clock::now();
   asio::async_write(socket_, buffers,
                     [self = shared_from_this()](const boost::system::error_code& ec,
                                                 std::size_t n) { self->OnWrite(ec, n); });
 }
 
 void Session::OnWrite(const boost::system::error_code& ec, std::size_t n) {
-  write_timer_.cancel();
   if (closed_) return;
   if (ec) return Close("write_error");
   DaemonStats& stats = server_.stats();
@@ -303,11 +298,21 @@ void Session::OnWrite(const boost::system::error_code& ec, std::size_t n) {
   MaybeWrite();
 }
 
+void Session::CheckStuck(MonoTime now) {
+  if (!in_flight_.empty() && now - write_started_ > server_.limits().write_timeout) {
+    server_.log().Warn(
+        "client " + std::to_string(id_) + " (" + peer_ + ") has not read for " +
+        std::to_string(
+            std::chrono::duration_cast<std::chrono::seconds>(now - write_started_).count()) +
+        " s; disconnecting it");
+    Close("write_timeout");
+  }
+}
+
 void Session::Close(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   handshake_timer_.cancel();
-  write_timer_.cancel();
   boost::system::error_code ignored;
   socket_.shutdown(GenericSocket::shutdown_both, ignored);
   socket_.close(ignored);

@@ -43,6 +43,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void Shutdown();
   // Closes now, counting the disconnect under `reason`.
   void Close(const std::string& reason);
+  // Disconnects when a write has been in flight for longer than the write timeout. Called from the
+  // server's periodic sweep rather than a timer per write: arming a timer for each of 1,000
+  // clients' writes every tick costs more than the writes themselves.
+  void CheckStuck(MonoTime now);
 
   bool subscribed() const { return subscription_.has_value() && !closing_; }
   bool replaying() const { return replay_next_ != 0; }
@@ -77,7 +81,6 @@ class Session : public std::enable_shared_from_this<Session> {
   const std::string peer_;
   const bool requires_token_;
   asio::steady_timer handshake_timer_;
-  asio::steady_timer write_timer_;
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buffer_;
   bool welcomed_ = false;
@@ -92,6 +95,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::uint64_t gap_last_ = 0;
   std::uint64_t replay_next_ = 0;  // next seq to replay from history (0: not replaying)
   MonoTime last_send_;
+  MonoTime write_started_;
 };
 
 }  // namespace neuronmon::daemon

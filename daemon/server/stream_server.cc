@@ -276,6 +276,11 @@ void StreamServer::Broadcast() {
 }
 
 void StreamServer::Heartbeat(MonoTime now) {
+  {
+    std::vector<std::shared_ptr<Session>> sessions;
+    for (auto& [id, s] : sessions_) sessions.push_back(s);
+    for (auto& s : sessions) s->CheckStuck(now);
+  }
   const auto interval = limits_.heartbeat_interval;
   if (interval <= Nanos(0)) return;
   v1::Envelope beat;

@@ -55,7 +55,8 @@ class StreamServer {
 
   // After a sample: queue seq's report to every subscribed session it is due for.
   void Broadcast();
-  // Heartbeats to sessions with nothing sent for the heartbeat interval.
+  // Heartbeats to sessions with nothing sent for the heartbeat interval; disconnects sessions
+  // whose write has been stuck for the write timeout.
   void Heartbeat(MonoTime now);
   // Sends `notice` to every welcomed session.
   void NoticeAll(const v1::Notice& notice);

@@ -1,0 +1,359 @@
+// daemon_load: connects N subscribers to a neuron-monitord and measures delivery lag (sample time
+// to receipt), reports dropped or missing, and the daemon's CPU and memory while it serves them.
+//
+//   daemon_load --daemon build/release/daemon/neuron-monitord --clients 1000 --period 100ms
+//   daemon_load --socket /run/neuron-monitor/neuron-monitord.sock --clients 10 --duration 60s
+//
+// With --daemon it starts the daemon itself (temp socket, --device as given) and stops it after.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "proto/common/duration.h"
+#include "proto/wire/frame_codec.h"
+
+namespace {
+
+using namespace neuronmon;
+using Steady = std::chrono::steady_clock;
+
+struct Subscriber {
+  int fd = -1;
+  std::string pending;  // bytes of an incomplete frame
+  std::uint64_t last_seq = 0;
+  std::uint64_t reports = 0;
+  std::uint64_t missing = 0;  // seqs skipped without a gap notice
+  std::uint64_t gaps = 0;     // gap notices
+};
+
+// Reads a varint at `p`; false when incomplete or longer than 10 bytes.
+bool Varint(const char*& p, const char* end, std::uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && p < end; shift += 7) {
+    const auto b = static_cast<unsigned char>(*p++);
+    v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+// What the load tool needs from one frame, without parsing a whole Report: the benchmark must
+// measure the daemon, not protobuf parsing in the load generator.
+struct Scanned {
+  bool report = false;
+  std::uint64_t seq = 0;
+  std::int64_t wall_ns = 0;
+  bool replay = false;
+  std::optional<v1::Notice> notice;
+};
+
+Scanned Scan(std::string_view frame) {
+  Scanned out;
+  const char* p = frame.data();
+  const char* end = p + frame.size();
+  std::uint64_t tag = 0, len = 0;
+  if (!Varint(p, end, tag) || (tag & 7) != 2 || !Varint(p, end, len)) return out;
+  const char* body_end = p + len;
+  if (tag >> 3 == 5) {  // Notice
+    v1::Notice n;
+    if (n.ParseFromArray(p, static_cast<int>(len))) out.notice = n;
+    return out;
+  }
+  if (tag >> 3 != 4) return out;  // not a Report
+  out.report = true;
+  while (p < body_end) {
+    std::uint64_t t = 0, v = 0;
+    if (!Varint(p, body_end, t)) break;
+    const int field = static_cast<int>(t >> 3);
+    switch (t & 7) {
+      case 0:
+        Varint(p, body_end, v);
+        if (field == 1) out.seq = v;
+        if (field == 2) out.wall_ns = static_cast<std::int64_t>(v);
+        if (field == 5) out.replay = v != 0;
+        break;
+      case 1:
+        p += 8;
+        break;
+      case 2:
+        Varint(p, body_end, v);
+        p += v;
+        break;
+      case 5:
+        p += 4;
+        break;
+      default:
+        return out;
+    }
+  }
+  return out;
+}
+
+int Connect(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+v1::Subscribe SubscriptionFor(const std::string& groups, Nanos period) {
+  v1::Subscribe s;
+  std::vector<v1::Group> list;
+  if (groups == "cores") {
+    list = {v1::GROUP_NEURONCORE_COUNTERS};
+  } else if (groups == "all") {
+    list = {};  // empty: every group
+  } else {      // what neuron-top asks for
+    list = {v1::GROUP_NEURONCORE_COUNTERS,
+            v1::GROUP_MEMORY_USED,
+            v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
+            v1::GROUP_EXECUTION_STATS,
+            v1::GROUP_COLLECTIVES_STATS,
+            v1::GROUP_BOTTLENECK_ANALYSIS,
+            v1::GROUP_VCPU_USAGE,
+            v1::GROUP_MEMORY_INFO,
+            v1::GROUP_NEURON_HW_COUNTERS,
+            v1::GROUP_HBM_STATS};
+  }
+  for (v1::Group g : list) {
+    v1::GroupSubscription* gs = s.add_groups();
+    gs->set_group(g);
+    gs->set_period_ns(static_cast<std::uint64_t>(period.count()));
+  }
+  return s;
+}
+
+void SendHandshake(int fd, const v1::Subscribe& s) {
+  v1::Envelope hello;
+  hello.mutable_hello()->set_protocol_version(1);
+  hello.mutable_hello()->set_client_name("daemon_load");
+  v1::Envelope sub;
+  *sub.mutable_subscribe() = s;
+  const std::string bytes = *wire::EncodeFrame(hello) + *wire::EncodeFrame(sub);
+  (void)!::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+}
+
+struct ProcUsage {
+  double cpu_seconds = 0;
+  double rss_mib = 0;
+  double peak_rss_mib = 0;
+};
+
+ProcUsage Usage(pid_t pid) {
+  ProcUsage u;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::vector<std::string> f;
+  for (std::string x; rest >> x;) f.push_back(x);
+  if (f.size() > 13)
+    u.cpu_seconds =
+        (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) u.rss_mib = std::stod(line.substr(6)) / 1024;
+    if (line.rfind("VmHWM:", 0) == 0) u.peak_rss_mib = std::stod(line.substr(6)) / 1024;
+  }
+  return u;
+}
+
+double Percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+void Handle(Subscriber& s, const Scanned& e, bool measuring, std::vector<double>& lags) {
+  if (e.notice && e.notice->kind() == v1::NOTICE_KIND_GAP) {
+    ++s.gaps;
+    s.last_seq = e.notice->last_seq();
+    return;
+  }
+  if (!e.report) return;
+  if (s.last_seq != 0 && e.seq > s.last_seq + 1 && measuring) s.missing += e.seq - s.last_seq - 1;
+  s.last_seq = e.seq;
+  if (!measuring || e.replay) return;
+  ++s.reports;
+  const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  lags.push_back(static_cast<double>(now.count() - e.wall_ns) / 1e6);
+}
+
+// Splits `s.pending` into frames and handles each.
+void Drain(Subscriber& s, bool measuring, std::vector<double>& lags) {
+  const char* p = s.pending.data();
+  const char* end = p + s.pending.size();
+  for (;;) {
+    const char* start = p;
+    std::uint64_t len = 0;
+    if (!Varint(p, end, len) || static_cast<std::uint64_t>(end - p) < len) {
+      p = start;
+      break;
+    }
+    Handle(s, Scan(std::string_view(p, len)), measuring, lags);
+    p += len;
+  }
+  s.pending.erase(0, static_cast<std::size_t>(p - s.pending.data()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string daemon_binary, socket_path, device = "sim:trn2.48xlarge", groups = "top";
+  std::string period_text = "100ms", duration_text = "20s", warmup_text = "3s";
+  int clients = 100;
+  int threads = 2;
+  CLI::App app{"daemon_load: many subscribers against neuron-monitord"};
+  app.add_option("--daemon", daemon_binary, "start this neuron-monitord binary");
+  app.add_option("--socket", socket_path, "or use a running daemon's socket");
+  app.add_option("--device", device, "device for a started daemon");
+  app.add_option("--clients", clients, "subscribers");
+  app.add_option("--period", period_text, "subscription (and started daemon) period");
+  app.add_option("--duration", duration_text, "measurement time");
+  app.add_option("--warmup", warmup_text, "time before measuring");
+  app.add_option("--groups", groups, "top (neuron-top's groups), all, or cores");
+  app.add_option("--threads", threads, "reader threads in this tool");
+  CLI11_PARSE(app, argc, argv);
+  const Nanos period = *ParseDuration(period_text);
+  const Nanos duration = *ParseDuration(duration_text);
+  const Nanos warmup = *ParseDuration(warmup_text);
+
+  rlimit lim{};
+  ::getrlimit(RLIMIT_NOFILE, &lim);
+  lim.rlim_cur = lim.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &lim);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  pid_t daemon_pid = -1;
+  std::filesystem::path dir;
+  if (!daemon_binary.empty()) {
+    dir = std::filesystem::temp_directory_path() / ("daemon_load-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    socket_path = (dir / "d.sock").string();
+    std::vector<std::string> args = {daemon_binary, "--socket",    socket_path, "--device",
+                                     device,        "--period",    period_text, "--metrics-listen",
+                                     "off",         "--log-level", "warn"};
+    std::vector<char*> argv_c;
+    for (auto& a : args) argv_c.push_back(a.data());
+    argv_c.push_back(nullptr);
+    if (posix_spawn(&daemon_pid, daemon_binary.c_str(), nullptr, nullptr, argv_c.data(), environ) !=
+        0) {
+      std::fprintf(stderr, "cannot start %s\n", daemon_binary.c_str());
+      return 1;
+    }
+    for (int i = 0; i < 500 && !std::filesystem::exists(socket_path); ++i) ::usleep(10000);
+  }
+  const v1::Subscribe subscription = SubscriptionFor(groups, period);
+  std::vector<Subscriber> subs(static_cast<std::size_t>(clients));
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    subs[i].fd = Connect(socket_path);
+    if (subs[i].fd < 0) {
+      std::fprintf(stderr, "connect %zu to %s failed\n", i, socket_path.c_str());
+      return 1;
+    }
+    SendHandshake(subs[i].fd, subscription);
+    ::fcntl(subs[i].fd, F_SETFL, O_NONBLOCK);
+  }
+  const auto start = Steady::now();
+  const auto measure_from = start + warmup;
+  const auto end = measure_from + duration;
+  std::atomic<bool> measuring{false};
+  std::vector<std::vector<double>> lag_parts(static_cast<std::size_t>(threads));
+  std::vector<std::uint64_t> bytes_parts(static_cast<std::size_t>(threads), 0);
+  // Each reader thread owns an epoll set over its share of the subscribers.
+  auto reader = [&](int t) {
+    const int ep = ::epoll_create1(EPOLL_CLOEXEC);
+    for (std::size_t i = static_cast<std::size_t>(t); i < subs.size();
+         i += static_cast<std::size_t>(threads)) {
+      epoll_event ev{EPOLLIN, {.u64 = i}};
+      ::epoll_ctl(ep, EPOLL_CTL_ADD, subs[i].fd, &ev);
+    }
+    std::vector<double>& lags = lag_parts[static_cast<std::size_t>(t)];
+    lags.reserve(subs.size() * 1000 / static_cast<std::size_t>(threads));
+    std::vector<char> buf(1 << 20);
+    epoll_event events[256];
+    while (Steady::now() < end) {
+      const int n = ::epoll_wait(ep, events, 256, 50);
+      const bool m = measuring.load(std::memory_order_relaxed);
+      for (int k = 0; k < n; ++k) {
+        Subscriber& s = subs[events[k].data.u64];
+        for (;;) {
+          const ssize_t got = ::recv(s.fd, buf.data(), buf.size(), 0);
+          if (got <= 0) break;
+          bytes_parts[static_cast<std::size_t>(t)] += static_cast<std::uint64_t>(got);
+          s.pending.append(buf.data(), static_cast<std::size_t>(got));
+          Drain(s, m, lags);
+        }
+      }
+    }
+    ::close(ep);
+  };
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) workers.emplace_back(reader, t);
+  ProcUsage before, after;
+  std::this_thread::sleep_until(measure_from);
+  if (daemon_pid > 0) before = Usage(daemon_pid);
+  measuring = true;
+  for (std::thread& w : workers) w.join();
+  std::vector<double> lags;
+  std::uint64_t bytes = 0;
+  for (int t = 0; t < threads; ++t) {
+    lags.insert(lags.end(), lag_parts[static_cast<std::size_t>(t)].begin(),
+                lag_parts[static_cast<std::size_t>(t)].end());
+    bytes += bytes_parts[static_cast<std::size_t>(t)];
+  }
+  if (daemon_pid > 0) after = Usage(daemon_pid);
+  std::uint64_t reports = 0, missing = 0, gaps = 0;
+  for (const Subscriber& s : subs) {
+    reports += s.reports;
+    missing += s.missing;
+    gaps += s.gaps;
+    ::close(s.fd);
+  }
+  const double seconds = std::chrono::duration<double>(duration).count();
+  std::printf("clients %d, period %s, device %s, groups %s, %.0f s measured\n", clients,
+              period_text.c_str(), device.c_str(), groups.c_str(), seconds);
+  std::printf("reports received  %llu (%.0f/s), %.1f MB/s\n",
+              static_cast<unsigned long long>(reports), static_cast<double>(reports) / seconds,
+              static_cast<double>(bytes) / seconds / 1e6);
+  std::printf("delivery lag      p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", Percentile(lags, 0.5),
+              Percentile(lags, 0.99),
+              lags.empty() ? 0 : *std::max_element(lags.begin(), lags.end()));
+  std::printf("dropped           %llu gap notices, %llu reports missing\n",
+              static_cast<unsigned long long>(gaps), static_cast<unsigned long long>(missing));
+  if (daemon_pid > 0) {
+    std::printf("daemon            %.2f%% of one core, RSS %.1f MiB (peak %.1f MiB)\n",
+                100 * (after.cpu_seconds - before.cpu_seconds) / seconds, after.rss_mib,
+                after.peak_rss_mib);
+    ::kill(daemon_pid, SIGTERM);
+    ::waitpid(daemon_pid, nullptr, 0);
+    std::filesystem::remove_all(dir);
+  }
+  return 0;
+}

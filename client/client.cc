@@ -1,0 +1,454 @@
+#include "client/client.h"
+
+#include <netdb.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "proto/common/socket_path.h"
+#include "proto/wire/frame_codec.h"
+
+namespace neuronmon::client {
+namespace {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+std::string Errno() { return std::strerror(errno); }
+
+int Millis(Nanos d) {
+  return static_cast<int>(std::clamp<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(d).count(), 0, 1 << 30));
+}
+
+Result<int> ConnectUnix(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) return Status::InvalidArgument(path + ": path too long");
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::IoError("socket: " + Errno());
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    const std::string why = Errno();
+    ::close(fd);
+    return Status::Unavailable("cannot connect to " + path + ": " + why);
+  }
+  return fd;
+}
+
+Result<int> ConnectTcp(const std::string& host, std::uint16_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
+  if (rc != 0) return Status::Unavailable("cannot resolve " + host + ": " + gai_strerror(rc));
+  std::string why = "no address";
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+      ::freeaddrinfo(found);
+      return fd;
+    }
+    why = Errno();
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  return Status::Unavailable("cannot connect to " + host + ":" + std::to_string(port) + ": " + why);
+}
+
+// Writes all of `bytes`, waiting for the socket when it is full (bounded by `timeout`).
+Status WriteAll(int fd, std::string_view bytes, Nanos timeout) {
+  const SteadyTime deadline = std::chrono::steady_clock::now() + timeout;
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EINTR) return Status::Unavailable("write: " + Errno());
+    pollfd p{fd, POLLOUT, 0};
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= Nanos(0) || ::poll(&p, 1, Millis(left)) == 0)
+      return Status::Unavailable("write timed out");
+  }
+  return Status::Ok();
+}
+
+Status SendEnvelope(int fd, const v1::Envelope& e) {
+  Result<std::string> frame = wire::EncodeFrame(e, wire::kDefaultInboundMaxFrame);
+  if (!frame.ok()) return frame.status();
+  return WriteAll(fd, *frame, std::chrono::seconds(5));
+}
+
+bool IsSocket(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+}  // namespace
+
+Result<Endpoint> TcpEndpoint(std::string_view host_port) {
+  const std::size_t colon = host_port.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == host_port.size()) {
+    return Status::InvalidArgument("\"" + std::string(host_port) + "\": expected HOST:PORT");
+  }
+  std::string host(host_port.substr(0, colon));
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  const std::string port_text(host_port.substr(colon + 1));
+  char* end = nullptr;
+  const long port = std::strtol(port_text.c_str(), &end, 10);
+  if (*end != '\0' || port < 1 || port > 65535) {
+    return Status::InvalidArgument("\"" + std::string(host_port) + "\": port must be 1-65535");
+  }
+  Endpoint e;
+  e.kind = Endpoint::Kind::kTcp;
+  e.host = host;
+  e.port = static_cast<std::uint16_t>(port);
+  return e;
+}
+
+struct Client::State {
+  ClientOptions options;
+  std::unique_ptr<daemon::EmbeddedDaemon> embedded;
+  std::string description;
+  int fd = -1;
+  wire::FrameDecoder decoder{wire::kDefaultOutboundMaxFrame};
+  int wake_fd = -1;    // eventfd: poke the reader thread
+  int notify_fd = -1;  // eventfd (semaphore): one count per queued event
+  std::thread thread;
+
+  mutable std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Event> events;
+  bool stop = false;
+  bool finished = false;
+  std::optional<v1::Subscribe> pending_subscribe;
+  v1::Welcome welcome;
+  std::uint64_t last_seq = 0;
+
+  ~State() {
+    if (fd >= 0) ::close(fd);
+    if (wake_fd >= 0) ::close(wake_fd);
+    if (notify_fd >= 0) ::close(notify_fd);
+  }
+
+  void Push(Event e) {
+    {
+      std::lock_guard lock(mu);
+      events.push_back(std::move(e));
+    }
+    const std::uint64_t one = 1;
+    (void)!::write(notify_fd, &one, sizeof one);
+    cv.notify_all();
+  }
+
+  bool Stopping() {
+    std::lock_guard lock(mu);
+    return stop;
+  }
+
+  Result<int> Open() {
+    switch (options.endpoint.kind) {
+      case Endpoint::Kind::kUnix:
+        return ConnectUnix(options.endpoint.path);
+      case Endpoint::Kind::kTcp:
+        return ConnectTcp(options.endpoint.host, options.endpoint.port);
+      default:
+        return embedded->Connect();
+    }
+  }
+
+  // Reads frames until `want` arrives (Welcome) or an Error, within the handshake timeout.
+  Status Handshake() {
+    v1::Envelope hello;
+    hello.mutable_hello()->set_protocol_version(1);
+    hello.mutable_hello()->set_client_name(options.client_name);
+    hello.mutable_hello()->set_token(options.token);
+    Status s = SendEnvelope(fd, hello);
+    if (!s.ok()) return s;
+    const SteadyTime deadline = std::chrono::steady_clock::now() + options.handshake_timeout;
+    decoder = wire::FrameDecoder(wire::kDefaultOutboundMaxFrame);
+    char buf[16384];
+    for (;;) {
+      pollfd p{fd, POLLIN, 0};
+      const auto left = deadline - std::chrono::steady_clock::now();
+      if (left <= Nanos(0) || ::poll(&p, 1, Millis(left)) == 0) {
+        return Status::Unavailable("no Welcome from " + description +
+                                   " within the handshake timeout");
+      }
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0)
+        return Status::Unavailable(description + " closed the connection during the handshake");
+      std::string_view in(buf, static_cast<std::size_t>(n));
+      v1::Envelope e;
+      while (!in.empty()) {
+        const auto o = decoder.Decode(in, e);
+        if (o == wire::FrameDecoder::Outcome::kError)
+          return Status::Unavailable(decoder.error_message());
+        if (o == wire::FrameDecoder::Outcome::kNeedMore) break;
+        if (e.has_error()) return Status::Unavailable(description + ": " + e.error().message());
+        if (e.has_welcome()) {
+          {
+            std::lock_guard lock(mu);
+            welcome = e.welcome();
+          }
+          Event ev;
+          ev.kind = Event::Kind::kConnected;
+          ev.welcome = e.welcome();
+          Push(std::move(ev));
+          if (!in.empty()) Consume(in);  // frames right behind the Welcome
+          return Status::Ok();
+        }
+      }
+    }
+  }
+
+  Status Subscribe() {
+    v1::Envelope e;
+    {
+      std::lock_guard lock(mu);
+      *e.mutable_subscribe() = options.subscribe;
+      if (last_seq != 0) e.mutable_subscribe()->set_resume_after_seq(last_seq);
+    }
+    return SendEnvelope(fd, e);
+  }
+
+  Status Establish() {
+    Result<int> opened = Open();
+    if (!opened.ok()) return opened.status();
+    fd = *opened;
+    Status s = Handshake();
+    if (s.ok()) s = Subscribe();
+    if (!s.ok()) {
+      ::close(fd);
+      fd = -1;
+    }
+    return s;
+  }
+
+  // Decodes `in` into events; false when the stream is corrupt.
+  bool Consume(std::string_view in) {
+    v1::Envelope e;
+    while (!in.empty()) {
+      const auto o = decoder.Decode(in, e);
+      if (o == wire::FrameDecoder::Outcome::kNeedMore) break;
+      if (o == wire::FrameDecoder::Outcome::kError) return false;
+      Event ev;
+      switch (e.body_case()) {
+        case v1::Envelope::kReport: {
+          std::lock_guard lock(mu);
+          last_seq = std::max(last_seq, e.report().seq());
+        }
+          ev.kind = Event::Kind::kReport;
+          ev.report = std::move(*e.mutable_report());
+          break;
+        case v1::Envelope::kNotice:
+          ev.kind =
+              e.notice().kind() == v1::NOTICE_KIND_GAP ? Event::Kind::kGap : Event::Kind::kNotice;
+          ev.notice = e.notice();
+          break;
+        case v1::Envelope::kError:
+          ev.kind = Event::Kind::kError;
+          ev.error = e.error();
+          break;
+        default:
+          continue;  // heartbeats and messages from newer daemons
+      }
+      Push(std::move(ev));
+    }
+    return true;
+  }
+
+  // Waits `d` unless told to stop; false when stopping.
+  bool Pause(Nanos d) {
+    pollfd p{wake_fd, POLLIN, 0};
+    ::poll(&p, 1, Millis(d));
+    return !Stopping();
+  }
+
+  void Disconnected(const std::string& why) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+    Event ev;
+    ev.kind = Event::Kind::kDisconnected;
+    ev.text = why;
+    Push(std::move(ev));
+  }
+
+  void Reconnect() {
+    Nanos backoff = options.initial_backoff;
+    while (!Stopping()) {
+      if (!Pause(backoff)) return;
+      if (Establish().ok()) return;
+      backoff = std::min(options.max_backoff, backoff * 2);
+    }
+  }
+
+  void Run() {
+    char buf[64 * 1024];
+    while (!Stopping()) {
+      if (fd < 0) {
+        if (!options.reconnect || embedded) break;
+        Reconnect();
+        continue;
+      }
+      pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+      if (::poll(p, 2, 30000) < 0 && errno != EINTR) break;
+      if (p[1].revents & POLLIN) {
+        std::uint64_t v;
+        (void)!::read(wake_fd, &v, sizeof v);
+        std::optional<v1::Subscribe> next;
+        {
+          std::lock_guard lock(mu);
+          next.swap(pending_subscribe);
+          if (next) options.subscribe = *next;
+        }
+        if (next) {
+          v1::Envelope e;
+          *e.mutable_subscribe() = *next;
+          if (!SendEnvelope(fd, e).ok()) Disconnected("lost " + description + " while subscribing");
+        }
+        continue;
+      }
+      if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n > 0 && Consume(std::string_view(buf, static_cast<std::size_t>(n)))) continue;
+      Disconnected(n == 0  ? description + " closed the connection"
+                   : n < 0 ? "lost " + description + ": " + Errno()
+                           : "corrupt stream from " + description + ": " + decoder.error_message());
+    }
+    std::lock_guard lock(mu);
+    finished = true;
+    cv.notify_all();
+  }
+};
+
+Client::Client(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+Result<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
+  auto state = std::make_unique<State>();
+  state->options = std::move(options);
+  Endpoint& ep = state->options.endpoint;
+  std::optional<std::string> info;
+  if (ep.kind == Endpoint::Kind::kAuto) {
+    const std::vector<std::string> candidates = ClientSocketCandidates(CurrentSocketEnvironment());
+    auto found = std::find_if(candidates.begin(), candidates.end(), IsSocket);
+    if (found != candidates.end()) {
+      ep.kind = Endpoint::Kind::kUnix;
+      ep.path = *found;
+    } else {
+      ep.kind = Endpoint::Kind::kStandalone;
+      std::string looked;
+      for (const std::string& c : candidates) looked += (looked.empty() ? "" : ", ") + c;
+      info = "no neuron-monitord socket found (looked in " + looked +
+             "); running the simulator in-process";
+    }
+  }
+  if (ep.kind == Endpoint::Kind::kStandalone) {
+    Result<std::unique_ptr<daemon::EmbeddedDaemon>> embedded =
+        daemon::EmbeddedDaemon::Start(ep.standalone);
+    if (!embedded.ok()) return embedded.status();
+    state->embedded = std::move(*embedded);
+    state->description = "embedded simulator";
+  } else if (ep.kind == Endpoint::Kind::kUnix) {
+    state->description = "unix:" + ep.path;
+  } else {
+    state->description = "tcp:" + ep.host + ":" + std::to_string(ep.port);
+  }
+  state->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  state->notify_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+  if (info) {
+    Event ev;
+    ev.kind = Event::Kind::kInfo;
+    ev.text = *info;
+    state->Push(std::move(ev));
+  }
+  Status s = state->Establish();
+  if (!s.ok()) return s;
+  State* raw = state.get();
+  state->thread = std::thread([raw] { raw->Run(); });
+  return std::unique_ptr<Client>(new Client(std::move(state)));
+}
+
+Client::~Client() {
+  {
+    std::lock_guard lock(state_->mu);
+    state_->stop = true;
+  }
+  const std::uint64_t one = 1;
+  (void)!::write(state_->wake_fd, &one, sizeof one);
+  if (state_->thread.joinable()) state_->thread.join();
+  if (state_->fd >= 0) ::close(state_->fd);
+  state_->fd = -1;
+  state_->embedded.reset();
+}
+
+std::optional<Event> Client::Next(Nanos timeout) {
+  std::unique_lock lock(state_->mu);
+  state_->cv.wait_for(lock, timeout, [&] { return !state_->events.empty() || state_->finished; });
+  if (state_->events.empty()) return std::nullopt;
+  Event e = std::move(state_->events.front());
+  state_->events.pop_front();
+  std::uint64_t v;
+  (void)!::read(state_->notify_fd, &v, sizeof v);
+  return e;
+}
+
+int Client::notify_fd() const { return state_->notify_fd; }
+
+void Client::Resubscribe(const v1::Subscribe& subscribe) {
+  {
+    std::lock_guard lock(state_->mu);
+    state_->pending_subscribe = subscribe;
+  }
+  const std::uint64_t one = 1;
+  (void)!::write(state_->wake_fd, &one, sizeof one);
+}
+
+v1::Welcome Client::welcome() const {
+  std::lock_guard lock(state_->mu);
+  return state_->welcome;
+}
+
+std::string Client::endpoint_description() const { return state_->description; }
+bool Client::standalone() const { return state_->embedded != nullptr; }
+bool Client::running() const {
+  std::lock_guard lock(state_->mu);
+  return !state_->finished;
+}
+
+Result<v1::Welcome> FetchWelcome(const Endpoint& endpoint, const std::string& client_name,
+                                 std::string* description, std::string* notice) {
+  ClientOptions options;
+  options.client_name = client_name;
+  options.endpoint = endpoint;
+  options.reconnect = false;
+  // A subscription nobody is due for: neuron-ls needs only the Welcome.
+  v1::GroupSubscription* g = options.subscribe.add_groups();
+  g->set_group(v1::GROUP_MEMORY_INFO);
+  g->set_period_ns(86'400'000'000'000ULL);
+  Result<std::unique_ptr<Client>> c = Client::Connect(std::move(options));
+  if (!c.ok()) return c.status();
+  if (description) *description = (*c)->endpoint_description();
+  for (;;) {
+    std::optional<Event> e = (*c)->Next(std::chrono::milliseconds(0));
+    if (!e) break;
+    if (e->kind == Event::Kind::kInfo && notice) *notice = e->text;
+  }
+  return (*c)->welcome();
+}
+
+}  // namespace neuronmon::client

@@ -1,0 +1,102 @@
+// Client: a connection to neuron-monitord (or to a daemon embedded in this process) that does the
+// handshake, subscribes, and turns the stream into events. A background thread owns the socket:
+// it reads, decodes, answers nothing the caller must wait for, and after losing the daemon it
+// reconnects with capped exponential backoff and resumes after the last report it delivered, so
+// within the daemon's retention nothing is lost (anything older arrives as a gap event). Callers
+// take events with Next() from any one thread, or wait on notify_fd() in their own poll loop.
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/server/embedded_daemon.h"
+#include "neuronmon/v1/envelope.pb.h"
+#include "proto/common/clock.h"
+#include "proto/common/status.h"
+
+namespace neuronmon::client {
+
+struct Endpoint {
+  enum class Kind {
+    kAuto,        // the daemon's socket if one exists, else an embedded daemon (with a notice)
+    kUnix,        // `path`
+    kTcp,         // `host`:`port`
+    kStandalone,  // always an embedded daemon
+  };
+  Kind kind = Kind::kAuto;
+  std::string path;
+  std::string host;
+  std::uint16_t port = 0;
+  daemon::EmbeddedOptions standalone;  // device/scenario/seed/speed of an embedded daemon
+};
+
+// Parses "--connect HOST:PORT" ("[::1]:9414" for IPv6).
+Result<Endpoint> TcpEndpoint(std::string_view host_port);
+
+struct ClientOptions {
+  std::string client_name = "neuronmon-client";
+  Endpoint endpoint;
+  v1::Subscribe subscribe;  // sent after every (re)connect; resume_after_seq is managed here
+  std::string token;        // for TCP listeners that require it
+  bool reconnect = true;
+  Nanos initial_backoff = std::chrono::milliseconds(100);
+  Nanos max_backoff = std::chrono::seconds(5);
+  Nanos handshake_timeout = std::chrono::seconds(5);
+};
+
+struct Event {
+  enum class Kind {
+    kConnected,  // handshake done: `welcome` (also after each reconnect)
+    kReport,     // `report`
+    kGap,        // reports `notice.first_seq`..`last_seq` will never arrive
+    kNotice,     // any other daemon notice (subscribed, reloaded, shutdown)
+    kError,      // the daemon refused something: `error` (fatal ones are followed by kDisconnected)
+    kDisconnected,  // lost the daemon: `text`; reconnecting unless reconnect is off
+    kInfo,  // something the user should know (`text`), e.g. running the simulator in-process
+  };
+  Kind kind = Kind::kInfo;
+  v1::Welcome welcome;
+  v1::Report report;
+  v1::Notice notice;
+  v1::Error error;
+  std::string text;
+};
+
+class Client {
+ public:
+  // Resolves the endpoint and connects once, synchronously: returns an error when the first
+  // connection or handshake fails (e.g. no daemon at an explicit path). Later losses reconnect.
+  static Result<std::unique_ptr<Client>> Connect(ClientOptions options);
+  ~Client();
+
+  // The next event, waiting up to `timeout`; nullopt on timeout, or once the client has stopped
+  // (reconnect off and disconnected) and every event was taken.
+  std::optional<Event> Next(Nanos timeout);
+  // Readable while events are queued (level-triggered); for poll()-based loops.
+  int notify_fd() const;
+  // Replaces the subscription (sent now, and after reconnects).
+  void Resubscribe(const v1::Subscribe& subscribe);
+  // The Welcome of the current connection.
+  v1::Welcome welcome() const;
+  // "unix:/run/neuron-monitor/neuron-monitord.sock", "tcp:host:port" or "embedded simulator".
+  std::string endpoint_description() const;
+  bool standalone() const;
+  // False once the client gave up (reconnect off, or the embedded daemon ended).
+  bool running() const;
+
+ private:
+  struct State;
+  explicit Client(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// Connects, takes the Welcome and disconnects: the inventory for neuron-ls.
+Result<v1::Welcome> FetchWelcome(const Endpoint& endpoint, const std::string& client_name,
+                                 std::string* description, std::string* notice);
+
+}  // namespace neuronmon::client

@@ -1,0 +1,70 @@
+#include "tests/integration/daemon_fixture.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <future>
+#include <stdexcept>
+
+namespace neuronmon::testing {
+
+DaemonFixture::DaemonFixture(std::function<void(daemon::DaemonConfig&)> tweak, std::string device,
+                             std::string period) {
+  static std::atomic<int> counter{0};
+  dir_ = std::filesystem::temp_directory_path() /
+         ("neuronmon-it-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::create_directories(dir_);
+  socket_ = (dir_ / "run" / "d.sock").string();
+  daemon::CommandLine cli;
+  cli.config_path = (dir_ / "absent.json").string();
+  cli.device = device;
+  cli.period = period;
+  cli.socket = socket_;
+  cli.metrics_listen = "off";
+  std::vector<std::string> problems;
+  auto config = daemon::ResolveConfig(cli, &problems);
+  if (!config.ok()) throw std::runtime_error(config.status().message());
+  config->limits.handshake_timeout = std::chrono::milliseconds(300);
+  config->limits.write_timeout = std::chrono::seconds(2);
+  config->limits.heartbeat_interval = std::chrono::seconds(1);
+  if (tweak) tweak(*config);
+  log_fd_ = ::open((dir_ / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  daemon::LoggerOptions options;
+  options.fd = log_fd_;
+  options.threshold = daemon::LogSeverity::kDebug;
+  log_ = std::make_unique<daemon::Logger>(options);
+  daemon_ = std::make_unique<daemon::Daemon>(io_, cli, std::move(*config), *log_,
+                                             daemon::DaemonMode{true, false, false});
+  Status started = daemon_->Start();
+  if (!started.ok()) throw std::runtime_error(started.message());
+  thread_ = std::thread([this] {
+    auto guard = daemon::asio::make_work_guard(io_);
+    io_.run();
+  });
+}
+
+void DaemonFixture::OnDaemon(std::function<void(daemon::Daemon&)> fn) {
+  std::promise<void> done;
+  daemon::asio::post(io_, [&] {
+    fn(*daemon_);
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
+void DaemonFixture::Stop() {
+  if (!thread_.joinable()) return;
+  daemon::asio::post(io_, [this] { daemon_->Stop([this] { io_.stop(); }); });
+  thread_.join();
+}
+
+DaemonFixture::~DaemonFixture() {
+  Stop();
+  daemon_.reset();
+  if (log_fd_ >= 0) ::close(log_fd_);
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+}  // namespace neuronmon::testing

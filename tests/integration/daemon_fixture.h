@@ -1,0 +1,39 @@
+// Test fixture: a neuron-monitord (the real Daemon class) serving a temp unix socket from its own
+// io_context thread, with limits short enough for tests. Stopped and cleaned up in the destructor.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "daemon/server/daemon.h"
+
+namespace neuronmon::testing {
+
+class DaemonFixture {
+ public:
+  // `tweak` adjusts the configuration before the daemon starts.
+  explicit DaemonFixture(std::function<void(daemon::DaemonConfig&)> tweak = nullptr,
+                         std::string device = "sim:trn1.2xlarge", std::string period = "50ms");
+  ~DaemonFixture();
+
+  const std::string& socket_path() const { return socket_; }
+  const std::filesystem::path& dir() const { return dir_; }
+  // Runs `fn` on the daemon's thread and waits for it.
+  void OnDaemon(std::function<void(daemon::Daemon&)> fn);
+  // Graceful stop (shutdown notices); waits until the io_context has stopped.
+  void Stop();
+
+ private:
+  std::filesystem::path dir_;
+  std::string socket_;
+  int log_fd_ = -1;
+  daemon::asio::io_context io_;
+  std::unique_ptr<daemon::Logger> log_;
+  std::unique_ptr<daemon::Daemon> daemon_;
+  std::thread thread_;
+};
+
+}  // namespace neuronmon::testing
