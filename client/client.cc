@@ -23,6 +23,7 @@ namespace neuronmon::client {
 namespace {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
+constexpr Nanos kHeartbeatEvery = std::chrono::seconds(5);
 
 std::string Errno() { return std::strerror(errno); }
 
@@ -122,7 +123,7 @@ Result<Endpoint> TcpEndpoint(std::string_view host_port) {
 
 struct Client::State {
   ClientOptions options;
-  std::unique_ptr<daemon::EmbeddedDaemon> embedded;
+  std::shared_ptr<daemon::EmbeddedDaemon> embedded;
   std::string description;
   int fd = -1;
   wire::FrameDecoder decoder{wire::kDefaultOutboundMaxFrame};
@@ -136,6 +137,7 @@ struct Client::State {
   bool stop = false;
   bool finished = false;
   std::optional<v1::Subscribe> pending_subscribe;
+  std::optional<SteadyTime> next_retry;
   v1::Welcome welcome;
   std::uint64_t last_seq = 0;
 
@@ -201,9 +203,20 @@ struct Client::State {
         if (o == wire::FrameDecoder::Outcome::kNeedMore) break;
         if (e.has_error()) return Status::Unavailable(description + ": " + e.error().message());
         if (e.has_welcome()) {
+          bool restarted = false;
           {
             std::lock_guard lock(mu);
+            restarted =
+                welcome.instance_id() != 0 && welcome.instance_id() != e.welcome().instance_id();
+            if (restarted) last_seq = 0;  // a new daemon: its seqs start over, nothing to resume
             welcome = e.welcome();
+          }
+          if (restarted) {
+            Event info;
+            info.kind = Event::Kind::kInfo;
+            info.text =
+                "neuron-monitord restarted; reports from before the restart are not available";
+            Push(std::move(info));
           }
           Event ev;
           ev.kind = Event::Kind::kConnected;
@@ -291,8 +304,17 @@ struct Client::State {
   void Reconnect() {
     Nanos backoff = options.initial_backoff;
     while (!Stopping()) {
+      {
+        std::lock_guard lock(mu);
+        next_retry = std::chrono::steady_clock::now() + backoff;
+      }
       if (!Pause(backoff)) return;
-      if (Establish().ok()) return;
+      const bool ok = Establish().ok();
+      if (ok) {
+        std::lock_guard lock(mu);
+        next_retry.reset();
+        return;
+      }
       backoff = std::min(options.max_backoff, backoff * 2);
     }
   }
@@ -306,7 +328,15 @@ struct Client::State {
         continue;
       }
       pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-      if (::poll(p, 2, 30000) < 0 && errno != EINTR) break;
+      const int ready = ::poll(p, 2, Millis(kHeartbeatEvery));
+      if (ready < 0 && errno != EINTR) break;
+      if (ready == 0) {
+        // Quiet for a while: tell the daemon we are alive (it may enforce an idle timeout).
+        v1::Envelope beat;
+        beat.mutable_heartbeat()->set_newest_seq(last_seq);
+        if (!SendEnvelope(fd, beat).ok()) Disconnected("lost " + description);
+        continue;
+      }
       if (p[1].revents & POLLIN) {
         std::uint64_t v;
         (void)!::read(wake_fd, &v, sizeof v);
@@ -416,6 +446,11 @@ void Client::Resubscribe(const v1::Subscribe& subscribe) {
   }
   const std::uint64_t one = 1;
   (void)!::write(state_->wake_fd, &one, sizeof one);
+}
+
+std::optional<std::chrono::steady_clock::time_point> Client::next_retry() const {
+  std::lock_guard lock(state_->mu);
+  return state_->next_retry;
 }
 
 v1::Welcome Client::welcome() const {

@@ -33,6 +33,8 @@ struct Endpoint {
   std::string host;
   std::uint16_t port = 0;
   daemon::EmbeddedOptions standalone;  // device/scenario/seed/speed of an embedded daemon
+  // An embedded daemon to share between several clients (kStandalone); started on first use.
+  std::shared_ptr<daemon::EmbeddedDaemon> embedded;
 };
 
 // Parses "--connect HOST:PORT" ("[::1]:9414" for IPv6).
@@ -88,6 +90,8 @@ class Client {
   bool standalone() const;
   // False once the client gave up (reconnect off, or the embedded daemon ended).
   bool running() const;
+  // While reconnecting: when the next attempt is due.
+  std::optional<std::chrono::steady_clock::time_point> next_retry() const;
 
  private:
   struct State;

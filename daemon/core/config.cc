@@ -113,7 +113,8 @@ constexpr const char* kDefaultConfigText =
     "handshake_timeout": "5s",
     // Time a client may leave one write unfinished before it is disconnected, 100ms to 1h.
     "write_timeout": "10s",
-    // Disconnect a client idle for this long, up to 24h; "0s" means never.
+    // Disconnect a client that sends nothing for this long, up to 24h; "0s" means never.
+    // neuronmon's clients send a heartbeat every 5s, so use more than that.
     "idle_timeout": "0s",
     // Heartbeat sent to an otherwise idle stream, 100ms to 1h.
     "heartbeat_interval": "5s",

@@ -24,6 +24,7 @@ struct CoreOptions {
   Nanos period = std::chrono::seconds(1);
   Nanos retention = std::chrono::minutes(10);
   std::string daemon_version;
+  std::uint64_t instance_id = 0;  // Welcome.instance_id
 };
 
 // Fills Report.findings / RuntimeReport.findings for reports that subscribe to them.

@@ -413,6 +413,7 @@ v1::Report BuildReport(const ReportInput& in) {
   std::uint64_t longest = 0;
   bool any_runtime_group = false;
   for (const GroupWindow& g : in.groups) {
+    report.add_groups(g.group);
     const Span s = MakeSpan(g.start, in.end);
     if (s.reset) report.set_counters_reset(true);
     if (s.period_ns >= longest) {

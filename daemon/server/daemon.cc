@@ -1,6 +1,7 @@
 #include "daemon/server/daemon.h"
 
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "daemon/server/stream_server.h"

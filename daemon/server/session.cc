@@ -38,7 +38,8 @@ Session::Session(StreamServer& server, GenericSocket socket, std::uint64_t id, T
       requires_token_(requires_token),
       handshake_timer_(server.io()),
       decoder_(wire::kDefaultInboundMaxFrame),
-      last_send_(std::chrono::steady_clock::now()) {}
+      last_send_(std::chrono::steady_clock::now()),
+      last_receive_(last_send_) {}
 
 void Session::Start() {
   handshake_timer_.expires_after(ToTimer(server_.limits().handshake_timeout));
@@ -67,6 +68,7 @@ void Session::OnRead(const boost::system::error_code& ec, std::size_t n) {
     Close(ec == asio::error::eof ? "closed" : "read_error");
     return;
   }
+  last_receive_ = std::chrono::steady_clock::now();
   if (closing_) return ReadSome();  // drain and ignore while the goodbye is written
   std::string_view input(read_buffer_.data(), n);
   while (!input.empty() && !closing_) {
@@ -299,6 +301,11 @@ void Session::OnWrite(const boost::system::error_code& ec, std::size_t n) {
 }
 
 void Session::CheckStuck(MonoTime now) {
+  const Nanos idle = server_.limits().idle_timeout;
+  if (idle > Nanos(0) && !closing_ && now - last_receive_ > idle) {
+    return Fail(v1::ERROR_CODE_IDLE_TIMEOUT, "nothing received within the idle timeout", true,
+                "idle_timeout");
+  }
   if (!in_flight_.empty() && now - write_started_ > server_.limits().write_timeout) {
     server_.log().Warn(
         "client " + std::to_string(id_) + " (" + peer_ + ") has not read for " +

@@ -43,7 +43,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void Shutdown();
   // Closes now, counting the disconnect under `reason`.
   void Close(const std::string& reason);
-  // Disconnects when a write has been in flight for longer than the write timeout. Called from the
+  // Disconnects when a write has been in flight for longer than the write timeout, or when the
+  // client has sent nothing for the idle timeout (when one is configured). Called from the
   // server's periodic sweep rather than a timer per write: arming a timer for each of 1,000
   // clients' writes every tick costs more than the writes themselves.
   void CheckStuck(MonoTime now);
@@ -95,6 +96,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::uint64_t gap_last_ = 0;
   std::uint64_t replay_next_ = 0;  // next seq to replay from history (0: not replaying)
   MonoTime last_send_;
+  MonoTime last_receive_;
   MonoTime write_started_;
 };
 

@@ -1,0 +1,52 @@
+#include "client/endpoint_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+
+namespace neuronmon::client {
+
+void AddEndpointOptions(CLI::App& app, EndpointFlags& f) {
+  app.add_option("--socket", f.socket, "the daemon's unix socket (default: the standard paths)");
+  app.add_option("--connect", f.connect, "a daemon's TCP listener, HOST:PORT");
+  app.add_flag("--standalone", f.standalone,
+               "run the simulator in this process instead of connecting to a daemon");
+  app.add_option("--device", f.device, "with --standalone: sim:<preset>[:lnc=N]");
+  app.add_option("--scenario", f.scenario, "with --standalone: a scenario name or .json file");
+  app.add_option("--seed", f.seed, "with --standalone: the simulation seed");
+  app.add_option("--speed", f.speed, "with --standalone: simulated seconds per real second");
+  app.add_option("--token-file", f.token_file, "auth token for a TCP listener off loopback");
+}
+
+Result<Endpoint> ResolveEndpoint(const EndpointFlags& f, std::string* token) {
+  if (f.socket && f.connect) return Status::InvalidArgument("--socket and --connect are exclusive");
+  const bool sim_options = f.device || f.scenario || f.seed || f.speed;
+  if ((f.socket || f.connect) && (f.standalone || sim_options)) {
+    return Status::InvalidArgument(
+        "--standalone, --device, --scenario, --seed and --speed run an in-process simulator; they "
+        "cannot be combined with --socket or --connect");
+  }
+  Endpoint ep;
+  if (f.connect) {
+    Result<Endpoint> tcp = TcpEndpoint(*f.connect);
+    if (!tcp.ok()) return Status::InvalidArgument("--connect " + tcp.status().message());
+    ep = *tcp;
+  } else if (f.socket) {
+    ep.kind = Endpoint::Kind::kUnix;
+    ep.path = *f.socket;
+  } else if (f.standalone || sim_options) {
+    ep.kind = Endpoint::Kind::kStandalone;  // choosing a simulated device implies running one
+  }
+  ep.standalone.device = f.device;
+  ep.standalone.scenario = f.scenario;
+  ep.standalone.seed = f.seed;
+  ep.standalone.speed = f.speed;
+  if (f.token_file && token) {
+    std::ifstream in(*f.token_file);
+    if (!in) return Status::NotFound(*f.token_file + ": cannot read the token file");
+    std::getline(in, *token);
+    while (!token->empty() && (token->back() == '\r' || token->back() == ' ')) token->pop_back();
+  }
+  return ep;
+}
+
+}  // namespace neuronmon::client

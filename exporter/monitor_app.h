@@ -1,0 +1,27 @@
+// The neuron-monitor program's loop: connect (one client per runtime selector of the AWS config),
+// merge reports into the consolidated state, and print one complete JSON document per line to
+// `out_fd`, flushed per line even into a pipe. Notices (lost daemon, reconnects, gaps) go to
+// `err_fd`. A closed stdout (`neuron-monitor | head -1`) ends the program quietly with status 0.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "client/client.h"
+#include "exporter/monitor_config.h"
+
+namespace neuronmon::exporter {
+
+struct MonitorAppOptions {
+  MonitorConfig config;
+  client::Endpoint endpoint;
+  std::string token;
+  int verbose = 0;          // 0..4: more progress on stderr
+  std::uint64_t count = 0;  // stop after this many documents; 0: run until interrupted
+  bool extensions = true;   // print neuronmon's additive groups
+};
+
+// Returns the process exit status.
+int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd);
+
+}  // namespace neuronmon::exporter

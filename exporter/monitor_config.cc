@@ -1,0 +1,151 @@
+#include "exporter/monitor_config.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "proto/common/json_reader.h"
+
+namespace neuronmon::exporter {
+namespace {
+
+using nlohmann::json;
+
+struct GroupName {
+  const char* name;
+  v1::Group group;
+};
+
+constexpr GroupName kRuntimeGroups[] = {
+    {"neuroncore_counters", v1::GROUP_NEURONCORE_COUNTERS},
+    {"memory_used", v1::GROUP_MEMORY_USED},
+    {"neuron_runtime_vcpu_usage", v1::GROUP_NEURON_RUNTIME_VCPU_USAGE},
+    {"execution_stats", v1::GROUP_EXECUTION_STATS},
+    {"collectives_stats", v1::GROUP_COLLECTIVES_STATS},
+    {"bottleneck_analysis", v1::GROUP_BOTTLENECK_ANALYSIS},
+};
+constexpr GroupName kSystemGroups[] = {
+    {"vcpu_usage", v1::GROUP_VCPU_USAGE},
+    {"memory_info", v1::GROUP_MEMORY_INFO},
+    {"neuron_hw_counters", v1::GROUP_NEURON_HW_COUNTERS},
+    {"hbm_stats", v1::GROUP_HBM_STATS},
+};
+
+template <std::size_t N>
+std::string Names(const GroupName (&groups)[N]) {
+  std::string out;
+  for (const GroupName& g : groups) out += (out.empty() ? "" : ", ") + std::string(g.name);
+  return out;
+}
+
+Nanos Period(JsonReader& r, Nanos inherited) {
+  return r.Duration("period", inherited, std::chrono::milliseconds(10), std::chrono::hours(24));
+}
+
+template <std::size_t N>
+std::vector<MetricGroupConfig> ParseGroups(JsonReader& parent, const char* key,
+                                           const GroupName (&known)[N], Nanos period,
+                                           std::vector<std::string>* problems) {
+  std::vector<MetricGroupConfig> out;
+  const json* list = parent.Array(key);
+  if (list == nullptr) return out;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    JsonReader r((*list)[i], parent.PathOf(key, i), problems);
+    const std::string type = r.String("type");
+    MetricGroupConfig g;
+    g.period = Period(r, period);
+    for (const GroupName& k : known) {
+      if (type == k.name) g.group = k.group;
+    }
+    if (type.empty()) {
+      r.Problem("type", "required");
+    } else if (type == "inference_stats") {
+      r.Problem("type", "\"inference_stats\" was renamed \"execution_stats\"");
+    } else if (type == "hw_counters") {
+      r.Problem("type", "\"hw_counters\" is now the system metric \"neuron_hw_counters\"");
+    } else if (g.group == v1::GROUP_UNSPECIFIED) {
+      r.Problem("type", "unknown metric group \"" + type + "\" (use " + Names(known) + ")");
+    }
+    r.Finish();
+    if (g.group != v1::GROUP_UNSPECIFIED) out.push_back(g);
+  }
+  return out;
+}
+
+}  // namespace
+
+MonitorConfig DefaultMonitorConfig() {
+  MonitorConfig c;
+  RuntimeSelector all;
+  for (const GroupName& g : kRuntimeGroups) all.metrics.push_back({g.group, kDefaultMonitorPeriod});
+  c.runtimes.push_back(all);
+  for (const GroupName& g : kSystemGroups) c.system.push_back({g.group, kDefaultMonitorPeriod});
+  return c;
+}
+
+Result<MonitorConfig> ParseMonitorConfig(std::string_view text, const std::string& source) {
+  Result<json> doc = ParseJsonWithComments(text, source);
+  if (!doc.ok()) return doc.status();
+  std::vector<std::string> problems;
+  MonitorConfig config;
+  JsonReader root(*doc, "", &problems);
+  const Nanos root_period = Period(root, kDefaultMonitorPeriod);
+  if (const json* list = root.Array("neuron_runtimes")) {
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      JsonReader r((*list)[i], root.PathOf("neuron_runtimes", i), &problems);
+      RuntimeSelector sel;
+      sel.tag_filter = r.String("tag_filter");
+      if (!sel.tag_filter.empty()) {
+        try {
+          std::regex test(sel.tag_filter, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+          r.Problem("tag_filter",
+                    "\"" + sel.tag_filter + "\" is not a valid regular expression: " + e.what());
+        }
+      }
+      (void)r.String("address");  // Runtime 1.x selected runtimes by address; accepted and unused
+      const Nanos period = Period(r, root_period);
+      sel.metrics = ParseGroups(r, "metrics", kRuntimeGroups, period, &problems);
+      r.Finish();
+      config.runtimes.push_back(std::move(sel));
+    }
+  }
+  config.system = ParseGroups(root, "system_metrics", kSystemGroups, root_period, &problems);
+  root.Finish();
+  if (!problems.empty()) return Status::InvalidArgument(source + ": " + problems.front());
+  return config;
+}
+
+Result<MonitorConfig> LoadMonitorConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open the configuration file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().size() > (1 << 20))
+    return Status::InvalidArgument(path + ": file larger than 1 MiB");
+  return ParseMonitorConfig(text.str(), path);
+}
+
+std::vector<v1::Subscribe> MonitorSubscriptions(const MonitorConfig& config) {
+  std::vector<v1::Subscribe> out;
+  auto add = [](v1::Subscribe& s, const MetricGroupConfig& g) {
+    v1::GroupSubscription* gs = s.add_groups();
+    gs->set_group(g.group);
+    gs->set_period_ns(static_cast<std::uint64_t>(g.period.count()));
+  };
+  for (const RuntimeSelector& sel : config.runtimes) {
+    v1::Subscribe s;
+    s.set_tag_filter(sel.tag_filter);
+    for (const MetricGroupConfig& g : sel.metrics) add(s, g);
+    out.push_back(std::move(s));
+  }
+  if (out.empty()) out.emplace_back();
+  for (const MetricGroupConfig& g : config.system) add(out.front(), g);
+  // A subscription with no group would mean "everything" to the daemon: ask for nothing due.
+  for (v1::Subscribe& s : out) {
+    if (s.groups().empty()) add(s, {v1::GROUP_MEMORY_INFO, std::chrono::hours(24)});
+  }
+  return out;
+}
+
+}  // namespace neuronmon::exporter

@@ -1,0 +1,41 @@
+// neuron-ls: the Neuron device inventory, as AWS neuron-ls prints it, from neuron-monitord.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "client/endpoint_flags.h"
+#include "exporter/neuron_ls_format.h"
+
+int main(int argc, char** argv) {
+  using namespace neuronmon;
+  exporter::LsOptions ls;
+  bool topology = false, json = false;
+  client::EndpointFlags endpoint;
+  CLI::App app{"neuron-ls: lists Neuron devices, their topology and the processes using them"};
+  app.set_version_flag("--version", std::string("neuron-ls ") + NEURONMON_VERSION);
+  app.add_flag("-w,--wide", ls.wide, "wider table, full command column");
+  app.add_flag("-a,--show-all-procs", ls.show_all_procs, "include processes without a runtime");
+  app.add_flag("-t,--topology", topology, "draw the NeuronLink topology");
+  app.add_flag("-j,--json-output", json, "print JSON");
+  client::AddEndpointOptions(app, endpoint);
+  CLI11_PARSE(app, argc, argv);
+
+  std::string token;
+  auto ep = client::ResolveEndpoint(endpoint, &token);
+  if (!ep.ok()) return std::cerr << "neuron-ls: " << ep.status().message() << "\n", 1;
+  std::string notice;
+  auto welcome =
+      client::FetchWelcome(*ep, std::string("neuron-ls/") + NEURONMON_VERSION, nullptr, &notice);
+  if (!notice.empty()) std::cerr << "neuron-ls: " << notice << "\n";
+  if (!welcome.ok()) return std::cerr << "neuron-ls: " << welcome.status().message() << "\n", 1;
+  const v1::Inventory& inventory = welcome->inventory();
+  if (inventory.devices_size() == 0) {
+    return std::cerr << "level=error msg=\"no neuron device found\"\n", 1;
+  }
+  if (json) {
+    std::cout << exporter::RenderJson(inventory, ls);  // AWS prints no newline after the array
+    return 0;
+  }
+  std::cout << exporter::RenderTable(inventory, ls);
+  if (topology) std::cout << "\n\n" << exporter::RenderTopology(inventory);
+  return 0;
+}

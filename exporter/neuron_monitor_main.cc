@@ -1,0 +1,40 @@
+// neuron-monitor: AWS neuron-monitor-compatible JSON lines from neuron-monitord.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <iostream>
+
+#include "client/endpoint_flags.h"
+#include "exporter/monitor_app.h"
+
+int main(int argc, char** argv) {
+  using namespace neuronmon;
+  std::string config_file;
+  client::EndpointFlags endpoint;
+  exporter::MonitorAppOptions options;
+  bool aws_only = false;
+  CLI::App app{
+      "neuron-monitor: prints a neuron-monitor JSON document per line (from neuron-monitord)"};
+  app.set_version_flag("--version", std::string("neuron-monitor ") + NEURONMON_VERSION);
+  app.add_option("-c,--config-file", config_file, "neuron-monitor JSON configuration file");
+  app.add_option("--verbose", options.verbose, "0-4: progress on stderr")->check(CLI::Range(0, 4));
+  app.add_option("--count", options.count, "exit after N documents");
+  app.add_flag("--aws-only", aws_only, "print only AWS neuron-monitor's own groups and keys");
+  client::AddEndpointOptions(app, endpoint);
+  CLI11_PARSE(app, argc, argv);
+
+  options.extensions = !aws_only;
+  options.config = exporter::DefaultMonitorConfig();
+  if (!config_file.empty()) {
+    auto config = exporter::LoadMonitorConfig(config_file);
+    if (!config.ok())
+      return std::cerr << "neuron-monitor: " << config.status().message() << "\n", 1;
+    options.config = std::move(*config);
+  }
+  auto ep = client::ResolveEndpoint(endpoint, &options.token);
+  if (!ep.ok()) return std::cerr << "neuron-monitor: " << ep.status().message() << "\n", 1;
+  options.endpoint = std::move(*ep);
+  std::signal(SIGPIPE, SIG_IGN);
+  return exporter::RunMonitor(std::move(options), STDOUT_FILENO, STDERR_FILENO);
+}

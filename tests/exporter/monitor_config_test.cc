@@ -1,0 +1,122 @@
+#include "exporter/monitor_config.h"
+
+#include <gtest/gtest.h>
+
+namespace neuronmon::exporter {
+namespace {
+
+using std::chrono::seconds;
+
+std::string ErrorOf(std::string_view text) {
+  Result<MonitorConfig> r = ParseMonitorConfig(text, "monitor.conf");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(MonitorConfig, TheAwsExampleParses) {
+  // The example from the neuron-monitor user guide.
+  Result<MonitorConfig> c = ParseMonitorConfig(R"({
+    "period": "1s",
+    "neuron_runtimes": [
+      {
+        "tag_filter": ".*",
+        "metrics": [
+          { "type": "neuroncore_counters" },
+          { "type": "memory_used" },
+          { "type": "neuron_runtime_vcpu_usage" },
+          { "type": "execution_stats" }
+        ]
+      }
+    ],
+    "system_metrics": [
+      { "type": "vcpu_usage" },
+      { "type": "memory_info" },
+      { "period": "2s", "type": "neuron_hw_counters" }
+    ]
+  })",
+                                               "monitor.conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->runtimes.size(), 1u);
+  EXPECT_EQ(c->runtimes[0].tag_filter, ".*");
+  ASSERT_EQ(c->runtimes[0].metrics.size(), 4u);
+  EXPECT_EQ(c->runtimes[0].metrics[0].group, v1::GROUP_NEURONCORE_COUNTERS);
+  EXPECT_EQ(c->runtimes[0].metrics[3].period, seconds(1));
+  ASSERT_EQ(c->system.size(), 3u);
+  EXPECT_EQ(c->system[2].group, v1::GROUP_NEURON_HW_COUNTERS);
+  EXPECT_EQ(c->system[2].period, seconds(2));
+}
+
+TEST(MonitorConfig, InnermostPeriodWinsDefaultFiveSeconds) {
+  Result<MonitorConfig> c = ParseMonitorConfig(R"({
+    "neuron_runtimes": [{"period": "3s", "metrics": [{"type": "memory_used"},
+                                                     {"type": "neuroncore_counters", "period": "500ms"}]}],
+    "system_metrics": [{"type": "hbm_stats"}]
+  })",
+                                               "m.conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->runtimes[0].metrics[0].period, seconds(3));
+  EXPECT_EQ(c->runtimes[0].metrics[1].period, std::chrono::milliseconds(500));
+  EXPECT_EQ(c->system[0].period, seconds(5));
+}
+
+TEST(MonitorConfig, OurExtensionGroupsAreAccepted) {
+  Result<MonitorConfig> c = ParseMonitorConfig(R"({"neuron_runtimes": [{"metrics": [
+      {"type": "collectives_stats"}, {"type": "bottleneck_analysis"}]}],
+      "system_metrics": [{"type": "hbm_stats"}]})",
+                                               "m.conf");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->runtimes[0].metrics[1].group, v1::GROUP_BOTTLENECK_ANALYSIS);
+}
+
+TEST(MonitorConfig, EachErrorNamesTheField) {
+  EXPECT_EQ(
+      ErrorOf(R"({"neuron_runtimes": [{"metrics": [{"type": "memory_used"}, {"type": "gpu"}]}]})"),
+      "monitor.conf: neuron_runtimes[0].metrics[1].type: unknown metric group \"gpu\" (use "
+      "neuroncore_counters, memory_used, neuron_runtime_vcpu_usage, execution_stats, "
+      "collectives_stats, bottleneck_analysis)");
+  EXPECT_EQ(ErrorOf(R"({"system_metrics": [{"type": "memory_used"}]})"),
+            "monitor.conf: system_metrics[0].type: unknown metric group \"memory_used\" (use "
+            "vcpu_usage, memory_info, neuron_hw_counters, hbm_stats)");
+  EXPECT_EQ(ErrorOf(R"({"period": "5"})"),
+            "monitor.conf: period: \"5\": missing unit (use e.g. \"5s\")");
+  EXPECT_EQ(ErrorOf(R"({"period": "1ms"})"),
+            "monitor.conf: period: must be between 10ms and 24h (got \"1ms\")");
+  EXPECT_EQ(ErrorOf(R"({"neuron_runtimes": [{"tag_filter": "rank[("}]})").substr(0, 78),
+            "monitor.conf: neuron_runtimes[0].tag_filter: \"rank[(\" is not a valid regular ");
+  EXPECT_EQ(ErrorOf(R"({"neuron_runtimes": [{"metrics": [{"type": "inference_stats"}]}]})"),
+            "monitor.conf: neuron_runtimes[0].metrics[0].type: \"inference_stats\" was renamed "
+            "\"execution_stats\"");
+  EXPECT_EQ(ErrorOf(R"({"neuron_runtime": []})"), "monitor.conf: neuron_runtime: unknown field");
+  EXPECT_EQ(ErrorOf(R"({"system_metrics": [{"period": "1s"}]})"),
+            "monitor.conf: system_metrics[0].type: required");
+  EXPECT_EQ(ErrorOf("{\"period\": \"1s\",}").substr(0, 40),
+            "monitor.conf: parse error at line 1, col");
+}
+
+TEST(MonitorConfig, SubscriptionsOnePerSelectorSystemOnTheFirst) {
+  Result<MonitorConfig> c = ParseMonitorConfig(R"({
+    "neuron_runtimes": [{"tag_filter": "^train", "metrics": [{"type": "neuroncore_counters"}]},
+                        {"tag_filter": "^serve", "metrics": [{"type": "execution_stats", "period": "1s"}]}],
+    "system_metrics": [{"type": "memory_info", "period": "10s"}]})",
+                                               "m.conf");
+  ASSERT_TRUE(c.ok());
+  const std::vector<v1::Subscribe> subs = MonitorSubscriptions(*c);
+  ASSERT_EQ(subs.size(), 2u);
+  EXPECT_EQ(subs[0].tag_filter(), "^train");
+  ASSERT_EQ(subs[0].groups_size(), 2);
+  EXPECT_EQ(subs[0].groups(1).group(), v1::GROUP_MEMORY_INFO);
+  EXPECT_EQ(subs[0].groups(1).period_ns(), 10'000'000'000u);
+  EXPECT_EQ(subs[1].groups(0).period_ns(), 1'000'000'000u);
+  EXPECT_EQ(subs[1].groups_size(), 1);
+}
+
+TEST(MonitorConfig, DefaultIsEveryGroupEveryFiveSeconds) {
+  const std::vector<v1::Subscribe> subs = MonitorSubscriptions(DefaultMonitorConfig());
+  ASSERT_EQ(subs.size(), 1u);
+  EXPECT_EQ(subs[0].groups_size(), 10);
+  for (const v1::GroupSubscription& g : subs[0].groups()) EXPECT_EQ(g.period_ns(), 5'000'000'000u);
+  EXPECT_TRUE(subs[0].tag_filter().empty());
+}
+
+}  // namespace
+}  // namespace neuronmon::exporter

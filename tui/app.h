@@ -1,0 +1,27 @@
+// The neuron-top program: the client connection feeding the Model off the UI loop, the UI loop
+// (poll on the terminal and the client's event fd, one redraw per refresh interval or keypress),
+// key handling, and --once (one plain-text frame to stdout). The terminal is restored on every exit
+// path, including Ctrl-C and SIGTERM.
+#pragma once
+
+#include <string>
+
+#include "client/client.h"
+
+namespace neuronmon::tui {
+
+struct AppOptions {
+  client::Endpoint endpoint;
+  std::string token;
+  double delay_seconds = 1;  // refresh interval and subscription period
+  bool color = true;
+  bool ascii = false;
+  bool once = false;
+  int once_width = 120;
+  int once_height = 0;  // 0: as tall as the frame needs
+};
+
+// Returns the process exit status.
+int RunTop(const AppOptions& options);
+
+}  // namespace neuronmon::tui

@@ -1,0 +1,103 @@
+#include "tui/canvas.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace neuronmon::tui {
+namespace {
+
+// Length in bytes of the UTF-8 sequence starting with `lead` (1 for invalid bytes).
+std::size_t SequenceLength(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead >> 5) == 0x6) return 2;
+  if ((lead >> 4) == 0xE) return 3;
+  if ((lead >> 3) == 0x1E) return 4;
+  return 1;
+}
+
+}  // namespace
+
+int TextWidth(std::string_view utf8) {
+  int n = 0;
+  for (std::size_t i = 0; i < utf8.size(); i += SequenceLength(static_cast<unsigned char>(utf8[i])))
+    ++n;
+  return n;
+}
+
+std::string_view TakeColumns(std::string_view utf8, int columns) {
+  std::size_t i = 0;
+  for (int c = 0; c < columns && i < utf8.size(); ++c) {
+    i += SequenceLength(static_cast<unsigned char>(utf8[i]));
+  }
+  return utf8.substr(0, std::min(i, utf8.size()));
+}
+
+char RoleLetter(Role role) {
+  static constexpr char kLetters[] = ".TSHdvurfxAtheWCgB";
+  static_assert(sizeof kLetters - 1 == static_cast<int>(Role::kCount));
+  return kLetters[static_cast<int>(role)];
+}
+
+TextCanvas::TextCanvas(int width, int height)
+    : width_(std::max(0, width)),
+      height_(std::max(0, height)),
+      cells_(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_)) {}
+
+void TextCanvas::Clear() { std::fill(cells_.begin(), cells_.end(), Cell{}); }
+
+void TextCanvas::Put(int x, int y, std::string_view text, Role role) {
+  if (y < 0 || y >= height_) return;
+  std::size_t i = 0;
+  for (int col = x; i < text.size() && col < width_; ++col) {
+    const std::size_t n =
+        std::min(SequenceLength(static_cast<unsigned char>(text[i])), text.size() - i);
+    if (col >= 0) {
+      Cell& cell = cells_[static_cast<std::size_t>(y * width_ + col)];
+      std::memset(cell.glyph, 0, sizeof cell.glyph);
+      std::memcpy(cell.glyph, text.data() + i, n);
+      if (static_cast<unsigned char>(cell.glyph[0]) < 0x20) cell.glyph[0] = ' ';
+      cell.role = role;
+    }
+    i += n;
+  }
+}
+
+void TextCanvas::Paint(int x, int y, int count, Role role) {
+  if (y < 0 || y >= height_) return;
+  for (int col = std::max(0, x); col < std::min(width_, x + count); ++col) {
+    cells_[static_cast<std::size_t>(y * width_ + col)].role = role;
+  }
+}
+
+std::string TextCanvas::Text() const {
+  std::string out;
+  for (int y = 0; y < height_; ++y) {
+    std::string line;
+    for (int x = 0; x < width_; ++x) line += cells_[static_cast<std::size_t>(y * width_ + x)].glyph;
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string TextCanvas::Styles() const {
+  std::string out;
+  for (int y = 0; y < height_; ++y) {
+    std::string line;
+    for (int x = 0; x < width_; ++x)
+      line += RoleLetter(cells_[static_cast<std::size_t>(y * width_ + x)].role);
+    line.erase(line.find_last_not_of('.') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string_view TextCanvas::Glyph(int x, int y) const {
+  return cells_[static_cast<std::size_t>(y * width_ + x)].glyph;
+}
+
+Role TextCanvas::RoleAt(int x, int y) const {
+  return cells_[static_cast<std::size_t>(y * width_ + x)].role;
+}
+
+}  // namespace neuronmon::tui

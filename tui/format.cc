@@ -1,0 +1,64 @@
+#include "tui/format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace neuronmon::tui {
+namespace {
+
+std::string Printf(const char* format, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string Scaled(double v, const char* const* units, int n, double step, const char* suffix) {
+  int u = 0;
+  while (std::fabs(v) >= step && u < n - 1) {
+    v /= step;
+    ++u;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f%s%s", v, units[u], suffix);
+  return buf;
+}
+
+}  // namespace
+
+std::string Percent(double p) {
+  if (!std::isfinite(p) || p < 0) p = 0;
+  if (p > 99.995) return "  100%";
+  return Printf("%5.2f%%", p);
+}
+
+std::string Tflops(double flops) {
+  const double tf = flops * 1e-12;
+  if (!(tf >= 0.001)) return "       0TF";
+  return Printf("%8.3fTF", tf);
+}
+
+std::string Bytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+  return Scaled(std::max(0.0, bytes), kUnits, 6, 1024, "");
+}
+
+std::string BytesPerSecond(double b) {
+  static const char* const kUnits[] = {"B", "KB", "MB", "GB", "TB"};
+  return Scaled(std::max(0.0, b), kUnits, 5, 1000, "/s");
+}
+
+std::string Latency(double s) {
+  if (!(s > 0)) return "-";
+  if (s < 1e-3) return Printf("%.0fus", s * 1e6);
+  if (s < 1) return Printf("%.1fms", s * 1e3);
+  return Printf("%.2fs", s);
+}
+
+std::string Count(double per_second) {
+  if (per_second >= 10000) return Printf("%.0fk/s", per_second / 1000);
+  if (per_second >= 1000) return Printf("%.1fk/s", per_second / 1000);
+  if (per_second >= 10) return Printf("%.0f/s", per_second);
+  return Printf("%.1f/s", per_second);
+}
+
+}  // namespace neuronmon::tui

@@ -1,0 +1,102 @@
+#include "tui/keymap.h"
+
+namespace neuronmon::tui {
+
+Command Translate(const Input& in, bool help_open) {
+  const Key k = in.key;
+  if (k == CharKey('q') || k == CharKey('Q') || k == Key::kCtrlC) return {Action::kQuit};
+  if (k == Key::kResize) return {Action::kResize};
+  if (k == Key::kCtrlL) return {Action::kRepaint};
+  if (help_open) return k == Key::kNone ? Command{} : Command{Action::kCloseOverlay};
+  switch (k) {
+    case Key::kUp:
+      return {Action::kUp};
+    case Key::kDown:
+      return {Action::kDown};
+    case Key::kPageUp:
+      return {Action::kPageUp};
+    case Key::kPageDown:
+      return {Action::kPageDown};
+    case Key::kEnter:
+      return {Action::kToggleItem};
+    case Key::kLeft:
+      return {Action::kPrevTab};
+    case Key::kRight:
+      return {Action::kNextTab};
+    case Key::kF1:
+      return {Action::kHelp};
+    case Key::kMouseClick:
+      return {Action::kClick, 0, in.x, in.y};
+    default:
+      break;
+  }
+  const auto c = static_cast<std::int32_t>(k);
+  if (c >= '1' && c <= '9') return {Action::kSelectTab, c - '0'};
+  switch (c) {
+    case '\n':
+    case '\r':
+      return {Action::kToggleItem};
+    case 'x':
+    case 'X':
+      return {Action::kToggleTree};
+    case 'a':
+    case 'A':
+      return {Action::kPrevTab};
+    case 'd':
+    case 'D':
+      return {Action::kNextTab};
+    case 'f':
+    case 'F':
+      return {Action::kToggleFlops};
+    case 'h':
+    case '?':
+      return {Action::kHelp};
+    case '+':
+    case '=':
+      return {Action::kSlower};
+    case '-':
+    case '_':
+      return {Action::kFaster};
+    case ' ':
+      return {Action::kPause};
+    case 'g':
+      return {Action::kNextGraph};
+    case 'G':
+      return {Action::kNextGlyphs};
+    case 'k':
+      return {Action::kUp};
+    case 'j':
+      return {Action::kDown};
+    default:
+      return {};
+  }
+}
+
+std::vector<std::string> HelpLines() {
+  return {
+      "neuron-top keys",
+      "",
+      "  q, Ctrl-C       quit (the terminal is restored)",
+      "  Up/Down, k/j    move the tree selection",
+      "  PgUp/PgDn       move the selection a page",
+      "  Enter           expand/collapse the selected tree item",
+      "  x               expand/collapse the entire tree",
+      "  a/d, Left/Right previous/next tab",
+      "  1-9             select a tab",
+      "  f               NeuronCore utilization % <-> TFLOPS",
+      "  + / -           slower / faster refresh",
+      "  Space           pause the view (data keeps arriving)",
+      "  g               next history graph (utilization, HBM, collective p99)",
+      "  G               next graph glyphs (braille, blocks, ASCII)",
+      "  Ctrl-L          repaint the screen",
+      "  mouse           click a tab or a tree row",
+      "  h, ?, F1        this help; any key closes it",
+      "",
+      "colours",
+      "  green  busy time, user CPU, HBM reads      red    system CPU, HBM writes",
+      "  yellow warning findings                    magenta critical findings",
+      "  inverse  the selected row",
+  };
+}
+
+}  // namespace neuronmon::tui

@@ -1,0 +1,37 @@
+// neuron-top: the live terminal view of neuron-monitord's stream.
+#include <CLI/CLI.hpp>
+#include <clocale>
+#include <cstdlib>
+#include <iostream>
+
+#include "client/endpoint_flags.h"
+#include "tui/app.h"
+
+int main(int argc, char** argv) {
+  using namespace neuronmon;
+  std::setlocale(LC_ALL, "");
+  tui::AppOptions options;
+  client::EndpointFlags endpoint;
+  bool no_color = false;
+  CLI::App app{"neuron-top: live NeuronCore, HBM, collective and memory view, with a diagnosis"};
+  app.set_version_flag("--version", std::string("neuron-top ") + NEURONMON_VERSION);
+  client::AddEndpointOptions(app, endpoint);
+  app.add_option("--delay", options.delay_seconds, "refresh interval in seconds")
+      ->check(CLI::Range(0.1, 3600.0));
+  app.add_flag("--no-color", no_color, "no colours (also when NO_COLOR is set)");
+  app.add_flag("--ascii", options.ascii, "plain ASCII glyphs");
+  app.add_flag("--once", options.once,
+               "print one plain-text frame and exit (width: $COLUMNS or 120)");
+  CLI11_PARSE(app, argc, argv);
+
+  const char* no_color_env = std::getenv("NO_COLOR");
+  options.color = !no_color && (no_color_env == nullptr || *no_color_env == '\0');
+  if (const char* columns = std::getenv("COLUMNS"))
+    options.once_width = std::max(20, std::atoi(columns));
+  if (const char* lines = std::getenv("LINES"); lines && options.once)
+    options.once_height = std::atoi(lines);
+  auto ep = client::ResolveEndpoint(endpoint, &options.token);
+  if (!ep.ok()) return std::cerr << "neuron-top: " << ep.status().message() << "\n", 1;
+  options.endpoint = std::move(*ep);
+  return tui::RunTop(options);
+}

@@ -1,0 +1,135 @@
+#include "tui/model.h"
+
+#include <algorithm>
+
+namespace neuronmon::tui {
+namespace {
+
+// Copies each group present in `from` over `into`.
+void Merge(const v1::RuntimeReport& from, v1::RuntimeReport& into) {
+  into.set_pid(from.pid());
+  into.set_tag(from.tag());
+  into.set_error(from.error());
+  if (from.has_neuroncore_counters())
+    *into.mutable_neuroncore_counters() = from.neuroncore_counters();
+  if (from.has_memory_used()) *into.mutable_memory_used() = from.memory_used();
+  if (from.has_vcpu_usage()) *into.mutable_vcpu_usage() = from.vcpu_usage();
+  if (from.has_execution_stats()) *into.mutable_execution_stats() = from.execution_stats();
+  if (from.has_collectives_stats()) *into.mutable_collectives_stats() = from.collectives_stats();
+  if (from.findings_period_ns() != 0 || from.findings_size() > 0) {
+    *into.mutable_findings() = from.findings();
+    into.set_findings_period_ns(from.findings_period_ns());
+  }
+}
+
+}  // namespace
+
+void Series::Push(double v) {
+  values_.push_back(v);
+  while (values_.size() > capacity_) values_.pop_front();
+}
+
+double Series::Max() const {
+  double m = 0;
+  for (double v : values_) m = std::max(m, v);
+  return m;
+}
+
+void Model::SetWelcome(const v1::Welcome& welcome) {
+  inventory_ = welcome.inventory();
+  has_inventory_ = true;
+  device_util_.resize(static_cast<std::size_t>(inventory_.devices_size()));
+  device_hbm_.resize(static_cast<std::size_t>(inventory_.devices_size()));
+}
+
+void Model::Apply(const v1::Report& report) {
+  ++reports_;
+  last_seq_ = report.seq();
+  bool runtime_groups = false;
+  for (int g : report.groups()) runtime_groups |= g >= 1 && g <= 6;  // the runtime-level groups
+  if (runtime_groups) {
+    // Runtimes missing from a report that carries runtime groups have exited.
+    std::erase_if(runtimes_, [&](const auto& entry) {
+      return std::none_of(report.runtimes().begin(), report.runtimes().end(),
+                          [&](const v1::RuntimeReport& r) { return r.pid() == entry.first; });
+    });
+  }
+  for (const v1::RuntimeReport& r : report.runtimes()) {
+    RuntimeView& view = runtimes_[r.pid()];
+    view.pid = r.pid();
+    view.tag = r.tag();
+    Merge(r, view.latest);
+    if (r.has_collectives_stats()) {
+      double worst = 0;
+      for (const v1::CollectiveStats& op : r.collectives_stats().operations()) {
+        if (op.has_latency()) worst = std::max(worst, op.latency().p99());
+      }
+      view.collective_p99.Push(worst);
+    }
+  }
+  const v1::SystemReport& s = report.system();
+  if (s.has_vcpu_usage()) *system_.mutable_vcpu_usage() = s.vcpu_usage();
+  if (s.has_memory_info()) *system_.mutable_memory_info() = s.memory_info();
+  if (s.has_neuron_hw_counters()) *system_.mutable_neuron_hw_counters() = s.neuron_hw_counters();
+  if (s.has_hbm_stats()) *system_.mutable_hbm_stats() = s.hbm_stats();
+  const bool findings_due =
+      std::count(report.groups().begin(), report.groups().end(), v1::GROUP_BOTTLENECK_ANALYSIS) > 0;
+  if (findings_due) {
+    instance_findings_.assign(report.findings().begin(), report.findings().end());
+  }
+  RecordHistory();
+}
+
+void Model::RecordHistory() {
+  const int devices = inventory_.devices_size();
+  if (devices == 0) return;
+  const int per =
+      static_cast<int>(std::max(1u, inventory_.hardware_info().neuroncore_per_device_count()));
+  const std::vector<double> util = CoreUtilization(0);
+  device_util_.resize(static_cast<std::size_t>(devices));
+  device_hbm_.resize(static_cast<std::size_t>(devices));
+  for (int d = 0; d < devices; ++d) {
+    double sum = 0;
+    for (int c = 0; c < per; ++c) {
+      const std::size_t core = static_cast<std::size_t>(d * per + c);
+      if (core < util.size()) sum += util[core];
+    }
+    device_util_[static_cast<std::size_t>(d)].Push(sum / per);
+    double hbm = 0;
+    if (system_.has_hbm_stats() && d < system_.hbm_stats().devices_size()) {
+      hbm = system_.hbm_stats().devices(d).bandwidth_utilization_percent();
+    }
+    device_hbm_[static_cast<std::size_t>(d)].Push(hbm);
+  }
+}
+
+std::vector<double> Model::CoreUtilization(std::uint32_t pid) const {
+  const int total =
+      inventory_.devices_size() *
+      static_cast<int>(std::max(1u, inventory_.hardware_info().neuroncore_per_device_count()));
+  std::vector<double> out(static_cast<std::size_t>(std::max(0, total)), 0.0);
+  for (const auto& [id, r] : runtimes_) {
+    if (pid != 0 && id != pid) continue;
+    for (const v1::CoreCounters& c : r.latest.neuroncore_counters().cores()) {
+      if (c.index() < out.size())
+        out[c.index()] = std::min(100.0, out[c.index()] + c.utilization_percent());
+    }
+  }
+  return out;
+}
+
+std::vector<double> Model::CoreFlops(std::uint32_t pid) const {
+  const int total =
+      inventory_.devices_size() *
+      static_cast<int>(std::max(1u, inventory_.hardware_info().neuroncore_per_device_count()));
+  std::vector<double> out(static_cast<std::size_t>(std::max(0, total)), 0.0);
+  for (const auto& [id, r] : runtimes_) {
+    if (pid != 0 && id != pid) continue;
+    for (const v1::CoreCounters& c : r.latest.neuroncore_counters().cores()) {
+      if (c.index() < out.size()) out[c.index()] += c.effective_flops();
+    }
+  }
+  return out;
+}
+
+}  // namespace neuronmon::tui

@@ -1,0 +1,85 @@
+// Model: everything neuron-top knows, merged from the daemon's stream — the inventory, each
+// runtime's latest groups, the system groups, findings, and bounded history rings for the graphs.
+// Reports carry only the groups due in their window, so each group keeps its last value. Pure:
+// no I/O, no clocks (the app passes times in). Not thread-safe; the UI thread owns it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "neuronmon/v1/envelope.pb.h"
+
+namespace neuronmon::tui {
+
+enum class ConnectionState { kConnecting, kLive, kReconnecting, kEmbedded, kStopped };
+
+// A bounded series, oldest first.
+class Series {
+ public:
+  explicit Series(std::size_t capacity = 600) : capacity_(capacity) {}
+  void Push(double v);
+  const std::deque<double>& values() const { return values_; }
+  std::vector<double> Vector() const { return {values_.begin(), values_.end()}; }
+  bool empty() const { return values_.empty(); }
+  double Max() const;
+
+ private:
+  std::size_t capacity_;
+  std::deque<double> values_;
+};
+
+struct RuntimeView {
+  std::uint32_t pid = 0;
+  std::string tag;
+  v1::RuntimeReport latest;  // merged: every group's last value
+  Series collective_p99;     // seconds, the worst operation's p99 per report
+};
+
+class Model {
+ public:
+  void SetWelcome(const v1::Welcome& welcome);
+  // Merges a report; replays (history at start-up) fill the graphs the same way.
+  void Apply(const v1::Report& report);
+
+  const v1::Inventory& inventory() const { return inventory_; }
+  bool has_inventory() const { return has_inventory_; }
+  bool has_data() const { return reports_ > 0; }
+  std::uint64_t reports() const { return reports_; }
+  std::uint64_t last_seq() const { return last_seq_; }
+  const std::map<std::uint32_t, RuntimeView>& runtimes() const { return runtimes_; }
+  const v1::SystemReport& system() const { return system_; }
+  const std::vector<v1::Finding>& instance_findings() const { return instance_findings_; }
+  // Utilization (percent) and HBM bandwidth (percent of peak) per device, one point per report.
+  const std::vector<Series>& device_utilization() const { return device_util_; }
+  const std::vector<Series>& device_hbm() const { return device_hbm_; }
+
+  // Connection facts shown in the title.
+  ConnectionState connection = ConnectionState::kConnecting;
+  std::string endpoint;  // "unix:/run/neuron-monitor/neuron-monitord.sock"
+  double reconnect_in_seconds = 0;
+  std::string last_notice;  // the latest notice or error text, shown briefly
+
+  // Per logical core utilization for the runtimes selected by `pid` (0: all, summed and capped at
+  // 100 as AWS's "all" tab does); cores without data are 0.
+  std::vector<double> CoreUtilization(std::uint32_t pid) const;
+  std::vector<double> CoreFlops(std::uint32_t pid) const;  // effective FLOP/s per core
+
+ private:
+  void RecordHistory();
+
+  v1::Inventory inventory_;
+  bool has_inventory_ = false;
+  std::map<std::uint32_t, RuntimeView> runtimes_;
+  v1::SystemReport system_;
+  std::vector<v1::Finding> instance_findings_;
+  std::vector<Series> device_util_;
+  std::vector<Series> device_hbm_;
+  std::uint64_t reports_ = 0;
+  std::uint64_t last_seq_ = 0;
+};
+
+}  // namespace neuronmon::tui

@@ -1,0 +1,53 @@
+// The sections of neuron-top's screen. Each reports the rows it would like and draws itself into
+// the rows the layout gives it (never outside them). Internal to the view; pure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tui/view.h"
+
+namespace neuronmon::tui {
+
+struct Glyphs {
+  const char* fill;    // a bar tick
+  const char* empty;   // the rest of a bar
+  const char* rule;    // horizontal rule
+  const char* bullet;  // a finding
+  const char* marker;  // the straggler marker
+};
+Glyphs GlyphsFor(bool utf8);
+
+struct Ctx {
+  const Model& model;
+  const ViewState& view;
+  Canvas& canvas;
+  std::uint32_t pid;  // the selected tab's runtime; 0: all
+  Glyphs glyphs;
+  Frame& frame;
+};
+
+// Draws `text` clipped to `width` columns from x; returns the column after it.
+int Text(Canvas& c, int x, int y, int width, std::string_view text, Role role);
+// A section header bar across the canvas.
+void Header(Ctx& ctx, int y, const std::string& title);
+// A bar of `width` cells, `fraction` (0..1) filled.
+void Bar(Ctx& ctx, int x, int y, int width, double fraction, Role fill);
+
+int GridRows(const Ctx& ctx);
+void DrawGrid(Ctx& ctx, int y, int rows);
+int HbmRows(const Ctx& ctx);
+void DrawHbm(Ctx& ctx, int y, int rows);
+int CollectiveRows(const Ctx& ctx);
+void DrawCollectives(Ctx& ctx, int y, int rows);
+int DiagnosisRows(const Ctx& ctx);
+void DrawDiagnosis(Ctx& ctx, int y, int rows);
+int GraphRows(const Ctx& ctx);
+void DrawGraphs(Ctx& ctx, int y, int rows);
+void DrawVcpu(Ctx& ctx, int y, int rows);
+void DrawMemorySummary(Ctx& ctx, int y, int rows);
+int TreeRows(const Ctx& ctx);
+void DrawTree(Ctx& ctx, int y, int rows);
+
+}  // namespace neuronmon::tui

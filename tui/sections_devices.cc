@@ -1,0 +1,273 @@
+// Device-level sections: the NeuronCore utilization grid, HBM, and the history graphs.
+#include <algorithm>
+#include <cstdio>
+
+#include "tui/format.h"
+#include "tui/sections.h"
+
+namespace neuronmon::tui {
+namespace {
+
+int CoresPerDevice(const Model& m) {
+  return static_cast<int>(
+      std::max(1u, m.inventory().hardware_info().neuroncore_per_device_count()));
+}
+
+std::string DeviceLabel(int d) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "ND%-2d ", d);
+  return buf;
+}
+
+// Devices the current tab covers: all of them, or those the selected runtime uses.
+std::vector<int> TabDevices(const Ctx& ctx) {
+  std::vector<int> out;
+  const int n = ctx.model.inventory().devices_size();
+  const int per = CoresPerDevice(ctx.model);
+  if (ctx.pid == 0) {
+    for (int d = 0; d < n; ++d) out.push_back(d);
+    return out;
+  }
+  auto it = ctx.model.runtimes().find(ctx.pid);
+  if (it == ctx.model.runtimes().end()) return out;
+  for (const v1::CoreCounters& c : it->second.latest.neuroncore_counters().cores()) {
+    const int d = static_cast<int>(c.index()) / per;
+    if (out.empty() || out.back() != d) out.push_back(d);
+  }
+  return out;
+}
+
+// "nd5" when a straggler finding names this device.
+bool IsStraggler(const Ctx& ctx, int d) {
+  const std::string name = "nd" + std::to_string(d);
+  for (const v1::Finding& f : ctx.model.instance_findings()) {
+    if (f.kind() == v1::FINDING_KIND_STRAGGLER && f.straggler() == name) return true;
+  }
+  return false;
+}
+
+// Rows for a list of devices, folding the tail into a "... N more" line when short of rows.
+int Visible(int wanted, int rows, bool* folded) {
+  *folded = wanted > rows;
+  return *folded ? std::max(0, rows - 1) : wanted;
+}
+
+}  // namespace
+
+int GridRows(const Ctx& ctx) {
+  return 1 + std::max<int>(1, static_cast<int>(TabDevices(ctx).size()));
+}
+
+void DrawGrid(Ctx& ctx, int y, int rows) {
+  Canvas& c = ctx.canvas;
+  const int per = CoresPerDevice(ctx.model);
+  const std::string version = ctx.model.inventory().hardware_info().neuroncore_version();
+  const std::vector<double> util = ctx.model.CoreUtilization(ctx.pid);
+  const std::vector<double> flops = ctx.model.CoreFlops(ctx.pid);
+  const std::vector<int> devices = TabDevices(ctx);
+  double sum = 0, total_flops = 0;
+  int cores = 0;
+  for (int d : devices) {
+    for (int k = 0; k < per; ++k) {
+      const std::size_t i = static_cast<std::size_t>(d * per + k);
+      if (i < util.size()) sum += util[i], total_flops += flops[i], ++cores;
+    }
+  }
+  const double avg = cores ? sum / cores : 0;
+  char title[160];
+  if (ctx.view.flops) {
+    std::snprintf(title, sizeof title, "NeuronCore %s Utilization (Avg: %s | Total: %s)",
+                  version.empty() ? "v2" : version.c_str(),
+                  Tflops(cores ? total_flops / cores : 0).c_str(), Tflops(total_flops).c_str());
+  } else {
+    std::snprintf(title, sizeof title, "NeuronCore %s Utilization (Avg: %s)",
+                  version.empty() ? "v2" : version.c_str(), Percent(avg).c_str());
+  }
+  Header(ctx, y, title);
+  if (rows <= 1) return;
+  const int label = 5;
+  const int cell = std::max(4, (c.width() - label) / per);
+  bool folded = false;
+  const int shown = Visible(static_cast<int>(devices.size()), rows - 1, &folded);
+  for (int r = 0; r < shown; ++r) {
+    const int d = devices[static_cast<std::size_t>(r)];
+    const int row = y + 1 + r;
+    Text(c, 0, row, label, DeviceLabel(d), IsStraggler(ctx, d) ? Role::kWarning : Role::kHeader);
+    for (int k = 0; k < per; ++k) {
+      const std::size_t i = static_cast<std::size_t>(d * per + k);
+      const double u = i < util.size() ? util[i] : 0;
+      const std::string figure = ctx.view.flops
+                                     ? "[" + Tflops(i < flops.size() ? flops[i] : 0) + "]"
+                                     : "[" + Percent(u) + "]";
+      const int x = label + k * cell;
+      const int width = std::min(cell, c.width() - x) - 1;
+      if (width <= 0) break;
+      if (width >= static_cast<int>(figure.size()) + 2) {
+        const int bar = width - static_cast<int>(figure.size());
+        Bar(ctx, x, row, bar, u / 100, Role::kBarUser);
+        Text(c, x + bar, row, static_cast<int>(figure.size()), figure, Role::kValue);
+      } else {
+        char compact[16];
+        std::snprintf(compact, sizeof compact, "%3.0f%%", u);
+        Text(c, x, row, width, compact, Role::kValue);
+      }
+    }
+    if (IsStraggler(ctx, d)) {
+      const std::string mark = std::string(ctx.glyphs.marker) + " straggler";
+      Text(c, c.width() - TextWidth(mark), row, TextWidth(mark), mark, Role::kWarning);
+    }
+  }
+  if (folded) {
+    const int left = static_cast<int>(devices.size()) - shown;
+    Text(c, 0, y + rows - 1, c.width(),
+         "... " + std::to_string(left) + " more device" + (left == 1 ? "" : "s") +
+             " (enlarge the window to see them)",
+         Role::kDim);
+  }
+}
+
+int HbmRows(const Ctx& ctx) {
+  return 1 + std::max<int>(1, static_cast<int>(TabDevices(ctx).size()));
+}
+
+void DrawHbm(Ctx& ctx, int y, int rows) {
+  Canvas& c = ctx.canvas;
+  const v1::HbmStats& hbm = ctx.model.system().hbm_stats();
+  const std::vector<int> devices = TabDevices(ctx);
+  double total = 0, peak = 0;
+  for (int d : devices) {
+    if (d < hbm.devices_size()) {
+      total += hbm.devices(d).read_bytes_per_second() + hbm.devices(d).write_bytes_per_second();
+    }
+    if (d < ctx.model.inventory().devices_size()) {
+      peak += ctx.model.inventory().devices(d).hbm_peak_bytes_per_second();
+    }
+  }
+  Header(ctx, y,
+         "HBM Bandwidth and Memory (Total: " + BytesPerSecond(total) + " of " +
+             BytesPerSecond(peak) + " peak)");
+  if (rows <= 1) return;
+  if (!ctx.model.system().has_hbm_stats()) {
+    Text(c, 1, y + 1, c.width() - 1, "no HBM data yet", Role::kDim);
+    return;
+  }
+  bool folded = false;
+  const int shown = Visible(static_cast<int>(devices.size()), rows - 1, &folded);
+  for (int r = 0; r < shown; ++r) {
+    const int d = devices[static_cast<std::size_t>(r)];
+    const int row = y + 1 + r;
+    Text(c, 0, row, 5, DeviceLabel(d), Role::kHeader);
+    if (d >= hbm.devices_size()) continue;
+    const v1::DeviceHbm& dev = hbm.devices(d);
+    if (!dev.error().empty()) {
+      Text(c, 5, row, c.width() - 5, dev.error(), Role::kCritical);
+      continue;
+    }
+    const double dev_peak = d < ctx.model.inventory().devices_size()
+                                ? ctx.model.inventory().devices(d).hbm_peak_bytes_per_second()
+                                : 0;
+    const std::string right = " R " + BytesPerSecond(dev.read_bytes_per_second()) + " W " +
+                              BytesPerSecond(dev.write_bytes_per_second()) + " [" +
+                              Percent(dev.bandwidth_utilization_percent()) + "] " +
+                              Bytes(static_cast<double>(dev.used_bytes())) + "/" +
+                              Bytes(static_cast<double>(dev.total_bytes()));
+    const int bar = c.width() - 5 - TextWidth(right) - 1;
+    if (bar >= 4 && dev_peak > 0) {
+      // Reads then writes in one bar against the peak.
+      const int read =
+          static_cast<int>(bar * std::min(1.0, dev.read_bytes_per_second() / dev_peak));
+      const int write =
+          static_cast<int>(bar * std::min(1.0, dev.write_bytes_per_second() / dev_peak));
+      Bar(ctx, 5, row, bar, 0, Role::kBarUser);
+      for (int i = 0; i < std::min(bar, read + write); ++i) {
+        c.Put(5 + i, row, ctx.glyphs.fill, i < read ? Role::kBarUser : Role::kBarSystem);
+      }
+      Text(c, 5 + bar, row, c.width() - 5 - bar, right, Role::kValue);
+    } else {
+      Text(c, 5, row, c.width() - 5, right, Role::kValue);
+    }
+  }
+  if (folded) {
+    Text(c, 0, y + rows - 1, c.width(),
+         "... " + std::to_string(static_cast<int>(devices.size()) - shown) + " more devices",
+         Role::kDim);
+  }
+}
+
+int GraphRows(const Ctx& ctx) {
+  const int series = static_cast<int>(TabDevices(ctx).size());
+  return 1 + std::clamp(series, 3, 8);
+}
+
+void DrawGraphs(Ctx& ctx, int y, int rows) {
+  Canvas& c = ctx.canvas;
+  static const char* const kTitles[kGraphViews] = {"NeuronCore utilization per device",
+                                                   "HBM bandwidth per device (% of peak)",
+                                                   "Collective p99 latency per runtime"};
+  const int view = static_cast<int>(ctx.view.graph);
+  Header(ctx, y, std::string("History: ") + kTitles[view] + "  (g: next graph)");
+  if (rows <= 1) return;
+  std::vector<std::pair<std::string, std::vector<double>>> series;
+  double max = 100;
+  if (ctx.view.graph == GraphView::kCollectiveP99) {
+    max = 0;
+    for (const auto& [pid, r] : ctx.model.runtimes()) {
+      if (ctx.pid != 0 && pid != ctx.pid) continue;
+      series.emplace_back(r.tag, r.collective_p99.Vector());
+      max = std::max(max, r.collective_p99.Max());
+    }
+  } else {
+    const auto& all = ctx.view.graph == GraphView::kUtilization ? ctx.model.device_utilization()
+                                                                : ctx.model.device_hbm();
+    for (int d : TabDevices(ctx)) {
+      if (d < static_cast<int>(all.size()))
+        series.emplace_back(DeviceLabel(d), all[static_cast<std::size_t>(d)].Vector());
+    }
+  }
+  const int graph_rows = rows - 1;
+  if (series.empty()) {
+    Text(c, 1, y + 1, c.width() - 1, "no history yet", Role::kDim);
+    return;
+  }
+  const int label = 16;
+  const int width = c.width() - label - 8;
+  if (width < 4) return;
+  const GraphStyle style = ctx.view.utf8 ? ctx.view.glyphs : GraphStyle::kAscii;
+  if (static_cast<int>(series.size()) <= graph_rows) {
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const int row = y + 1 + static_cast<int>(i);
+      Text(c, 0, row, label, series[i].first, Role::kHeader);
+      const auto glyphs = RenderGraph(series[i].second, max, width, 1, style);
+      Text(c, label, row, width, glyphs[0], Role::kGraph);
+      const double last = series[i].second.empty() ? 0 : series[i].second.back();
+      Text(c, label + width + 1, row, 7,
+           ctx.view.graph == GraphView::kCollectiveP99 ? Latency(last) : Percent(last),
+           Role::kValue);
+    }
+    return;
+  }
+  // More series than rows: one taller graph of their mean (the worst, for latencies).
+  std::vector<double> combined;
+  const std::size_t n = series.front().second.size();
+  for (std::size_t t = 0; t < n; ++t) {
+    double acc = 0;
+    for (const auto& s : series) {
+      const double v = t < s.second.size() ? s.second[t] : 0;
+      acc = ctx.view.graph == GraphView::kCollectiveP99 ? std::max(acc, v) : acc + v;
+    }
+    combined.push_back(ctx.view.graph == GraphView::kCollectiveP99
+                           ? acc
+                           : acc / static_cast<double>(series.size()));
+  }
+  const auto glyphs = RenderGraph(combined, max, width, graph_rows, style);
+  Text(c, 0, y + 1, label,
+       ctx.view.graph == GraphView::kCollectiveP99 ? "worst runtime" : "mean of devices",
+       Role::kHeader);
+  for (int r = 0; r < graph_rows; ++r)
+    Text(c, label, y + 1 + r, width, glyphs[static_cast<std::size_t>(r)], Role::kGraph);
+  const double last = combined.empty() ? 0 : combined.back();
+  Text(c, label + width + 1, y + graph_rows, 7,
+       ctx.view.graph == GraphView::kCollectiveP99 ? Latency(last) : Percent(last), Role::kValue);
+}
+
+}  // namespace neuronmon::tui
