@@ -64,7 +64,7 @@ int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
             state.SetInventory(e->welcome.inventory());
             break;
           case client::Event::Kind::kReport:
-            state.Apply(e->report);
+            state.Apply(e->report, i);
             if (options.verbose >= 2) Note(err_fd, "report " + std::to_string(e->report.seq()));
             line.clear();
             AppendMonitorJson(state, render, line);

@@ -159,13 +159,20 @@ void ScaleToInstance(const InstanceSpec& spec, Scenario& scenario) {
   for (RuntimeSpec& r : scenario.runtimes) {
     auto* t = std::get_if<TrainingSpec>(&r.workload);
     if (t == nullptr) continue;
+    // The job's compute and memory on this instance relative to the one it was written for.
     const double compute =
         spec.peak_bf16_flops * devices(r, spec) / (ref.peak_bf16_flops * devices(r, ref));
     const double memory = static_cast<double>(spec.hbm_bytes) * devices(r, spec) /
                           (static_cast<double>(ref.hbm_bytes) * devices(r, ref));
-    const double factor = std::min(compute, memory);
-    t->parameters *= factor;
-    t->tokens_per_step = std::max(1.0, t->tokens_per_step * factor);
+    // The model shrinks with the memory (never beyond it), the batch makes up the compute, so
+    // FLOPs per second of step stay as they were: FLOPs ~ parameters x tokens.
+    const double model = std::min(compute, memory);
+    t->parameters *= model;
+    t->tokens_per_step = std::max(1.0, t->tokens_per_step * compute / model);
+    // A smaller model keeps fewer activation bytes per token (its layers are narrower).
+    t->activation_bytes_per_token *= model;
+    // Gradient traffic follows the model's size.
+    for (CollectiveSpec& c : t->collectives) c.count *= model;
   }
 }
 

@@ -9,6 +9,35 @@
 namespace neuronmon::tui {
 namespace {
 
+// A section's view of the canvas: its rows only. Writes outside them are dropped and counted.
+class RowClip final : public Canvas {
+ public:
+  RowClip(Canvas& inner, int y0, int rows, int* overflow)
+      : inner_(inner), y0_(y0), y1_(y0 + rows), overflow_(overflow) {}
+  int width() const override { return inner_.width(); }
+  int height() const override { return inner_.height(); }
+  void Clear() override {}
+  void Put(int x, int y, std::string_view text, Role role) override {
+    if (y < y0_ || y >= y1_) {
+      ++*overflow_;
+      return;
+    }
+    inner_.Put(x, y, text, role);
+  }
+  void Paint(int x, int y, int count, Role role) override {
+    if (y < y0_ || y >= y1_) {
+      ++*overflow_;
+      return;
+    }
+    inner_.Paint(x, y, count, role);
+  }
+
+ private:
+  Canvas& inner_;
+  int y0_, y1_;
+  int* overflow_;
+};
+
 struct Slot {
   const char* name;
   int priority;  // lower is allocated first
@@ -53,11 +82,17 @@ void DrawTitle(Ctx& ctx) {
   c.Put(0, 0, std::string(static_cast<std::size_t>(c.width()), ' '), Role::kTitle);
   const int tw = TextWidth(title);
   const int sw = TextWidth(state);
-  if (tw + sw + 3 <= c.width()) {
-    Text(c, std::max(0, (c.width() - tw) / 2), 0, tw, title, Role::kTitle);
-    Text(c, c.width() - sw - 1, 0, sw, state,
-         ctx.view.paused || ctx.model.connection == ConnectionState::kReconnecting ? Role::kBanner
-                                                                                   : Role::kTitle);
+  const Role state_role = ctx.view.paused || ctx.model.connection == ConnectionState::kReconnecting
+                              ? Role::kBanner
+                              : Role::kTitle;
+  const int state_x = c.width() - sw - 1;
+  const int centered = std::max(0, (c.width() - tw) / 2);
+  if (centered + tw + 2 <= state_x) {
+    Text(c, centered, 0, tw, title, Role::kTitle);
+    Text(c, state_x, 0, sw, state, state_role);
+  } else if (tw + sw + 3 <= c.width()) {
+    Text(c, 1, 0, tw, title, Role::kTitle);
+    Text(c, state_x, 0, sw, state, state_role);
   } else {
     const int x = Text(c, 0, 0, c.width(), title, Role::kTitle);
     if (ctx.view.paused) Text(c, std::max(x + 1, c.width() - 6), 0, 6, "PAUSED", Role::kBanner);
@@ -155,17 +190,21 @@ Frame Render(const Model& model, const ViewState& view, Canvas& canvas) {
     DrawTabs(ctx, h - 2);
     DrawHelpBar(ctx, h - 1);
   }
+  // The grid is what neuron-top is for: it keeps up to half the screen before others get rows.
+  const int body_rows = h - 1 - (bars ? 2 : 0);
+  const int grid = GridRows(ctx);
+  const int grid_min = std::min(grid, std::max(2, body_rows / 2));
   std::vector<Slot> slots = {
-      {"NeuronCores", 0, 2, GridRows(ctx), DrawGrid},
-      {"HBM", 3, 2, HbmRows(ctx), DrawHbm},
-      {"collectives", 4, 2, CollectiveRows(ctx), DrawCollectives},
+      {"NeuronCores", 0, grid_min, grid, DrawGrid},
+      {"HBM", 4, 2, HbmRows(ctx), DrawHbm},
+      {"collectives", 5, 2, CollectiveRows(ctx), DrawCollectives},
       {"diagnosis", 1, 2, DiagnosisRows(ctx), DrawDiagnosis},
       {"history", 6, 3, GraphRows(ctx), DrawGraphs},
       {"vCPU", 2, 3, 3, DrawVcpu},
-      {"memory summary", 5, 3, 3, DrawMemorySummary},
+      {"memory summary", 3, 3, 3, DrawMemorySummary},
       {"memory details", 7, 3, TreeRows(ctx), DrawTree},
   };
-  Allocate(slots, h - 1 - (bars ? 2 : 0));
+  Allocate(slots, body_rows);
   for (const Slot& s : slots) {
     if (s.rows == 0) frame.hidden.push_back(s.name);
   }
@@ -186,7 +225,9 @@ Frame Render(const Model& model, const ViewState& view, Canvas& canvas) {
   int y = 1;
   for (const Slot& s : slots) {
     if (s.rows <= 0) continue;
-    s.draw(ctx, y, s.rows);
+    RowClip clip(canvas, y, s.rows, &frame.overflow);
+    Ctx section{model, view, clip, ctx.pid, ctx.glyphs, frame};
+    s.draw(section, y, s.rows);
     y += s.rows;
   }
   if (!frame.hidden.empty() && y < h - (bars ? 2 : 0)) {

@@ -65,6 +65,9 @@ struct Frame {
   std::vector<Hit> hits;
   std::vector<std::string> hidden;  // sections that did not fit
   int tree_page = 1;                // tree rows visible at once
+  // Writes a section attempted outside the rows it was given (clipped). Always 0 unless a section
+  // has a layout bug; the layout sweep test checks it.
+  int overflow = 0;
 };
 
 Frame Render(const Model& model, const ViewState& view, Canvas& canvas);

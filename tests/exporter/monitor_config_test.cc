@@ -81,7 +81,7 @@ TEST(MonitorConfig, EachErrorNamesTheField) {
             "monitor.conf: period: \"5\": missing unit (use e.g. \"5s\")");
   EXPECT_EQ(ErrorOf(R"({"period": "1ms"})"),
             "monitor.conf: period: must be between 10ms and 24h (got \"1ms\")");
-  EXPECT_EQ(ErrorOf(R"({"neuron_runtimes": [{"tag_filter": "rank[("}]})").substr(0, 78),
+  EXPECT_EQ(ErrorOf(R"({"neuron_runtimes": [{"tag_filter": "rank[("}]})").substr(0, 77),
             "monitor.conf: neuron_runtimes[0].tag_filter: \"rank[(\" is not a valid regular ");
   EXPECT_EQ(ErrorOf(R"({"neuron_runtimes": [{"metrics": [{"type": "inference_stats"}]}]})"),
             "monitor.conf: neuron_runtimes[0].metrics[0].type: \"inference_stats\" was renamed "

@@ -1,0 +1,130 @@
+// Our additive groups (docs/json-schema.md): bottleneck_analysis, collectives_stats, hbm_stats.
+// They follow AWS's conventions — `period` first and `error` last, map keys sorted as strings,
+// counts and bytes as integers, rates and shares as floats.
+#include "exporter/monitor_json_groups.h"
+
+namespace neuronmon::exporter::monitor_json {
+namespace {
+
+std::string_view KindName(v1::FindingKind kind) {
+  switch (kind) {
+    case v1::FINDING_KIND_HEALTHY:
+      return "healthy";
+    case v1::FINDING_KIND_INPUT_BOUND:
+      return "input_bound";
+    case v1::FINDING_KIND_COLLECTIVE_BOUND:
+      return "collective_bound";
+    case v1::FINDING_KIND_HBM_BOUND:
+      return "hbm_bound";
+    case v1::FINDING_KIND_STRAGGLER:
+      return "straggler";
+    case v1::FINDING_KIND_IDLE_ALLOCATED:
+      return "idle_allocated";
+    case v1::FINDING_KIND_ERRORS:
+      return "errors";
+    default:
+      return "unspecified";
+  }
+}
+
+std::string_view SeverityName(v1::Severity severity) {
+  switch (severity) {
+    case v1::SEVERITY_INFO:
+      return "info";
+    case v1::SEVERITY_WARNING:
+      return "warning";
+    case v1::SEVERITY_CRITICAL:
+      return "critical";
+    default:
+      return "unspecified";
+  }
+}
+
+void WriteEvidence(JsonWriter& w, const v1::Evidence& evidence) {
+  w.BeginObject();
+  StringField(w, "name", evidence.name());
+  DoubleField(w, "value", evidence.value());
+  StringField(w, "unit", evidence.unit());
+  DoubleField(w, "threshold", evidence.threshold());
+  StringField(w, "comparison", evidence.comparison());
+  w.EndObject();
+}
+
+void WriteFinding(JsonWriter& w, const v1::Finding& finding) {
+  w.BeginObject();
+  StringField(w, "kind", KindName(finding.kind()));
+  StringField(w, "severity", SeverityName(finding.severity()));
+  StringField(w, "subject", finding.subject());
+  StringField(w, "summary", finding.summary());
+  StringField(w, "advice", finding.advice());
+  DoubleField(w, "confidence", finding.confidence());
+  w.Key("evidence");
+  w.BeginArray();
+  for (const v1::Evidence& evidence : finding.evidence()) WriteEvidence(w, evidence);
+  w.EndArray();
+  DoubleField(w, "since", GoSeconds(finding.since_unix_ns()));
+  if (!finding.straggler().empty()) StringField(w, "straggler", finding.straggler());
+  w.EndObject();
+}
+
+void WriteCollective(JsonWriter& w, const v1::CollectiveStats& op) {
+  w.Key(CollectiveOpName(op.op()));
+  w.BeginObject();
+  UintField(w, "count", op.count());
+  UintField(w, "bytes", op.bytes());
+  DoubleField(w, "operations_per_second", op.operations_per_second());
+  DoubleField(w, "bytes_per_second", op.bytes_per_second());
+  DoubleField(w, "mean_message_bytes", op.mean_message_bytes());
+  DoubleField(w, "time_share", op.time_share());
+  WritePercentiles(w, "latency", op.has_latency(), op.latency());
+  w.EndObject();
+}
+
+}  // namespace
+
+void WriteBottleneckAnalysis(JsonWriter& w, std::uint64_t period_ns,
+                             const google::protobuf::RepeatedPtrField<v1::Finding>& findings) {
+  w.BeginObject();
+  PeriodField(w, period_ns);
+  w.Key("findings");
+  w.BeginArray();
+  for (const v1::Finding& finding : findings) WriteFinding(w, finding);
+  w.EndArray();
+  StringField(w, "error", "");
+  w.EndObject();
+}
+
+void WriteCollectivesStats(JsonWriter& w, const v1::CollectivesStats& collectives) {
+  w.BeginObject();
+  PeriodField(w, collectives.period_ns());
+  w.Key("operations");
+  w.BeginObject();
+  for (const v1::CollectiveStats& op : collectives.operations()) WriteCollective(w, op);
+  w.EndObject();
+  DoubleField(w, "time_share", collectives.time_share());
+  StringField(w, "error", collectives.error());
+  w.EndObject();
+}
+
+void WriteHbmStats(JsonWriter& w, const v1::HbmStats& hbm) {
+  w.BeginObject();
+  PeriodField(w, hbm.period_ns());
+  w.Key("neuron_devices");
+  w.BeginArray();
+  for (const v1::DeviceHbm& device : hbm.devices()) {
+    w.BeginObject();
+    UintField(w, "neuron_device_index", device.neuron_device_index());
+    DoubleField(w, "read_bytes_per_second", device.read_bytes_per_second());
+    DoubleField(w, "write_bytes_per_second", device.write_bytes_per_second());
+    DoubleField(w, "bandwidth_utilization_percent", device.bandwidth_utilization_percent());
+    UintField(w, "used_bytes", device.used_bytes());
+    UintField(w, "total_bytes", device.total_bytes());
+    StringField(w, "error", device.error());
+    w.EndObject();
+  }
+  w.EndArray();
+  StringField(w, "error", hbm.error());
+  w.EndObject();
+}
+
+}  // namespace neuronmon::exporter::monitor_json

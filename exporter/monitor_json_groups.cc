@@ -1,0 +1,358 @@
+#include "exporter/monitor_json_groups.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace neuronmon::exporter::monitor_json {
+namespace {
+
+constexpr std::int64_t kNanosPerSecond = 1'000'000'000;
+// FLOP/s print as integers; beyond int64 (never reached by real hardware) they saturate.
+constexpr double kMaxIntegerFlops = 9.2e18;
+
+// A map key that is a number, as Go writes map[int]... or map[string]... keyed by index.
+void IndexKey(JsonWriter& w, std::uint32_t index) {
+  std::array<char, 10> text;
+  const char* end = std::to_chars(text.data(), text.data() + text.size(), index).ptr;
+  w.Key(std::string_view(text.data(), static_cast<std::size_t>(end - text.data())));
+}
+
+// neuron-monitor's flops are integers of FLOP/s; ours are measured as doubles.
+std::uint64_t RoundFlops(double flops_per_second) {
+  if (!(flops_per_second > 0)) return 0;  // also NaN
+  if (flops_per_second >= kMaxIntegerFlops) return static_cast<std::uint64_t>(kMaxIntegerFlops);
+  return static_cast<std::uint64_t>(std::llround(flops_per_second));
+}
+
+double Round2(double percent) { return std::round(percent * 100) / 100; }
+
+// ---- runtime-level groups ----
+
+void WriteCoreCounters(JsonWriter& w, const v1::NeuronCoreCounters& counters) {
+  w.BeginObject();
+  PeriodField(w, counters.period_ns());
+  w.Key("neuroncores_in_use");
+  w.BeginObject();
+  for (const v1::CoreCounters& core : counters.cores()) {
+    IndexKey(w, core.index());
+    w.BeginObject();
+    DoubleField(w, "neuroncore_utilization", core.utilization_percent());
+    UintField(w, "flops", RoundFlops(core.flops()));
+    UintField(w, "effective_flops", RoundFlops(core.effective_flops()));
+    if (core.physical_size() > 0) {
+      w.Key("v3d");
+      w.BeginObject();
+      for (const v1::PhysicalCoreUtilization& physical : core.physical()) {
+        std::array<char, 16> key = {'n', 'c', '_', 'v', '3', '.'};
+        const char* end =
+            std::to_chars(key.data() + 6, key.data() + key.size(), physical.index()).ptr;
+        w.Key(std::string_view(key.data(), static_cast<std::size_t>(end - key.data())));
+        w.BeginObject();
+        DoubleField(w, "neuroncore_utilization", physical.utilization_percent());
+        w.EndObject();
+      }
+      w.EndObject();
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+  StringField(w, "error", counters.error());
+  w.EndObject();
+}
+
+void WriteHostBreakdown(JsonWriter& w, const v1::HostMemoryBreakdown& host) {
+  w.BeginObject();
+  UintField(w, "application_memory", host.application_memory());
+  UintField(w, "constants", host.constants());
+  UintField(w, "dma_buffers", host.dma_buffers());
+  UintField(w, "tensors", host.tensors());
+  w.EndObject();
+}
+
+void WriteSubgraph(JsonWriter& w, const v1::Subgraph& subgraph) {
+  w.Key(subgraph.name());
+  w.BeginObject();
+  w.Key("memory_used_bytes");
+  w.BeginObject();
+  UintField(w, "host", subgraph.host_bytes());
+  UintField(w, "neuron_device", subgraph.device_bytes());
+  w.Key("usage_breakdown");
+  w.BeginObject();
+  w.Key("host");
+  WriteHostBreakdown(w, subgraph.host());
+  w.Key("neuron_device");
+  w.BeginObject();
+  UintField(w, "constants", subgraph.device().constants());
+  UintField(w, "model_code", subgraph.device().model_code());
+  UintField(w, "runtime_memory", subgraph.device().runtime_memory());
+  UintField(w, "tensors", subgraph.device().tensors());
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  UintField(w, "neuroncore_index", subgraph.neuroncore_index());
+  UintField(w, "neuron_device_index", subgraph.neuron_device_index());
+  w.EndObject();
+}
+
+void WriteLoadedModel(JsonWriter& w, const v1::LoadedModel& model) {
+  w.BeginObject();
+  StringField(w, "name", model.name());
+  StringField(w, "uuid", model.uuid());
+  UintField(w, "model_id", model.model_id());
+  w.Key("is_running");
+  w.Bool(model.is_running());
+  w.Key("subgraphs");
+  w.BeginObject();
+  for (const v1::Subgraph& subgraph : model.subgraphs()) WriteSubgraph(w, subgraph);
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteMemoryUsed(JsonWriter& w, const v1::MemoryUsed& memory) {
+  w.BeginObject();
+  PeriodField(w, memory.period_ns());
+  w.Key("neuron_runtime_used_bytes");
+  w.BeginObject();
+  UintField(w, "host", memory.host_bytes());
+  UintField(w, "neuron_device", memory.device_bytes());
+  w.Key("usage_breakdown");
+  w.BeginObject();
+  w.Key("host");
+  WriteHostBreakdown(w, memory.host());
+  w.Key("neuroncore_memory_usage");
+  w.BeginObject();
+  for (const v1::CoreMemory& core : memory.cores()) {
+    IndexKey(w, core.index());
+    w.BeginObject();
+    UintField(w, "constants", core.constants());
+    UintField(w, "model_code", core.model_code());
+    UintField(w, "model_shared_scratchpad", core.model_shared_scratchpad());
+    UintField(w, "runtime_memory", core.runtime_memory());
+    UintField(w, "tensors", core.tensors());
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  w.Key("loaded_models");
+  w.BeginArray();
+  for (const v1::LoadedModel& model : memory.loaded_models()) WriteLoadedModel(w, model);
+  w.EndArray();
+  StringField(w, "error", memory.error());
+  w.EndObject();
+}
+
+void WriteRuntimeVcpu(JsonWriter& w, const v1::RuntimeVcpuUsage& vcpu) {
+  w.BeginObject();
+  PeriodField(w, vcpu.period_ns());
+  w.Key("vcpu_usage");
+  w.BeginObject();
+  DoubleField(w, "user", Round2(vcpu.user_percent()));
+  DoubleField(w, "system", Round2(vcpu.system_percent()));
+  w.EndObject();
+  StringField(w, "error", vcpu.error());
+  w.EndObject();
+}
+
+void WriteExecutionStats(JsonWriter& w, const v1::ExecutionStats& stats) {
+  w.BeginObject();
+  PeriodField(w, stats.period_ns());
+  const v1::ErrorSummary& e = stats.error_summary();
+  w.Key("error_summary");
+  w.BeginObject();
+  UintField(w, "generic", e.generic());
+  UintField(w, "numerical", e.numerical());
+  UintField(w, "transient", e.transient());
+  UintField(w, "model", e.model());
+  UintField(w, "runtime", e.runtime());
+  UintField(w, "hardware", e.hardware());
+  w.EndObject();
+  const v1::ExecutionSummary& x = stats.execution_summary();
+  w.Key("execution_summary");
+  w.BeginObject();
+  UintField(w, "completed", x.completed());
+  UintField(w, "completed_with_err", x.completed_with_err());
+  UintField(w, "completed_with_num_err", x.completed_with_num_err());
+  UintField(w, "timed_out", x.timed_out());
+  UintField(w, "incorrect_input", x.incorrect_input());
+  UintField(w, "failed_to_queue", x.failed_to_queue());
+  w.EndObject();
+  w.Key("latency_stats");
+  w.BeginObject();
+  WritePercentiles(w, "total_latency", stats.has_total_latency(), stats.total_latency());
+  WritePercentiles(w, "device_latency", stats.has_device_latency(), stats.device_latency());
+  w.EndObject();
+  StringField(w, "error", stats.error());
+  w.EndObject();
+}
+
+// ---- system-level groups ----
+
+void WriteCpu(JsonWriter& w, const v1::CpuUsage& cpu) {
+  w.BeginObject();
+  DoubleField(w, "user", cpu.user());
+  DoubleField(w, "nice", cpu.nice());
+  DoubleField(w, "system", cpu.system());
+  DoubleField(w, "idle", cpu.idle());
+  DoubleField(w, "io_wait", cpu.io_wait());
+  DoubleField(w, "irq", cpu.irq());
+  DoubleField(w, "soft_irq", cpu.soft_irq());
+  w.EndObject();
+}
+
+void WriteSystemVcpu(JsonWriter& w, const v1::VcpuUsage& vcpu) {
+  w.BeginObject();
+  PeriodField(w, vcpu.period_ns());
+  w.Key("average_usage");
+  WriteCpu(w, vcpu.average());
+  w.Key("usage_data");
+  w.BeginObject();
+  for (const v1::CpuUsage& cpu : vcpu.per_cpu()) {
+    IndexKey(w, cpu.cpu());
+    WriteCpu(w, cpu);
+  }
+  w.EndObject();
+  UintField(w, "context_switch_count", vcpu.context_switch_count());
+  StringField(w, "error", vcpu.error());
+  w.EndObject();
+}
+
+void WriteMemoryInfo(JsonWriter& w, const v1::MemoryInfo& memory) {
+  w.BeginObject();
+  PeriodField(w, memory.period_ns());
+  UintField(w, "memory_total_bytes", memory.memory_total_bytes());
+  UintField(w, "memory_used_bytes", memory.memory_used_bytes());
+  UintField(w, "swap_total_bytes", memory.swap_total_bytes());
+  UintField(w, "swap_used_bytes", memory.swap_used_bytes());
+  StringField(w, "error", memory.error());
+  w.EndObject();
+}
+
+void WriteHwCounters(JsonWriter& w, const v1::HwCounters& counters) {
+  w.BeginObject();
+  PeriodField(w, counters.period_ns());
+  w.Key("neuron_devices");
+  w.BeginArray();
+  for (const v1::DeviceEcc& device : counters.devices()) {
+    w.BeginObject();
+    UintField(w, "neuron_device_index", device.neuron_device_index());
+    UintField(w, "mem_ecc_corrected", device.mem_ecc_corrected());
+    UintField(w, "mem_ecc_uncorrected", device.mem_ecc_uncorrected());
+    UintField(w, "sram_ecc_uncorrected", device.sram_ecc_uncorrected());
+    UintField(w, "sram_ecc_corrected", device.sram_ecc_corrected());
+    w.EndObject();
+  }
+  w.EndArray();
+  StringField(w, "error", counters.error());
+  w.EndObject();
+}
+
+}  // namespace
+
+double GoSeconds(std::int64_t nanos) {
+  return static_cast<double>(nanos / kNanosPerSecond) +
+         static_cast<double>(nanos % kNanosPerSecond) / 1e9;
+}
+
+void WritePercentiles(JsonWriter& w, std::string_view key, bool present, const v1::Percentiles& p) {
+  w.Key(key);
+  if (!present) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  DoubleField(w, "p0", p.p0());
+  DoubleField(w, "p1", p.p1());
+  DoubleField(w, "p100", p.p100());
+  DoubleField(w, "p25", p.p25());
+  DoubleField(w, "p50", p.p50());
+  DoubleField(w, "p75", p.p75());
+  DoubleField(w, "p99", p.p99());
+  w.EndObject();
+}
+
+std::string_view CollectiveOpName(v1::CollectiveOp op) {
+  switch (op) {
+    case v1::COLLECTIVE_OP_ALL_REDUCE:
+      return "all_reduce";
+    case v1::COLLECTIVE_OP_ALL_GATHER:
+      return "all_gather";
+    case v1::COLLECTIVE_OP_REDUCE_SCATTER:
+      return "reduce_scatter";
+    case v1::COLLECTIVE_OP_ALL_TO_ALL:
+      return "all_to_all";
+    case v1::COLLECTIVE_OP_SEND_RECV:
+      return "send_recv";
+    default:
+      return "unspecified";
+  }
+}
+
+void WriteRuntimeEntry(JsonWriter& w, const MonitorState::Runtime& runtime,
+                       const RenderOptions& options) {
+  const v1::RuntimeReport& r = runtime.report;
+  w.BeginObject();
+  UintField(w, "pid", r.pid());
+  StringField(w, "neuron_runtime_tag", r.tag());
+  StringField(w, "error", r.error());
+  w.Key("report");
+  w.BeginObject();
+  // Group names sorted as strings, ours among AWS's.
+  if (options.include_extensions && runtime.has_analysis) {
+    w.Key("bottleneck_analysis");
+    WriteBottleneckAnalysis(w, r.findings_period_ns(), r.findings());
+  }
+  if (options.include_extensions && r.has_collectives_stats()) {
+    w.Key("collectives_stats");
+    WriteCollectivesStats(w, r.collectives_stats());
+  }
+  if (r.has_execution_stats()) {
+    w.Key("execution_stats");
+    WriteExecutionStats(w, r.execution_stats());
+  }
+  if (r.has_memory_used()) {
+    w.Key("memory_used");
+    WriteMemoryUsed(w, r.memory_used());
+  }
+  if (r.has_vcpu_usage()) {
+    w.Key("neuron_runtime_vcpu_usage");
+    WriteRuntimeVcpu(w, r.vcpu_usage());
+  }
+  if (r.has_neuroncore_counters()) {
+    w.Key("neuroncore_counters");
+    WriteCoreCounters(w, r.neuroncore_counters());
+  }
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteSystemData(JsonWriter& w, const MonitorState::System& system,
+                     const RenderOptions& options) {
+  const v1::SystemReport& s = system.groups;
+  w.BeginObject();
+  if (options.include_extensions && system.has_analysis) {
+    w.Key("bottleneck_analysis");
+    WriteBottleneckAnalysis(w, system.analysis_period_ns, system.findings);
+  }
+  if (options.include_extensions && s.has_hbm_stats()) {
+    w.Key("hbm_stats");
+    WriteHbmStats(w, s.hbm_stats());
+  }
+  if (s.has_memory_info()) {
+    w.Key("memory_info");
+    WriteMemoryInfo(w, s.memory_info());
+  }
+  if (s.has_neuron_hw_counters()) {
+    w.Key("neuron_hw_counters");
+    WriteHwCounters(w, s.neuron_hw_counters());
+  }
+  if (s.has_vcpu_usage()) {
+    w.Key("vcpu_usage");
+    WriteSystemVcpu(w, s.vcpu_usage());
+  }
+  w.EndObject();
+}
+
+}  // namespace neuronmon::exporter::monitor_json

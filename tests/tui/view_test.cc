@@ -1,0 +1,181 @@
+// neuron-top's view: golden frames per preset, size and glyph set; a layout sweep over every size;
+// and behaviour a user sees (tabs filter, FLOPS mode, folding, the tree).
+#include "tui/view.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tests/tui/model_fixture.h"
+
+namespace neuronmon::tui {
+namespace {
+
+const Model& Trn2Mixed() {
+  static const Model m = testing::BuildModel("sim:trn2.48xlarge", "mixed");
+  return m;
+}
+const Model& Trn1Large() {
+  static const Model m = testing::BuildModel("sim:trn1.32xlarge", "healthy-training");
+  return m;
+}
+const Model& Trn1Small() {
+  static const Model m = testing::BuildModel("sim:trn1.2xlarge", "healthy-training");
+  return m;
+}
+
+ViewState Plain(bool utf8 = true) {
+  ViewState v;
+  v.version = "0.1.0";
+  v.utf8 = utf8;
+  v.glyphs = utf8 ? GraphStyle::kBraille : GraphStyle::kAscii;
+  return v;
+}
+
+std::string Golden(const std::string& name) {
+  return std::string(NEURONMON_TESTDATA_DIR) + "/tui/" + name;
+}
+
+void ExpectGolden(const std::string& name, const std::string& actual) {
+  const std::string path = Golden(name);
+  if (std::getenv("NEURONMON_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << actual;
+    return;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing golden " << path << " (run with NEURONMON_UPDATE_GOLDEN=1)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "frame differs from " << path;
+}
+
+struct Case {
+  const char* name;
+  const Model& (*model)();
+};
+
+TEST(ViewGolden, FramesPerPresetSizeAndGlyphs) {
+  const Case cases[] = {
+      {"trn1.2xlarge", Trn1Small}, {"trn1.32xlarge", Trn1Large}, {"trn2.48xlarge", Trn2Mixed}};
+  const std::pair<int, int> sizes[] = {{80, 24}, {120, 40}, {200, 60}};
+  for (const Case& c : cases) {
+    for (auto [w, h] : sizes) {
+      for (bool utf8 : {true, false}) {
+        TextCanvas canvas(w, h);
+        const Frame f = Render(c.model(), Plain(utf8), canvas);
+        EXPECT_EQ(f.overflow, 0);
+        const std::string base =
+            std::string(c.name) + "_" + std::to_string(w) + "x" + std::to_string(h);
+        ExpectGolden(base + (utf8 ? "" : "_ascii") + ".txt", canvas.Text());
+        if (utf8 && w == 120) ExpectGolden(base + "_styles.txt", canvas.Styles());
+      }
+    }
+  }
+}
+
+TEST(ViewLayout, EverySizeFromTwentyBySixToTwoFiftyByEighty) {
+  const Model& m = Trn2Mixed();
+  ViewState v = Plain();
+  v.expanded = {"d0", "d0/c0"};
+  int renders = 0;
+  for (int w = 20; w <= 250; ++w) {
+    for (int h = 6; h <= 80; ++h) {
+      TextCanvas canvas(w, h);
+      const Frame f = Render(m, v, canvas);
+      ASSERT_EQ(f.overflow, 0) << w << "x" << h;
+      // The title and the help bar are always there.
+      ASSERT_EQ(canvas.RoleAt(w / 2, 0), Role::kTitle) << w << "x" << h;
+      ASSERT_EQ(canvas.RoleAt(0, h - 1), Role::kHelp) << w << "x" << h;
+      ++renders;
+    }
+  }
+  EXPECT_EQ(renders, 231 * 75);
+}
+
+TEST(ViewLayout, SmallWindowsFoldSectionsAndSayWhatIsHidden) {
+  TextCanvas small(40, 12);
+  const Frame f = Render(Trn2Mixed(), Plain(), small);
+  EXPECT_FALSE(f.hidden.empty());
+  EXPECT_NE(small.Text().find("hidden (window too small):"), std::string::npos) << small.Text();
+  EXPECT_NE(small.Text().find("NeuronCore v3d Utilization"), std::string::npos);
+  TextCanvas big(200, 80);
+  EXPECT_TRUE(Render(Trn1Small(), Plain(), big).hidden.empty());
+}
+
+TEST(View, TitleNamesInstanceAndConnection) {
+  TextCanvas c(120, 40);
+  Render(Trn2Mixed(), Plain(), c);
+  const std::string text = c.Text();
+  EXPECT_NE(text.find("neuron-top 0.1.0 running on i-sim"), std::string::npos);
+  EXPECT_NE(text.find("(trn2.48xlarge)"), std::string::npos);
+  EXPECT_NE(text.find("live unix:/run/neuron-monitor/neuron-monitord.sock"), std::string::npos);
+  ViewState paused = Plain();
+  paused.paused = true;
+  Render(Trn2Mixed(), paused, c);
+  EXPECT_NE(c.Text().find("PAUSED"), std::string::npos);
+}
+
+TEST(View, TabsFilterEverySection) {
+  const Model& m = Trn2Mixed();
+  ASSERT_EQ(TabCount(m), 13);  // all + 6 training workers + 6 inference replicas
+  ViewState v = Plain();
+  v.tab = 7;  // the 7th runtime, the first inference replica (training 412xx, then 881xx): tab [8]
+  TextCanvas c(200, 60);
+  Render(m, v, c);
+  const std::string text = c.Text();
+  EXPECT_NE(text.find(">[8]:vllm-replica0<"), std::string::npos) << text;
+  // Only the replica's device (6) appears in the grid.
+  EXPECT_NE(text.find("ND6 "), std::string::npos);
+  EXPECT_EQ(text.find("ND0 "), std::string::npos);
+}
+
+TEST(View, FlopsModeShowsTeraflops) {
+  ViewState v = Plain();
+  v.flops = true;
+  TextCanvas c(120, 40);
+  Render(Trn1Large(), v, c);
+  EXPECT_NE(c.Text().find("Utilization (Avg:"), std::string::npos);
+  EXPECT_NE(c.Text().find("TF | Total:"), std::string::npos);
+  EXPECT_NE(c.Text().find("TF]"), std::string::npos);
+}
+
+TEST(View, TreeExpandsDeviceCoreModel) {
+  const Model& m = Trn1Small();
+  ViewState v = Plain();
+  std::vector<TreeRow> rows = BuildTree(m, v);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].label, "ND 0");
+  v.expanded.insert("d0");
+  rows = BuildTree(m, v);
+  ASSERT_EQ(rows.size(), 3u);  // ND 0, NC 0, NC 1
+  EXPECT_EQ(rows[1].label, "NC 0");
+  v.expanded.insert("d0/c0");
+  rows = BuildTree(m, v);
+  EXPECT_EQ(rows[2].depth, 2);
+  EXPECT_TRUE(rows[2].expandable);  // the model on NC 0
+  EXPECT_EQ(rows[2].model_id, "10001");
+  EXPECT_EQ(AllTreeNodes(m, v).size(), 1u + 2u + 2u);
+  // Parent rows are sums of their children.
+  double cores = 0;
+  for (const TreeRow& r : rows) {
+    if (r.depth == 1) cores += r.device_bytes;
+  }
+  EXPECT_DOUBLE_EQ(rows[0].device_bytes, cores);
+}
+
+TEST(View, HelpOverlayListsEveryKey) {
+  ViewState v = Plain();
+  v.help = true;
+  TextCanvas c(100, 40);
+  Render(Trn1Small(), v, c);
+  const std::string text = c.Text();
+  for (const char* key : {"q, Ctrl-C", "Enter", "x ", "a/d", "1-9", "f ", "+ / -", "Space", "g ",
+                          "Ctrl-L", "mouse"}) {
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+  }
+}
+
+}  // namespace
+}  // namespace neuronmon::tui
