@@ -92,7 +92,12 @@ void DrawGrid(Ctx& ctx, int y, int rows) {
   for (int r = 0; r < shown; ++r) {
     const int d = devices[static_cast<std::size_t>(r)];
     const int row = y + 1 + r;
-    Text(c, 0, row, label, DeviceLabel(d), IsStraggler(ctx, d) ? Role::kWarning : Role::kHeader);
+    if (IsStraggler(ctx, d)) {
+      // The slow device's label carries the marker: "ND5◀", "ND15◀".
+      Text(c, 0, row, label, "ND" + std::to_string(d) + ctx.glyphs.marker, Role::kWarning);
+    } else {
+      Text(c, 0, row, label, DeviceLabel(d), Role::kHeader);
+    }
     for (int k = 0; k < per; ++k) {
       const std::size_t i = static_cast<std::size_t>(d * per + k);
       const double u = i < util.size() ? util[i] : 0;
@@ -111,10 +116,6 @@ void DrawGrid(Ctx& ctx, int y, int rows) {
         std::snprintf(compact, sizeof compact, "%3.0f%%", u);
         Text(c, x, row, width, compact, Role::kValue);
       }
-    }
-    if (IsStraggler(ctx, d)) {
-      const std::string mark = std::string(ctx.glyphs.marker) + " straggler";
-      Text(c, c.width() - TextWidth(mark), row, TextWidth(mark), mark, Role::kWarning);
     }
   }
   if (folded) {

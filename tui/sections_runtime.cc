@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "tui/format.h"
 #include "tui/sections.h"
@@ -79,20 +80,33 @@ std::string EvidenceText(const v1::Finding& f) {
   return out + (out.empty() ? "" : ", ") + conf;
 }
 
-// The findings to show for the tab: the instance summary and each runtime's (or one runtime's).
-std::vector<const v1::Finding*> Findings(const Ctx& ctx) {
-  std::vector<const v1::Finding*> out;
-  if (ctx.pid == 0) {
-    for (const v1::Finding& f : ctx.model.instance_findings()) out.push_back(&f);
+struct Shown {
+  const v1::Finding* finding;
+  int count;  // applications sharing this kind (the "all" tab groups them)
+};
+
+// The findings to show for the tab: on "all", the instance summary and then one line per kind
+// the applications have (healthy ones are summed up by the instance line); on a runtime's tab, its
+// own findings.
+std::vector<Shown> Findings(const Ctx& ctx) {
+  std::vector<Shown> out;
+  if (ctx.pid != 0) {
+    auto it = ctx.model.runtimes().find(ctx.pid);
+    if (it != ctx.model.runtimes().end()) {
+      for (const v1::Finding& f : it->second.latest.findings()) out.push_back({&f, 1});
+    }
+    return out;
   }
+  for (const v1::Finding& f : ctx.model.instance_findings()) out.push_back({&f, 0});
+  std::map<int, Shown> by_kind;
   for (const auto& [pid, r] : ctx.model.runtimes()) {
-    if (ctx.pid != 0 && pid != ctx.pid) continue;
     for (const v1::Finding& f : r.latest.findings()) {
-      // On the "all" tab, healthy runtimes are summarised by the instance line.
-      if (ctx.pid == 0 && f.kind() == v1::FINDING_KIND_HEALTHY) continue;
-      out.push_back(&f);
+      if (f.kind() == v1::FINDING_KIND_HEALTHY) continue;
+      auto [it, fresh] = by_kind.try_emplace(f.kind(), Shown{&f, 0});
+      ++it->second.count;
     }
   }
+  for (const auto& [kind, shown] : by_kind) out.push_back(shown);
   return out;
 }
 
@@ -194,7 +208,7 @@ int DiagnosisRows(const Ctx& ctx) {
 
 void DrawDiagnosis(Ctx& ctx, int y, int rows) {
   Canvas& c = ctx.canvas;
-  const std::vector<const v1::Finding*> findings = Findings(ctx);
+  const std::vector<Shown> findings = Findings(ctx);
   std::string title = "Diagnosis";
   for (const v1::Finding& f : ctx.model.instance_findings()) {
     title += std::string(" (instance: ") + KindName(f.kind()) + ")";
@@ -210,13 +224,16 @@ void DrawDiagnosis(Ctx& ctx, int y, int rows) {
     return;
   }
   int row = y + 1;
-  for (const v1::Finding* f : findings) {
+  for (const Shown& shown : findings) {
     if (row >= y + rows) break;
-    int x = Text(c, 0, row, c.width(), std::string(ctx.glyphs.bullet) + " ",
-                 SeverityRole(f->severity()));
-    x = Text(c, x, row, c.width() - x, std::string(KindName(f->kind())) + " ",
-             SeverityRole(f->severity()));
-    x = Text(c, x, row, c.width() - x, f->subject() + ": ", Role::kHeader);
+    const v1::Finding* f = shown.finding;
+    const Role role = SeverityRole(f->severity());
+    int x = Text(c, 0, row, c.width(), std::string(ctx.glyphs.bullet) + " ", role);
+    x = Text(c, x, row, c.width() - x, std::string(KindName(f->kind())) + " ", role);
+    const std::string subject =
+        shown.count > 1 ? std::to_string(shown.count) + " applications (" + f->subject() + ", ...)"
+                        : f->subject();
+    x = Text(c, x, row, c.width() - x, subject + ": ", Role::kHeader);
     Text(c, x, row, c.width() - x, f->summary() + (f->advice().empty() ? "" : " — " + f->advice()),
          Role::kNormal);
     ++row;

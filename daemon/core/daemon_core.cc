@@ -1,5 +1,7 @@
 #include "daemon/core/daemon_core.h"
 
+#include <algorithm>
+
 #include "daemon/core/report_builder.h"
 #include "daemon/core/stats.h"
 #include "proto/wire/frame_codec.h"
@@ -24,8 +26,23 @@ std::uint64_t DaemonCore::Sample(MonoTime now, WallTime wall) {
   if (host_) s.host = host_();
   inventory_ = backend_->Inventory(now);
   history_.Append(std::move(s));
+  analyzer_.Update(history_, inventory_);
+  analyses_.emplace_back(history_.newest_seq(),
+                         std::make_shared<const Analysis>(analyzer_.analysis()));
+  while (!analyses_.empty() && analyses_.front().first < history_.oldest_seq())
+    analyses_.pop_front();
   frames_.clear();
   return history_.newest_seq();
+}
+
+const Analysis* DaemonCore::AnalysisAt(std::uint64_t seq) const {
+  auto it = std::lower_bound(analyses_.begin(), analyses_.end(), seq,
+                             [](const auto& entry, std::uint64_t s) { return entry.first < s; });
+  return it != analyses_.end() && it->first == seq ? it->second.get() : nullptr;
+}
+
+const Analysis* DaemonCore::latest_analysis() const {
+  return analyses_.empty() ? nullptr : analyses_.back().second.get();
 }
 
 v1::Welcome DaemonCore::MakeWelcome(MonoTime now) const {
@@ -56,6 +73,20 @@ v1::Report DaemonCore::Build(const Subscription& sub, const Snapshot& end, bool 
     in.groups.push_back({g, start != nullptr ? start : &end});
   }
   v1::Report report = BuildReport(in);
+  const bool findings_due =
+      std::any_of(in.groups.begin(), in.groups.end(),
+                  [](const GroupWindow& g) { return g.group == v1::GROUP_BOTTLENECK_ANALYSIS; });
+  if (findings_due) {
+    if (const Analysis* analysis = AnalysisAt(end.seq)) {
+      for (v1::RuntimeReport& r : *report.mutable_runtimes()) {
+        auto it = analysis->runtimes.find(r.pid());
+        if (it != analysis->runtimes.end()) {
+          for (const v1::Finding& f : it->second) *r.add_findings() = f;
+        }
+      }
+      *report.add_findings() = analysis->instance;
+    }
+  }
   if (annotator_) annotator_(sub, report);
   return report;
 }
@@ -98,6 +129,8 @@ void DaemonCore::ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now) 
   history_ = History(HistoryCapacity(options_.retention, options_.period));
   history_floor_ = next_seq_;
   inventory_ = backend_->Inventory(now);
+  analyzer_.Reset();
+  analyses_.clear();
   frames_.clear();
 }
 

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "daemon/core/analyzer.h"
 #include "daemon/core/backend.h"
 #include "daemon/core/history.h"
 #include "daemon/core/host_reader.h"
@@ -27,7 +29,7 @@ struct CoreOptions {
   std::uint64_t instance_id = 0;  // Welcome.instance_id
 };
 
-// Fills Report.findings / RuntimeReport.findings for reports that subscribe to them.
+// Adjusts reports after they are built (tests use it to stand in for parts of the pipeline).
 using ReportAnnotator = std::function<void(const Subscription&, v1::Report&)>;
 
 class DaemonCore {
@@ -62,6 +64,9 @@ class DaemonCore {
   // Reload with a new device or scenario: the history restarts (seq keeps increasing).
   void ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now);
   void SetAnnotator(ReportAnnotator annotator) { annotator_ = std::move(annotator); }
+  // The analyzer's verdicts at retained snapshot `seq` (null when not retained), and the newest.
+  const Analysis* AnalysisAt(std::uint64_t seq) const;
+  const Analysis* latest_analysis() const;
 
  private:
   v1::Report Build(const Subscription& sub, const Snapshot& end, bool all_groups,
@@ -76,6 +81,9 @@ class DaemonCore {
   std::uint64_t history_floor_ = 1;  // first seq of the current backend
   std::map<SubscriptionKey, std::shared_ptr<const std::string>> frames_;  // newest seq only
   ReportAnnotator annotator_;
+  Analyzer analyzer_;
+  // The analysis at each retained snapshot, oldest first, trimmed with the history.
+  std::deque<std::pair<std::uint64_t, std::shared_ptr<const Analysis>>> analyses_;
   std::string last_error_;
 };
 

@@ -103,7 +103,9 @@ std::string SuffixProblem(std::string_view name, MetricType type) {
     return "info family names must end in \"_info\"";
   }
   for (std::string_view suffix : {"_bucket", "_count", "_sum"}) {
-    if (type != MetricType::kHistogram && name.ends_with(suffix)) {
+    // promlint exempts untyped families, which keeps legacy names such as AWS's
+    // system_vcpu_count available (as untyped) without failing the lint.
+    if (type != MetricType::kHistogram && type != MetricType::kUnknown && name.ends_with(suffix)) {
       return "only histogram names may end in " + Quoted(suffix);
     }
   }

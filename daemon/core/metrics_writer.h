@@ -70,10 +70,11 @@ class Exposition {
   // Validates `family` and appends it. On error (kInvalidArgument; the message names the family
   // and the broken rule) nothing is added. Refused: invalid or camelCase metric/label names,
   // colons, duplicate label names or label sets, reserved labels, suffixes that do not match the
-  // type (counter without "_total", gauge with "_total", non-histogram "_sum"/"_count"/"_bucket"),
-  // type names or abbreviated/non-base units in the name (as promlint), empty help, a unit that
-  // is not the name's suffix, a name another family already renders, negative or NaN counters,
-  // and histograms whose bounds do not ascend or whose counts are not cumulative.
+  // type (counter without "_total", gauge with "_total", "_sum"/"_count"/"_bucket" on a family
+  // neither histogram nor untyped, as promlint), type names or abbreviated/non-base units in
+  // the name (as promlint), empty help, a unit that is not the name's suffix, a name another
+  // family already renders, negative or NaN counters, and histograms whose bounds do not ascend
+  // or whose counts are not cumulative.
   Status Add(MetricFamily family);
 
   const std::vector<MetricFamily>& families() const { return families_; }

@@ -4,6 +4,7 @@
 #include <random>
 #include <sstream>
 
+#include "daemon/server/http_server.h"
 #include "daemon/server/stream_server.h"
 #include "proto/common/duration.h"
 #include "proto/common/socket_path.h"
@@ -142,6 +143,10 @@ Status Daemon::Start() {
     Status s = Listen();
     if (!s.ok()) return s;
   }
+  if (mode_.listen && config_.listeners.metrics) {
+    Status s = ServeMetrics(token);
+    if (!s.ok()) return s;
+  }
   schedule_ = std::make_unique<SampleSchedule>(now, config_.period);
   OnSampleTimer();  // the first sample, now
   if (mode_.signals) WaitForSignal();
@@ -183,6 +188,21 @@ Status Daemon::Listen() {
     Status st = server_->ListenTcp(a.host, a.port, !IsLoopback(a));
     if (!st.ok()) return st;
   }
+  return Status::Ok();
+}
+
+Status Daemon::ServeMetrics(const std::string& token) {
+  const ListenAddress& a = *config_.listeners.metrics;
+  HttpServerOptions options;
+  options.handler.max_scrapes = static_cast<std::size_t>(config_.limits.max_scrapes);
+  options.handler.token = token;
+  options.handler.version = NEURONMON_VERSION;
+  options.request_timeout = config_.limits.handshake_timeout;
+  options.write_timeout = config_.limits.write_timeout;
+  http_ = std::make_unique<HttpServer>(io_, *core_, stats_, log_, std::move(options));
+  Status st = http_->Listen(a.host, a.port, !IsLoopback(a));
+  if (!st.ok()) return st;
+  log_.Info("serving /metrics on " + http_->url());
   return Status::Ok();
 }
 
@@ -253,6 +273,7 @@ void Daemon::Stop(std::function<void()> done) {
   watchdog_timer_.cancel();
   boost::system::error_code ignored;
   signals_.cancel(ignored);
+  if (http_) http_->Shutdown();
   server_->Shutdown(std::chrono::milliseconds(1500), std::move(done));
 }
 
@@ -288,6 +309,7 @@ void Daemon::Reload() {
     ArmSampler();
   }
   server_->SetLimits(LimitsOf(*next));
+  if (http_) http_->SetMaxScrapes(static_cast<std::size_t>(next->limits.max_scrapes));
   config_ = std::move(*next);
   ++stats_.reloads;
   v1::Notice notice;
@@ -312,5 +334,9 @@ void Daemon::UpdateStatus() {
 }
 
 std::vector<std::string> Daemon::listening_on() const { return server_->listening_on(); }
+
+std::optional<std::uint16_t> Daemon::metrics_port() const {
+  return http_ ? http_->port() : std::nullopt;
+}
 
 }  // namespace neuronmon::daemon

@@ -1,8 +1,9 @@
 // Daemon: neuron-monitord as a process — configuration (file plus command-line overrides), the
-// sampling timer, the stream server, signals (SIGTERM/SIGINT stop, SIGHUP reloads atomically),
-// and systemd notifications (READY, STATUS, RELOADING, STOPPING, WATCHDOG driven by sampler
-// progress). The same class runs in-process for clients' --standalone mode with listeners,
-// signals and notifications off. Runs on one io_context thread; not thread-safe.
+// sampling timer, the stream server, the /metrics HTTP server, signals (SIGTERM/SIGINT stop,
+// SIGHUP reloads atomically) and systemd notifications (READY, STATUS, RELOADING, STOPPING,
+// WATCHDOG driven by sampler progress). The same class runs in-process for clients' --standalone
+// mode with listeners, signals and notifications off. Runs on one io_context thread; not
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 
 namespace neuronmon::daemon {
 
+class HttpServer;
 class StreamServer;
 
 // Command-line flags; each set one overrides the config file.
@@ -63,9 +65,13 @@ class Daemon {
   const DaemonStats& stats() const { return stats_; }
   DaemonCore& core() { return *core_; }
   std::vector<std::string> listening_on() const;
+  // The bound /metrics port (an ephemeral one when the config says port 0); nullopt when the
+  // metrics listener is off or not started.
+  std::optional<std::uint16_t> metrics_port() const;
 
  private:
   Status Listen();
+  Status ServeMetrics(const std::string& token);
   void ArmSampler();
   void OnSampleTimer();
   void ArmWatchdog(std::chrono::microseconds interval);
@@ -81,6 +87,7 @@ class Daemon {
   DaemonStats stats_;
   std::unique_ptr<DaemonCore> core_;
   std::unique_ptr<StreamServer> server_;
+  std::unique_ptr<HttpServer> http_;  // /metrics; null when off
   std::unique_ptr<SampleSchedule> schedule_;
   asio::steady_timer sample_timer_;
   asio::steady_timer watchdog_timer_;

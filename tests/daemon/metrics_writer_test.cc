@@ -244,7 +244,7 @@ TEST(ExpositionAdd, RefusesBadNamesWithAClearMessage) {
       {Family("trainium_things_total", MetricType::kGauge, {}), "only counter names"},
       {Family("trainium_exec_error_count", MetricType::kGauge, {}), "\"_count\""},
       {Family("trainium_latency_sum", MetricType::kGauge, {}), "\"_sum\""},
-      {Family("trainium_bucket", MetricType::kUnknown, {}), "\"_bucket\""},
+      {Family("trainium_bucket", MetricType::kGauge, {}), "\"_bucket\""},
       {Family("neuron_monitord_build", MetricType::kInfo, {}), "must end in \"_info\""},
       {Family("trainium_latency_histogram", MetricType::kGauge, {}), "type \"histogram\""},
       {Family("trainium_collective_latency_ms", MetricType::kGauge, {}), "abbreviated unit"},

@@ -91,48 +91,6 @@ std::string MeminfoText(int tick) {
          "SwapTotal:             0 kB\nSwapFree:              0 kB\n";
 }
 
-// Stands in for the analyzer, which daemon_core does not contain: deterministic findings so the
-// goldens show the bottleneck_analysis layout.
-void AnnotateForTest(const daemon::Subscription& sub, v1::Report& report) {
-  if (!sub.Subscribed(v1::GROUP_BOTTLENECK_ANALYSIS)) return;
-  const std::int64_t since = report.wall_time_unix_ns() - 30'000'000'000;
-  for (v1::RuntimeReport& runtime : *report.mutable_runtimes()) {
-    if (runtime.findings_period_ns() == 0) continue;
-    double busy = 0;
-    for (const v1::CoreCounters& c : runtime.neuroncore_counters().cores()) {
-      busy += c.utilization_percent() / runtime.neuroncore_counters().cores_size();
-    }
-    v1::Finding& f = *runtime.add_findings();
-    f.set_kind(busy >= 80 ? v1::FINDING_KIND_HEALTHY : v1::FINDING_KIND_INPUT_BOUND);
-    f.set_severity(busy >= 80 ? v1::SEVERITY_INFO : v1::SEVERITY_WARNING);
-    f.set_subject(runtime.tag());
-    f.set_pid(runtime.pid());
-    f.set_summary(busy >= 80 ? "NeuronCores are busy" : "NeuronCores wait for input");
-    f.set_advice(busy >= 80 ? "" : "Prefetch input batches");
-    f.set_confidence(0.9);
-    v1::Evidence& e = *f.add_evidence();
-    e.set_name("utilization_percent");
-    e.set_value(busy);
-    e.set_unit("percent");
-    e.set_threshold(80);
-    e.set_comparison(">=");
-    f.set_since_unix_ns(since);
-  }
-  // Like the analyzer, summarise the instance only in the windows where the analysis is due.
-  bool due = sub.Due(v1::GROUP_BOTTLENECK_ANALYSIS, report.seq());
-  for (const v1::RuntimeReport& r : report.runtimes()) due = due || r.findings_period_ns() > 0;
-  if (!due) return;
-  v1::Finding& instance = *report.add_findings();
-  instance.set_kind(v1::FINDING_KIND_HEALTHY);
-  instance.set_severity(v1::SEVERITY_INFO);
-  instance.set_subject("instance");
-  instance.set_summary(report.runtimes().empty()
-                           ? "No Neuron application is running"
-                           : std::to_string(report.runtimes_size()) + " applications analysed");
-  instance.set_confidence(1);
-  instance.set_since_unix_ns(since);
-}
-
 v1::Subscribe EveryGroupEvery(int seconds_all, int seconds_hw) {
   v1::Subscribe request;
   for (v1::Group g : daemon::AllGroups()) {
@@ -159,7 +117,6 @@ MonitorState RunSimulation(const std::string& device, const std::string& scenari
                             const int t = (*tick)++;
                             return daemon::HostFromText(StatText(t), MeminfoText(t));
                           });
-  core.SetAnnotator(AnnotateForTest);
   auto sub = daemon::Subscription::FromRequest(request, seconds(1));
   EXPECT_TRUE(sub.ok());
   for (int t = 0; t <= 60; ++t) {

@@ -53,6 +53,12 @@ void DaemonFixture::OnDaemon(std::function<void(daemon::Daemon&)> fn) {
   done.get_future().wait();
 }
 
+std::optional<std::uint16_t> DaemonFixture::metrics_port() {
+  std::optional<std::uint16_t> port;
+  OnDaemon([&](daemon::Daemon& d) { port = d.metrics_port(); });
+  return port;
+}
+
 void DaemonFixture::Stop() {
   if (!thread_.joinable()) return;
   daemon::asio::post(io_, [this] { daemon_->Stop([this] { io_.stop(); }); });

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -21,6 +22,9 @@ class DaemonFixture {
 
   const std::string& socket_path() const { return socket_; }
   const std::filesystem::path& dir() const { return dir_; }
+  // The bound /metrics port (set `config.listeners.metrics` in `tweak`, port 0 for an ephemeral
+  // one); nullopt when the metrics listener is off.
+  std::optional<std::uint16_t> metrics_port();
   // Runs `fn` on the daemon's thread and waits for it.
   void OnDaemon(std::function<void(daemon::Daemon&)> fn);
   // Graceful stop (shutdown notices); waits until the io_context has stopped.

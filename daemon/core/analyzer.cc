@@ -1,0 +1,419 @@
+#include "daemon/core/analyzer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace neuronmon::daemon {
+namespace {
+
+// What one runtime did over the window.
+struct Metrics {
+  std::uint32_t pid = 0;
+  std::string tag;
+  std::string command;
+  double utilization = 0;     // percent, mean over its cores
+  double flops_fraction = 0;  // of the cores' BF16 peak
+  double hbm = 0;             // percent of its devices' peak bandwidth
+  double collective = 0;      // share of the window in collectives (0..1)
+  std::uint64_t executions = 0;
+  std::uint64_t errors = 0;  // failed executions and hardware errors
+  std::uint64_t transient = 0;
+  bool loading = false;  // device memory still growing
+  std::string device_error;
+  std::vector<int> devices;
+  std::vector<double> device_utilization;  // per device, same order
+};
+
+std::string Fmt(const char* format, double a, double b = 0) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, format, a, b);
+  return buf;
+}
+
+std::string DeviceName(int d) { return "nd" + std::to_string(d); }
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::uint64_t Delta(std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : b; }
+
+const RuntimeSample* Find(const Snapshot& s, std::uint32_t pid) {
+  for (const RuntimeSample& r : s.runtimes) {
+    if (r.pid == pid) return &r;
+  }
+  return nullptr;
+}
+
+Metrics Measure(const RuntimeSample& r, const RuntimeSample& before, const Snapshot& a,
+                const Snapshot& b, const v1::Inventory& inv, double seconds) {
+  Metrics m;
+  m.pid = r.pid;
+  m.tag = r.tag;
+  m.device_error = r.error;
+  const std::uint32_t per = std::max(1u, inv.hardware_info().neuroncore_per_device_count());
+  double busy = 0, flops = 0, peak = 0;
+  for (std::uint32_t c : r.cores) {
+    if (c >= a.cores.size() || c >= b.cores.size()) continue;
+    const double u = 100.0 * static_cast<double>(Delta(a.cores[c].busy_ns, b.cores[c].busy_ns)) /
+                     (seconds * 1e9);
+    busy += u;
+    flops += std::max(0.0, b.cores[c].flops - a.cores[c].flops);
+    const int d = static_cast<int>(c / per);
+    if (m.devices.empty() || m.devices.back() != d) {
+      m.devices.push_back(d);
+      m.device_utilization.push_back(0);
+    }
+    m.device_utilization.back() += u / per;
+    if (d < inv.devices_size()) peak += inv.devices(d).peak_flops().bf16() / per;
+  }
+  m.utilization = r.cores.empty() ? 0 : busy / static_cast<double>(r.cores.size());
+  m.flops_fraction = peak > 0 ? flops / seconds / peak : 0;
+  double hbm = 0;
+  for (int d : m.devices) {
+    if (d >= inv.devices_size() || static_cast<std::size_t>(d) >= b.devices.size()) continue;
+    const double bytes =
+        static_cast<double>(Delta(a.devices[d].hbm_read_bytes, b.devices[d].hbm_read_bytes) +
+                            Delta(a.devices[d].hbm_write_bytes, b.devices[d].hbm_write_bytes));
+    const double p = inv.devices(d).hbm_peak_bytes_per_second();
+    if (p > 0) hbm += 100 * bytes / seconds / p;
+  }
+  m.hbm = m.devices.empty() ? 0 : hbm / static_cast<double>(m.devices.size());
+  std::uint64_t coll = 0;
+  for (std::size_t k = 0; k < r.collectives.size(); ++k)
+    coll += Delta(before.collectives[k].busy_ns, r.collectives[k].busy_ns);
+  m.collective = std::min(1.0, static_cast<double>(coll) / (seconds * 1e9));
+  const ExecutionCounters& e = r.executions;
+  const ExecutionCounters& x = before.executions;
+  m.executions = Delta(x.completed, e.completed);
+  m.errors = Delta(x.completed_with_err, e.completed_with_err) +
+             Delta(x.completed_with_num_err, e.completed_with_num_err) +
+             Delta(x.timed_out, e.timed_out) + Delta(x.failed_to_queue, e.failed_to_queue) +
+             Delta(x.incorrect_input, e.incorrect_input) + Delta(x.hardware, e.hardware);
+  m.transient = Delta(x.transient, e.transient);
+  m.loading = r.memory && before.memory && r.memory->DeviceTotal() > before.memory->DeviceTotal();
+  return m;
+}
+
+void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
+                 const char* comparison) {
+  v1::Evidence* e = f.add_evidence();
+  e->set_name(name);
+  e->set_value(value);
+  e->set_unit(unit);
+  e->set_threshold(threshold);
+  e->set_comparison(comparison);
+}
+
+const char* Advice(v1::FindingKind k) {
+  switch (k) {
+    case v1::FINDING_KIND_INPUT_BOUND:
+      return "feed the cores faster: more DataLoader workers, prefetching (e.g. MpDeviceLoader), "
+             "pre-tokenised data, or a larger batch per step";
+    case v1::FINDING_KIND_COLLECTIVE_BOUND:
+      return "overlap gradient collectives with the backward pass, use larger buckets or gradient "
+             "accumulation, or shard optimizer state to cut data-parallel traffic";
+    case v1::FINDING_KIND_HBM_BOUND:
+      return "raise arithmetic intensity: fuse element-wise ops, use larger matmul tiles or batch, "
+             "keep activations on chip, or use FP8/BF16 to halve the bytes moved";
+    case v1::FINDING_KIND_STRAGGLER:
+      return "check the slow device (throttling, ECC, a noisy neighbour); drain or replace it, or "
+             "rebalance the work across ranks";
+    case v1::FINDING_KIND_IDLE_ALLOCATED:
+      return "exit the process or unload the model to free the NeuronCores, or start work on them";
+    case v1::FINDING_KIND_ERRORS:
+      return "read the runtime's log; uncorrectable ECC or a lost device means draining the device";
+    default:
+      return "";
+  }
+}
+
+v1::Severity SeverityOf(v1::FindingKind k) {
+  switch (k) {
+    case v1::FINDING_KIND_HEALTHY:
+      return v1::SEVERITY_INFO;
+    case v1::FINDING_KIND_ERRORS:
+      return v1::SEVERITY_CRITICAL;
+    default:
+      return v1::SEVERITY_WARNING;
+  }
+}
+
+// The candidate verdict for one runtime and window; kind UNSPECIFIED: no verdict (loading).
+v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::string& straggler) {
+  v1::Finding f;
+  f.set_subject(m.tag);
+  f.set_pid(m.pid);
+  const double u = m.utilization;
+  AddEvidence(f, "utilization_percent", u, "percent", t.busy_percent,
+              u < t.busy_percent ? "<" : ">=");
+  auto kind = [&](v1::FindingKind k, std::string summary) {
+    f.set_kind(k);
+    f.set_summary(std::move(summary));
+  };
+  if (!m.device_error.empty()) {
+    kind(v1::FINDING_KIND_ERRORS, m.device_error);
+    return f;
+  }
+  if (m.errors > 0) {
+    AddEvidence(f, "failed_executions", static_cast<double>(m.errors), "count", 0, ">");
+    kind(v1::FINDING_KIND_ERRORS,
+         Fmt("%.0f failed executions or hardware errors in the last window",
+             static_cast<double>(m.errors)));
+    return f;
+  }
+  if (m.transient > 0)
+    AddEvidence(f, "corrected_errors", static_cast<double>(m.transient), "count", 0, ">");
+  if (m.loading && m.executions == 0) return v1::Finding{};  // still loading the model
+  if (u < t.idle_percent && m.executions == 0) {
+    kind(v1::FINDING_KIND_IDLE_ALLOCATED,
+         Fmt("holds its NeuronCores but ran nothing (%.1f%% busy)", u));
+    return f;
+  }
+  AddEvidence(f, "collective_time_share_percent", 100 * m.collective, "percent",
+              100 * t.collective_share, m.collective >= t.collective_share ? ">=" : "<");
+  if (!straggler.empty()) {
+    f.set_straggler(straggler);
+    kind(v1::FINDING_KIND_STRAGGLER,
+         straggler + " is slower than its peers, which wait for it in collectives");
+    return f;
+  }
+  const bool memory_bound = m.hbm >= t.hbm_percent && m.flops_fraction <= t.flops_fraction;
+  if (memory_bound) {
+    AddEvidence(f, "hbm_bandwidth_percent", m.hbm, "percent", t.hbm_percent, ">=");
+    AddEvidence(f, "flops_percent_of_peak", 100 * m.flops_fraction, "percent",
+                100 * t.flops_fraction, "<=");
+    kind(v1::FINDING_KIND_HBM_BOUND,
+         Fmt("HBM bandwidth at %.0f%% of peak while FLOP/s reach only %.0f%% of peak", m.hbm,
+             100 * m.flops_fraction));
+    return f;
+  }
+  if (u >= t.busy_percent) {
+    kind(v1::FINDING_KIND_HEALTHY,
+         Fmt("NeuronCores %.0f%% busy at %.0f%% of peak FLOP/s", u, 100 * m.flops_fraction));
+    return f;
+  }
+  const double idle_outside = std::max(0.0, 1 - u / 100 - m.collective);
+  if (m.collective >= t.collective_share ||
+      (m.collective >= t.fast_collective_share && m.collective > idle_outside)) {
+    kind(v1::FINDING_KIND_COLLECTIVE_BOUND,
+         Fmt("%.0f%% of the time in collectives; cores only %.0f%% busy", 100 * m.collective, u));
+    return f;
+  }
+  AddEvidence(f, "idle_between_executions_percent", 100 * idle_outside, "percent",
+              100 - t.busy_percent, ">");
+  kind(v1::FINDING_KIND_INPUT_BOUND, Fmt("cores idle %.0f%% of the time between executions while "
+                                         "collectives take %.0f%%: the host "
+                                         "does not feed them fast enough",
+                                         100 * idle_outside, 100 * m.collective));
+  return f;
+}
+
+// Straggler detection: in each job (processes sharing a command line) with at least three
+// members using collectives, one member much busier than the median while the others spend a
+// large share in collectives. Within one runtime over several devices, one device much busier.
+std::map<std::uint32_t, std::string> Stragglers(const std::vector<Metrics>& all,
+                                                const AnalyzerThresholds& t) {
+  std::map<std::uint32_t, std::string> out;
+  std::map<std::string, std::vector<const Metrics*>> jobs;
+  for (const Metrics& m : all) {
+    if (m.collective > 0 && !m.command.empty()) jobs[m.command].push_back(&m);
+  }
+  for (const auto& [command, members] : jobs) {
+    if (members.size() < 3) continue;
+    std::vector<double> u, c;
+    for (const Metrics* m : members) u.push_back(m->utilization), c.push_back(m->collective);
+    const double mu = Median(u), mc = Median(c);
+    const Metrics* top = *std::max_element(members.begin(), members.end(), [](auto* a, auto* b) {
+      return a->utilization < b->utilization;
+    });
+    if (top->utilization - mu < t.straggler_gap_points || mc < t.straggler_peer_share ||
+        top->collective > 0.6 * mc) {
+      continue;
+    }
+    std::string name;
+    for (int d : top->devices) name += (name.empty() ? "" : ",") + DeviceName(d);
+    for (const Metrics* m : members) out[m->pid] = name;
+  }
+  for (const Metrics& m : all) {
+    if (out.count(m.pid) || m.device_utilization.size() < 3 ||
+        m.collective < t.straggler_peer_share)
+      continue;
+    const double mu = Median(m.device_utilization);
+    const auto top = std::max_element(m.device_utilization.begin(), m.device_utilization.end());
+    if (*top - mu >= t.straggler_gap_points)
+      out[m.pid] =
+          DeviceName(m.devices[static_cast<std::size_t>(top - m.device_utilization.begin())]);
+  }
+  return out;
+}
+
+v1::Finding Summarize(const Analysis& a, std::int64_t now_ns) {
+  v1::Finding s;
+  s.set_subject("instance");
+  s.set_since_unix_ns(now_ns);
+  std::map<int, int> counts;
+  const v1::Finding* worst = nullptr;
+  int shown = 0;
+  for (const auto& [pid, findings] : a.runtimes) {
+    for (const v1::Finding& f : findings) {
+      ++shown;
+      ++counts[f.kind()];
+      const bool straggler = f.kind() == v1::FINDING_KIND_STRAGGLER;
+      if (worst == nullptr || f.severity() > worst->severity() ||
+          (straggler && worst->kind() != v1::FINDING_KIND_ERRORS)) {
+        worst = &f;
+      }
+    }
+  }
+  if (shown == 0) {
+    s.set_kind(v1::FINDING_KIND_HEALTHY);
+    s.set_severity(v1::SEVERITY_INFO);
+    s.set_summary(a.runtimes.empty() ? "no Neuron application is running" : "collecting data");
+    s.set_confidence(1);
+    return s;
+  }
+  // Errors and stragglers name one culprit; otherwise the kind most applications share.
+  v1::FindingKind kind = v1::FINDING_KIND_HEALTHY;
+  if (worst->kind() == v1::FINDING_KIND_ERRORS || worst->kind() == v1::FINDING_KIND_STRAGGLER) {
+    kind = worst->kind();
+    s.set_straggler(worst->straggler());
+  } else {
+    int best = 0;
+    for (const auto& [k, n] : counts) {
+      if (k != v1::FINDING_KIND_HEALTHY && n > best && 2 * n >= shown)
+        best = n, kind = static_cast<v1::FindingKind>(k);
+    }
+  }
+  s.set_kind(kind);
+  s.set_severity(SeverityOf(kind));
+  s.set_confidence(static_cast<double>(counts[kind]) / shown);
+  s.set_summary(
+      kind == v1::FINDING_KIND_HEALTHY
+          ? Fmt("%.0f of %.0f applications healthy", counts[v1::FINDING_KIND_HEALTHY], shown)
+          : Fmt("%.0f of %.0f applications: ", counts[kind], shown) + worst->summary());
+  s.set_advice(Advice(kind));
+  for (const v1::Evidence& e : worst->evidence()) *s.add_evidence() = e;
+  return s;
+}
+
+}  // namespace
+
+const char* FindingKindName(v1::FindingKind kind) {
+  switch (kind) {
+    case v1::FINDING_KIND_HEALTHY:
+      return "healthy";
+    case v1::FINDING_KIND_INPUT_BOUND:
+      return "input_bound";
+    case v1::FINDING_KIND_COLLECTIVE_BOUND:
+      return "collective_bound";
+    case v1::FINDING_KIND_HBM_BOUND:
+      return "hbm_bound";
+    case v1::FINDING_KIND_STRAGGLER:
+      return "straggler";
+    case v1::FINDING_KIND_IDLE_ALLOCATED:
+      return "idle_allocated";
+    case v1::FINDING_KIND_ERRORS:
+      return "errors";
+    default:
+      return "unknown";
+  }
+}
+
+const char* SeverityName(v1::Severity s) {
+  return s == v1::SEVERITY_CRITICAL ? "critical" : s == v1::SEVERITY_WARNING ? "warning" : "info";
+}
+
+Analyzer::Analyzer(AnalyzerThresholds thresholds) : thresholds_(thresholds) {}
+
+void Analyzer::Reset() {
+  tracks_.clear();
+  analysis_ = Analysis{};
+}
+
+std::uint32_t Analyzer::VoteLimit(Nanos period) const {
+  return static_cast<std::uint32_t>(
+      std::max<std::int64_t>(3, thresholds_.memory / std::max(Nanos(1), period)));
+}
+
+void Analyzer::Decide(Track& track, const v1::Finding& candidate, std::int64_t now_ns,
+                      Nanos period) {
+  const std::uint32_t limit = VoteLimit(period);
+  track.votes.push_back(candidate.kind());
+  while (track.votes.size() > limit) track.votes.pop_front();
+  const auto count = [&](int k) { return std::count(track.votes.begin(), track.votes.end(), k); };
+  const bool have = track.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED;
+  auto adopt = [&] {
+    const bool same = track.verdict.kind() == candidate.kind();
+    const std::int64_t since = same ? track.verdict.since_unix_ns() : now_ns;
+    track.verdict = candidate;
+    track.verdict.set_since_unix_ns(since);
+  };
+  if (candidate.kind() == v1::FINDING_KIND_ERRORS) {
+    track.last_error_ns = now_ns;
+    adopt();
+  } else if (have && track.verdict.kind() == v1::FINDING_KIND_ERRORS) {
+    if (now_ns - track.last_error_ns < thresholds_.errors_clear.count()) return;
+    if (candidate.kind() != v1::FINDING_KIND_UNSPECIFIED) adopt();
+  } else if (candidate.kind() == v1::FINDING_KIND_UNSPECIFIED) {
+    return;
+  } else if (have && candidate.kind() == track.verdict.kind()) {
+    adopt();  // fresh evidence for the same verdict
+  } else {
+    // A first verdict needs a few agreeing evaluations; a change needs most of the remembered ones.
+    const double needed = have ? thresholds_.majority * limit : std::min<double>(limit, 3);
+    if (static_cast<double>(count(candidate.kind())) < needed) return;
+    adopt();
+  }
+  track.verdict.set_severity(SeverityOf(track.verdict.kind()));
+  track.verdict.set_advice(Advice(track.verdict.kind()));
+  track.verdict.set_confidence(static_cast<double>(count(track.verdict.kind())) /
+                               static_cast<double>(track.votes.size()));
+}
+
+void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
+  const Snapshot* end = history.newest();
+  if (end == nullptr || history.size() < 2) return;
+  const Snapshot* previous = history.AtOrBefore(end->seq - 1);
+  const Nanos period = end->device_time - previous->device_time;
+  if (period <= Nanos(0)) return;
+  const std::uint64_t back =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(1, thresholds_.window / period));
+  const Snapshot* start = history.AtOrBefore(end->seq > back ? end->seq - back : 0);
+  if (start == nullptr || start->epoch != end->epoch || start == end) return;  // counters restarted
+  const double seconds =
+      static_cast<double>((end->device_time - start->device_time).count()) * 1e-9;
+  std::map<std::uint32_t, std::string> commands;
+  for (const v1::Process& p : inventory.processes()) commands[p.pid()] = p.command();
+  std::vector<Metrics> metrics;
+  for (const RuntimeSample& r : end->runtimes) {
+    const RuntimeSample* before = Find(*start, r.pid);
+    if (before == nullptr) continue;  // too new to judge
+    metrics.push_back(Measure(r, *before, *start, *end, inventory, seconds));
+    metrics.back().command = commands[r.pid];
+  }
+  const std::map<std::uint32_t, std::string> stragglers = Stragglers(metrics, thresholds_);
+  const std::int64_t now_ns = ToUnixNanos(end->wall);
+  Analysis next;
+  for (const Metrics& m : metrics) {
+    auto s = stragglers.find(m.pid);
+    const v1::Finding candidate = Classify(m, thresholds_, s == stragglers.end() ? "" : s->second);
+    Track& track = tracks_[m.pid];
+    Decide(track, candidate, now_ns, period);
+    if (track.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED)
+      next.runtimes[m.pid].push_back(track.verdict);
+  }
+  // Forget runtimes that exited.
+  std::erase_if(tracks_, [&](const auto& t) { return Find(*end, t.first) == nullptr; });
+  for (const RuntimeSample& r : end->runtimes) next.runtimes.try_emplace(r.pid);
+  std::erase_if(next.runtimes, [](const auto& e) { return e.second.empty(); });
+  next.instance = Summarize(next, now_ns);
+  if (end->runtimes.empty()) next.instance.set_summary("no Neuron application is running");
+  analysis_ = std::move(next);
+}
+
+}  // namespace neuronmon::daemon

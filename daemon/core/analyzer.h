@@ -1,0 +1,76 @@
+// Analyzer: why NeuronCores sit below ~80% utilization, said live with the evidence. After each
+// sample it looks at a sliding window of the history (metrics only — never the simulator's
+// scenario — so it works for any backend) and gives each runtime a candidate verdict: errors,
+// idle_allocated, straggler, hbm_bound, collective_bound, input_bound or healthy (a busy,
+// compute-bound core is healthy). A verdict changes only when a new candidate holds for most of
+// the recent evaluations (hysteresis), except errors, which are reported at once. The instance gets
+// one summary finding. Thresholds live in one table (AnalyzerThresholds, docs/diagnosis.md).
+// Pure and deterministic; not thread-safe (the daemon's io_context thread owns it).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "daemon/core/history.h"
+#include "neuronmon/v1/inventory.pb.h"
+#include "neuronmon/v1/report.pb.h"
+
+namespace neuronmon::daemon {
+
+struct AnalyzerThresholds {
+  double busy_percent = 80;                // below this, the runtime is losing time
+  double idle_percent = 5;                 // below this with no executions: cores held, unused
+  double collective_share = 0.25;          // time in collectives that makes them the bottleneck
+  double fast_collective_share = 0.15;     // below this, collectives are not the problem
+  double hbm_percent = 85;                 // HBM bandwidth near its peak ...
+  double flops_fraction = 0.35;            // ... while FLOP/s stay below this fraction of peak
+  double straggler_gap_points = 12;        // utilization above the peers' median, percentage points
+  double straggler_peer_share = 0.15;      // peers' median time in collectives (they wait)
+  Nanos window = std::chrono::seconds(8);  // metrics window per evaluation
+  Nanos memory = std::chrono::seconds(15);        // evaluations a verdict is voted over
+  double majority = 0.6;                          // share of votes a new verdict needs
+  Nanos errors_clear = std::chrono::seconds(30);  // error-free time before errors is lifted
+};
+
+// The current verdicts.
+struct Analysis {
+  std::map<std::uint32_t, std::vector<v1::Finding>> runtimes;  // by pid
+  v1::Finding instance;
+};
+
+class Analyzer {
+ public:
+  explicit Analyzer(AnalyzerThresholds thresholds = {});
+
+  // Evaluates the newest snapshot of `history` against the window before it. `inventory` gives
+  // peaks and which processes belong together (same command line).
+  void Update(const History& history, const v1::Inventory& inventory);
+
+  const Analysis& analysis() const { return analysis_; }
+  const AnalyzerThresholds& thresholds() const { return thresholds_; }
+  // Forgets every verdict (the device restarted).
+  void Reset();
+
+ private:
+  struct Track {
+    std::deque<int> votes;  // candidate kinds, newest last
+    v1::Finding verdict;    // kind UNSPECIFIED until the first verdict
+    std::int64_t last_error_ns = 0;
+  };
+
+  std::uint32_t VoteLimit(Nanos period) const;
+  void Decide(Track& track, const v1::Finding& candidate, std::int64_t now_ns, Nanos period);
+
+  AnalyzerThresholds thresholds_;
+  std::map<std::uint32_t, Track> tracks_;
+  Analysis analysis_;
+};
+
+// Lower-case kind names, as the JSON and Prometheus outputs spell them.
+const char* FindingKindName(v1::FindingKind kind);
+const char* SeverityName(v1::Severity severity);
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,255 @@
+#include "daemon/server/http_server.h"
+
+#include <map>
+
+// Beast after asio.h, which includes <utility> first (see asio.h).
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+namespace neuronmon::daemon {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+std::chrono::steady_clock::duration Steady(Nanos n) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(n);
+}
+
+// How long a closing connection may keep sending before it is cut: reading what the client still
+// sends lets it see the error reply instead of a reset.
+constexpr auto kLinger = std::chrono::seconds(1);
+
+}  // namespace
+
+class HttpSession;
+
+struct HttpServer::Impl {
+  Impl(asio::io_context& io_context, const DaemonCore& core, const DaemonStats& stats,
+       Logger& logger, HttpServerOptions server_options)
+      : io(io_context),
+        log(logger),
+        options(std::move(server_options)),
+        handler(core, stats, options.handler) {}
+
+  void Accept(const std::shared_ptr<Impl>& self);
+
+  asio::io_context& io;
+  Logger& log;
+  HttpServerOptions options;
+  MetricsHandler handler;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  bool requires_token = false;
+  bool stopped = false;
+  std::optional<std::uint16_t> port;
+  std::string url;
+  std::map<std::uint64_t, std::weak_ptr<HttpSession>> sessions;
+  std::uint64_t next_id = 1;
+};
+
+// One connection: read a request, reply, repeat while keep-alive. Kept alive by the shared_ptr
+// in its pending operation's handler, as in Asio's examples.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket socket, std::shared_ptr<HttpServer::Impl> server, std::uint64_t id)
+      : stream_(std::move(socket)), server_(std::move(server)), id_(id) {}
+
+  ~HttpSession() {
+    if (holds_scrape_) server_->handler.ScrapeDone();
+    server_->sessions.erase(id_);
+  }
+
+  void Start() { ReadRequest(); }
+  void Close() { stream_.close(); }
+
+ private:
+  HttpServer::Impl& server() { return *server_; }
+
+  void ReadRequest() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(server().options.max_header_bytes));
+    parser_->body_limit(server().options.max_body_bytes);
+    stream_.expires_after(Steady(server().options.request_timeout));
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnRead(ec); });
+  }
+
+  // Keep-alive: the idle timeout runs until the next request's first bytes arrive, then the
+  // request timeout.
+  void WaitForNextRequest() {
+    if (buffer_.size() > 0) return ReadRequest();
+    stream_.expires_after(Steady(server().options.idle_timeout));
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->buffer_.commit(n);
+                              if (!ec && !self->server().stopped) self->ReadRequest();
+                            });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (server().stopped || ec == http::error::end_of_stream) return;
+    if (ec == beast::error::timeout) {
+      server().log.Debug("http: " + Peer() + ": request not complete in time, closed");
+      return;  // the stream closed the socket
+    }
+    if (ec == http::error::header_limit) return ReplyError(431, "request headers too large");
+    if (ec == http::error::body_limit) return ReplyError(413, "request body too large");
+    if (ec && ec.category() == http::make_error_code(http::error::bad_target).category()) {
+      return ReplyError(400, "malformed request: " + ec.message());
+    }
+    if (ec) return;  // reset or closed by the peer
+    const http::request<http::string_body>& req = parser_->get();
+    HttpRequestHead head;
+    head.method = std::string_view(req.method_string().data(), req.method_string().size());
+    head.target = std::string_view(req.target().data(), req.target().size());
+    const auto accept = req[http::field::accept];
+    head.accept = std::string_view(accept.data(), accept.size());
+    const auto authorization = req[http::field::authorization];
+    head.authorization = std::string_view(authorization.data(), authorization.size());
+    head.requires_token = server().requires_token;
+    HttpReply reply = server().handler.Handle(head, std::chrono::steady_clock::now());
+    Write(std::move(reply), req.version(), req.keep_alive(), req.method() == http::verb::head);
+  }
+
+  void ReplyError(int status, const std::string& what) {
+    server().log.Debug("http: " + Peer() + ": " + what);
+    HttpReply reply;
+    reply.status = status;
+    reply.body = std::to_string(status) + " " + what + "\n";
+    Write(std::move(reply), 11, /*keep_alive=*/false, /*head=*/false);
+  }
+
+  void Write(HttpReply reply, unsigned version, bool keep_alive, bool head) {
+    server().handler.CountResponse(reply.status);
+    holds_scrape_ = reply.holds_scrape;
+    response_ = {};
+    response_.result(static_cast<http::status>(reply.status));
+    response_.version(version);
+    response_.set(http::field::server, "neuron-monitord");
+    response_.set(http::field::content_type, reply.content_type);
+    for (const auto& [name, value] : reply.headers) response_.set(name, value);
+    response_.keep_alive(keep_alive && reply.status < 400);
+    response_.content_length(reply.body.size());
+    if (!head) response_.body() = std::move(reply.body);
+    stream_.expires_after(Steady(server().options.write_timeout));
+    http::async_write(
+        stream_, response_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnWritten(ec); });
+  }
+
+  void OnWritten(beast::error_code ec) {
+    if (holds_scrape_) {
+      holds_scrape_ = false;
+      server().handler.ScrapeDone();
+    }
+    if (ec || server().stopped) return;
+    if (!response_.keep_alive()) return Linger();
+    response_ = {};  // the rendered body is not kept between requests
+    WaitForNextRequest();
+  }
+
+  // Stops sending and reads (and drops) what the client still sends, for at most kLinger.
+  void Linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kLinger);
+    buffer_.consume(buffer_.size());
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (!ec && !self->server().stopped) self->Linger();
+                            });
+  }
+
+  std::string Peer() {
+    beast::error_code ec;
+    const tcp::endpoint e = stream_.socket().remote_endpoint(ec);
+    return ec ? "?" : e.address().to_string() + ":" + std::to_string(e.port());
+  }
+
+  beast::tcp_stream stream_;
+  std::shared_ptr<HttpServer::Impl> server_;
+  std::uint64_t id_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  bool holds_scrape_ = false;
+};
+
+void HttpServer::Impl::Accept(const std::shared_ptr<Impl>& self) {
+  acceptor->async_accept([self](beast::error_code ec, tcp::socket socket) {
+    if (self->stopped) return;
+    if (ec) {
+      self->log.Warn("http: accept failed: " + ec.message());
+    } else if (self->sessions.size() >= self->options.max_connections) {
+      self->log.Debug("http: " + std::to_string(self->sessions.size()) +
+                      " connections open; refusing another");
+      // The socket closes as it goes out of scope.
+    } else {
+      if (self->options.send_buffer_bytes > 0) {
+        beast::error_code ignored;
+        socket.set_option(
+            asio::socket_base::send_buffer_size(static_cast<int>(self->options.send_buffer_bytes)),
+            ignored);
+      }
+      const std::uint64_t id = self->next_id++;
+      auto session = std::make_shared<HttpSession>(std::move(socket), self, id);
+      self->sessions.emplace(id, session);
+      session->Start();
+    }
+    self->Accept(self);
+  });
+}
+
+HttpServer::HttpServer(asio::io_context& io, const DaemonCore& core, const DaemonStats& stats,
+                       Logger& log, HttpServerOptions options)
+    : impl_(std::make_shared<Impl>(io, core, stats, log, std::move(options))) {}
+
+HttpServer::~HttpServer() { Shutdown(); }
+
+Status HttpServer::Listen(const std::string& host, std::uint16_t port, bool requires_token) {
+  boost::system::error_code ec;
+  tcp::resolver resolver(impl_->io);
+  auto results = resolver.resolve(host, std::to_string(port), tcp::resolver::passive, ec);
+  if (ec || results.empty()) {
+    return Status::InvalidArgument("cannot resolve " + host + ": " + ec.message());
+  }
+  const tcp::endpoint endpoint = results.begin()->endpoint();
+  auto acceptor = std::make_unique<tcp::acceptor>(impl_->io);
+  acceptor->open(endpoint.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor->bind(endpoint, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  const tcp::endpoint bound = ec ? endpoint : acceptor->local_endpoint(ec);
+  if (ec) {
+    return Status::IoError("cannot serve /metrics on " + host + ":" + std::to_string(port) + ": " +
+                           ec.message());
+  }
+  const std::string address = bound.address().to_string();
+  impl_->url = "http://" + (bound.address().is_v6() ? "[" + address + "]" : address) + ":" +
+               std::to_string(bound.port());
+  impl_->port = bound.port();
+  impl_->requires_token = requires_token;
+  impl_->acceptor = std::move(acceptor);
+  impl_->Accept(impl_);
+  return Status::Ok();
+}
+
+std::optional<std::uint16_t> HttpServer::port() const { return impl_->port; }
+std::string HttpServer::url() const { return impl_->url; }
+std::size_t HttpServer::connection_count() const { return impl_->sessions.size(); }
+void HttpServer::SetMaxScrapes(std::size_t max) { impl_->handler.set_max_scrapes(max); }
+
+void HttpServer::Shutdown() {
+  if (impl_->stopped) return;
+  impl_->stopped = true;
+  boost::system::error_code ignored;
+  if (impl_->acceptor) impl_->acceptor->close(ignored);
+  // Closing cancels each session's pending operation; its handler sees `stopped` and returns.
+  for (auto& [id, weak] : std::map(impl_->sessions)) {
+    if (auto session = weak.lock()) session->Close();
+  }
+}
+
+}  // namespace neuronmon::daemon

@@ -1,0 +1,67 @@
+// HttpServer: the daemon's Prometheus endpoint, HTTP/1.1 over TCP (Boost.Beast, kept inside
+// http_server.cc so only that file pays for it). It parses requests with bounded sizes and times
+// — headers over max_header_bytes get 431, bodies over max_body_bytes 413, a request whose bytes
+// do not all arrive within request_timeout is dropped (a slowloris holds only its own
+// connection), a keep-alive connection idle past idle_timeout is closed, a reply not written
+// within write_timeout is abandoned — and hands each request to a MetricsHandler for the answer
+// (routes, auth, the scrape cap). HEAD gets GET's headers without the body; keep-alive is
+// supported. Connections beyond max_connections are closed at once.
+// Runs on the daemon's io_context thread and builds every exposition from DaemonCore on the spot;
+// it never samples. Borrows `core`, `stats` and `log`, which must outlive it. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "daemon/core/daemon_core.h"
+#include "daemon/core/stats.h"
+#include "daemon/server/asio.h"
+#include "daemon/server/log.h"
+#include "daemon/server/metrics_handler.h"
+#include "proto/common/status.h"
+
+namespace neuronmon::daemon {
+
+struct HttpServerOptions {
+  MetricsHandlerOptions handler;
+  std::size_t max_connections = 64;
+  std::size_t max_header_bytes = 8 * 1024;
+  std::size_t max_body_bytes = 8 * 1024;
+  Nanos request_timeout = std::chrono::seconds(10);  // from accept or the request's first byte
+  Nanos idle_timeout = std::chrono::minutes(2);      // keep-alive wait for the next request
+  Nanos write_timeout = std::chrono::seconds(10);
+  std::size_t send_buffer_bytes = 0;  // SO_SNDBUF of each connection; 0: the kernel's autotuning
+};
+
+class HttpServer {
+ public:
+  HttpServer(asio::io_context& io, const DaemonCore& core, const DaemonStats& stats, Logger& log,
+             HttpServerOptions options);
+  ~HttpServer();  // closes every connection
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds `host`:`port` (port 0: an ephemeral one) and starts accepting. `requires_token`: every
+  // request must carry `Authorization: Bearer <options.handler.token>`. Errors: kInvalidArgument
+  // when `host` does not resolve, kIoError when it cannot be bound. Call at most once.
+  Status Listen(const std::string& host, std::uint16_t port, bool requires_token);
+  // The bound port; nullopt before a successful Listen.
+  std::optional<std::uint16_t> port() const;
+  // "http://127.0.0.1:9413" ("http://[::1]:9413" for IPv6); empty before Listen.
+  std::string url() const;
+  // Stops accepting and closes every connection; later requests are refused.
+  void Shutdown();
+
+  std::size_t connection_count() const;
+  // A new cap for concurrent scrapes (after a reload).
+  void SetMaxScrapes(std::size_t max);
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;  // shared with the sessions, which may outlive the server briefly
+};
+
+}  // namespace neuronmon::daemon

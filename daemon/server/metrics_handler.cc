@@ -1,0 +1,184 @@
+#include "daemon/server/metrics_handler.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+
+#include "daemon/core/metrics_writer.h"
+
+namespace neuronmon::daemon {
+namespace {
+
+constexpr std::string_view kAllow = "GET, HEAD";
+
+HttpReply Text(int status, std::string body) {
+  HttpReply r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+// Constant-time, so the reply's timing does not tell how much of a guess was right.
+bool SameSecret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+bool Authorized(const HttpRequestHead& request, const std::string& token) {
+  if (!request.requires_token) return true;
+  constexpr std::string_view kScheme = "Bearer ";
+  std::string_view value = request.authorization;
+  if (token.empty() || value.size() <= kScheme.size()) return false;
+  for (std::size_t i = 0; i < kScheme.size(); ++i) {  // the scheme is case-insensitive
+    if (std::tolower(static_cast<unsigned char>(value[i])) !=
+        std::tolower(static_cast<unsigned char>(kScheme[i]))) {
+      return false;
+    }
+  }
+  value.remove_prefix(kScheme.size());
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+  return SameSecret(value, token);
+}
+
+std::string HtmlEscaped(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::uint64_t CountOpenFds(const std::string& proc_root) {
+  std::error_code ec;
+  std::uint64_t n = 0;
+  for (std::filesystem::directory_iterator it(proc_root + "/self/fd", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+Result<HostConstants> ReadHostConstants(const std::string& proc_root) {
+  Result<std::string> text = ReadSmallFile(proc_root + "/stat");
+  if (!text.ok()) return text.status();
+  Result<ProcStat> stat = ParseProcStat(*text);
+  if (!stat.ok()) return stat.status();
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (ticks <= 0 || page <= 0) return Status::IoError("sysconf: no tick rate or page size");
+  return HostConstants{stat->boot_time_seconds, static_cast<std::uint64_t>(ticks),
+                       static_cast<std::uint64_t>(page)};
+}
+
+Result<ProcessMetrics> ReadProcessMetrics(const HostConstants& host, const std::string& proc_root) {
+  const std::string path = proc_root + "/self/stat";
+  Result<std::string> text = ReadSmallFile(path);
+  if (!text.ok()) return text.status();
+  Result<ProcessStat> stat = ParseProcessStat(*text, path);
+  if (!stat.ok()) return stat.status();
+  return ComputeProcessMetrics(*stat, host, CountOpenFds(proc_root));
+}
+
+MetricsHandler::MetricsHandler(const DaemonCore& core, const DaemonStats& stats,
+                               MetricsHandlerOptions options)
+    : core_(core), stats_(stats), options_(std::move(options)) {
+  Result<HostConstants> host = ReadHostConstants();
+  if (host.ok()) {
+    host_ = *host;
+  } else {
+    host_error_ = host.status().message();
+  }
+}
+
+HttpReply MetricsHandler::Handle(const HttpRequestHead& request, MonoTime now) {
+  if (!Authorized(request, options_.token)) {
+    HttpReply r = Text(401, "401 Unauthorized: send Authorization: Bearer <token>\n");
+    r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"neuron-monitord\"");
+    return r;
+  }
+  const std::string_view path = request.target.substr(0, request.target.find('?'));
+  if (path != "/metrics" && path != "/-/healthy" && path != "/") {
+    return Text(404, "404 Not Found: try /metrics or /-/healthy\n");
+  }
+  if (request.method != "GET" && request.method != "HEAD") {
+    HttpReply r = Text(405, "405 Method Not Allowed: use GET or HEAD\n");
+    r.headers.emplace_back("Allow", kAllow);
+    return r;
+  }
+  if (path == "/metrics") return Metrics(request);
+  if (path == "/-/healthy") return Health(now);
+  return Index();
+}
+
+HttpReply MetricsHandler::Metrics(const HttpRequestHead& request) {
+  if (scrapes_in_flight_ >= options_.max_scrapes) {
+    HttpReply r = Text(503, "503 Service Unavailable: too many scrapes at once\n");
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+  }
+  const MetricsWindow window = SelectWindow(core_.history(), options_.rate_window, core_.period());
+  const Result<ProcessMetrics> process =
+      host_ ? ReadProcessMetrics(*host_) : Result<ProcessMetrics>(Status::IoError(host_error_));
+  const Analysis* analysis = core_.latest_analysis();
+  MetricsInput in;
+  in.inventory = &core_.inventory();
+  in.end = window.end;
+  in.start = window.start;
+  in.stats = &stats_;
+  in.scrapes = &scrapes_;
+  in.process = &process;
+  in.findings = analysis != nullptr ? &analysis->runtimes : nullptr;
+  in.version = options_.version;
+  in.period = core_.period();
+  const ExpositionFormat format = ChooseFormat(request.accept);
+  HttpReply r;
+  r.content_type = std::string(ContentType(format));
+  r.body = Render(BuildMetrics(in), format);
+  r.holds_scrape = true;
+  ++scrapes_in_flight_;
+  return r;
+}
+
+void MetricsHandler::ScrapeDone() {
+  if (scrapes_in_flight_ > 0) --scrapes_in_flight_;
+}
+
+HttpReply MetricsHandler::Health(MonoTime now) const {
+  const SamplingHealth health = CheckSampling(core_.history(), now, core_.period());
+  return Text(health.healthy ? 200 : 503, health.text + "\n");
+}
+
+HttpReply MetricsHandler::Index() const {
+  HttpReply r;
+  r.content_type = "text/html; charset=utf-8";
+  r.body =
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>neuron-monitord</title></head>\n"
+      "<body><h1>neuron-monitord " +
+      HtmlEscaped(options_.version) + "</h1>\n<p>Sampling " + HtmlEscaped(core_.Describe()) +
+      ".</p>\n<ul><li><a href=\"/metrics\">/metrics</a> (Prometheus)</li>\n"
+      "<li><a href=\"/-/healthy\">/-/healthy</a></li></ul></body></html>\n";
+  return r;
+}
+
+}  // namespace neuronmon::daemon

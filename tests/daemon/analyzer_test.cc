@@ -1,0 +1,247 @@
+// The bottleneck analyzer against ground truth: every built-in scenario must get its declared
+// verdict within 10 s of the scripted time and keep it, and a sweep of generated training variants
+// must be classified correctly at least 95% of the time. Simulated time only; nothing sleeps.
+#include "daemon/core/analyzer.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "daemon/core/daemon_core.h"
+#include "simdev/collective_model.h"
+#include "simdev/instance.h"
+#include "simdev/job.h"
+#include "simdev/scenario_library.h"
+
+namespace neuronmon::daemon {
+namespace {
+
+using std::chrono::seconds;
+
+// A DaemonCore over an in-memory simdev instance, sampled once per simulated second.
+struct SimRun {
+  explicit SimRun(const simdev::InstanceSpec& spec, const simdev::Scenario& scenario,
+                  std::uint64_t seed = 1) {
+    auto instance = simdev::Instance::Create(spec, scenario, seed);
+    EXPECT_TRUE(instance.ok()) << instance.status().ToString();
+    truth = std::move(*instance);
+    auto made = simdev::Instance::Create(spec, scenario, seed);
+    // The backend the daemon samples: the same scenario, seed and times as `truth`.
+    struct Backend final : daemon::Backend {
+      std::unique_ptr<simdev::Instance> sim;
+      v1::Inventory Inventory(MonoTime now) override {
+        return sim->Inventory(now.time_since_epoch());
+      }
+      Snapshot Read(MonoTime now) override { return sim->Read(now.time_since_epoch()); }
+      std::string Describe() const override { return "test"; }
+    };
+    auto backend = std::make_unique<Backend>();
+    backend->sim = std::move(*made);
+    core = std::make_unique<DaemonCore>(CoreOptions{seconds(1), std::chrono::minutes(2), "test"},
+                                        std::move(backend), nullptr);
+  }
+  const Analysis& At(int t) {
+    core->Sample(MonoTime(seconds(t)), WallTime(seconds(1767225600 + t)));
+    return *core->latest_analysis();
+  }
+  std::unique_ptr<simdev::Instance> truth;
+  std::unique_ptr<DaemonCore> core;
+};
+
+std::string Verdict(const Analysis& a, std::uint32_t pid) {
+  if (pid == 0) return FindingKindName(a.instance.kind());
+  auto it = a.runtimes.find(pid);
+  return it == a.runtimes.end() || it->second.empty() ? ""
+                                                      : FindingKindName(it->second.front().kind());
+}
+
+TEST(Analyzer, EveryScenarioGetsItsDeclaredVerdictAndKeepsIt) {
+  std::size_t checked = 0;
+  for (const simdev::BuiltinScenario& b : simdev::BuiltinScenarios()) {
+    simdev::Scenario scenario = *simdev::LoadScenario(b.name);
+    SimRun run(*simdev::FindPreset(scenario.instance), scenario);
+    const int end = 300;
+    // A segment: one pid expecting one verdict from `from` on.
+    struct Segment {
+      std::uint32_t pid = 0;
+      std::string expected;
+      int from = 0;
+      int matched_at = -1;
+      int misses_after = 0;
+      std::string last_wrong;
+    };
+    std::vector<Segment> segments;
+    std::map<std::uint32_t, std::size_t> current;  // pid -> index of its open segment
+    for (int t = 0; t <= end; ++t) {
+      const Analysis& a = run.At(t);
+      for (const simdev::ExpectedVerdict& e : run.truth->Expected(seconds(t))) {
+        if (e.diagnosis.empty()) continue;
+        auto it = current.find(e.pid);
+        if (it == current.end() || segments[it->second].expected != e.diagnosis) {
+          segments.push_back(Segment{e.pid, e.diagnosis, t, -1, 0, ""});
+          current[e.pid] = segments.size() - 1;
+        }
+        Segment& s = segments[current[e.pid]];
+        const std::string v = Verdict(a, e.pid);
+        if (v == e.diagnosis) {
+          if (s.matched_at < 0) s.matched_at = t;
+        } else if (s.matched_at >= 0) {
+          ++s.misses_after;
+          s.last_wrong = v + " at " + std::to_string(t);
+        }
+      }
+    }
+    // Every runtime of the scenario and the instance have an expectation to check.
+    EXPECT_GE(segments.size(), run.truth->Expected(seconds(end)).size()) << b.name;
+    checked += segments.size();
+    for (const Segment& s : segments) {
+      const std::string who =
+          std::string(b.name) + " pid " + std::to_string(s.pid) + " expecting " + s.expected;
+      ASSERT_GE(s.matched_at, 0) << who << ": never reached";
+      EXPECT_LE(s.matched_at - s.from, 10) << who << ": reached only at " << s.matched_at;
+      EXPECT_EQ(s.misses_after, 0) << who << ": changed away (last: " << s.last_wrong << ")";
+    }
+  }
+  // 11 scenarios: 16 + 1 + 16 + 16 + 16 + 16 + 16 + 18 (ecc: rank 3 twice) + 12 + 16 + 1 runtimes,
+  // plus an instance expectation for each.
+  EXPECT_GE(checked, 150u);
+}
+
+}  // namespace
+}  // namespace neuronmon::daemon
+
+namespace neuronmon::daemon {
+namespace {
+
+// One generated training (or idle) workload whose bottleneck is known by construction.
+struct Variant {
+  std::string label;  // the verdict it must get
+  std::string preset;
+  simdev::Scenario scenario;
+  std::uint64_t seed = 1;
+  std::string description;
+};
+
+simdev::CollectiveSpec AllReduce(double bytes, double count, double overlap) {
+  simdev::CollectiveSpec c;
+  c.kind = CollectiveKind::kAllReduce;
+  c.bytes = bytes;
+  c.count = count;
+  c.overlap = overlap;
+  return c;
+}
+
+Variant MakeVariant(const std::string& label, const simdev::InstanceSpec& spec,
+                    std::mt19937_64& rng) {
+  auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  };
+  Variant v;
+  v.label = label;
+  v.preset = spec.name;
+  v.seed = rng() % 1000 + 1;
+  simdev::RuntimeSpec rt;
+  rt.name = "job";
+  rt.tag = "rank{rank}";
+  rt.command = "torchrun train.py --variant";
+  rt.load_duration = seconds(5);
+  if (label == "idle_allocated") {
+    rt.workload = simdev::IdleSpec{};
+    rt.workers = simdev::Workers::kSingle;
+    rt.devices = {static_cast<int>(rng() % static_cast<unsigned>(spec.device_count))};
+    v.description = "idle on nd" + std::to_string(rt.devices[0]);
+    v.scenario.runtimes.push_back(rt);
+    v.scenario.name = "variant";
+    v.scenario.instance = spec.name;
+    return v;
+  }
+  simdev::TrainingSpec t;
+  t.parameters = uniform(1e9, 1.5e10);
+  t.noise = uniform(0.005, 0.04);
+  t.nodes = std::vector<int>{1, 1, 2, 4}[rng() % 4];
+  t.warmup_steps = 2;
+  const double cores = spec.core_count() * t.nodes;
+  const double step = uniform(0.6, 2.5);  // compute seconds per step
+  const double peak = simdev::PeakFlopsPerCore(spec, simdev::DType::kBf16) * t.compute_efficiency;
+  t.tokens_per_step = step * peak * cores / (6 * t.parameters);
+  t.input_seconds = uniform(0.05, 0.5) * step;
+  t.input_prefetch = true;
+  const double bucket = std::vector<double>{8 << 20, 32 << 20, 64 << 20, 128 << 20}[rng() % 4];
+  // Gradient all-reduces mostly hidden behind compute.
+  t.collectives.push_back(AllReduce(bucket, uniform(5, 40), uniform(0.85, 0.97)));
+  char text[200];
+  if (label == "input_bound") {
+    t.input_prefetch = false;
+    t.input_seconds = uniform(0.4, 1.4) * step;
+    t.dataloader_cpus = uniform(1, 8);
+  } else if (label == "collective_bound") {
+    const simdev::CollectiveGroup group{spec.devices_per_node(), t.nodes, false};
+    const double latency =
+        simdev::EstimateCollective(spec, group, CollectiveKind::kAllReduce, bucket, 0.1).seconds;
+    const double overlap = uniform(0.0, 0.3);
+    const double exposed = uniform(0.6, 1.5) * step;
+    t.collectives = {AllReduce(bucket, exposed / ((1 - overlap) * latency), overlap)};
+  } else if (label == "hbm_bound") {
+    // Memory-bound steps: the batch is sized so the HBM-limited step lasts `step` seconds.
+    t.arithmetic_intensity = uniform(15, 60);
+    const double bandwidth = simdev::HbmBandwidthPerCore(spec) * 0.92;
+    t.tokens_per_step = step * t.arithmetic_intensity * bandwidth * cores / (6 * t.parameters);
+  }
+  std::snprintf(text, sizeof text,
+                "%s %.1fB params, %.2fs steps, %d node(s), input %.2fs%s, AI %.0f",
+                spec.name.c_str(), t.parameters / 1e9, step, t.nodes, t.input_seconds,
+                t.input_prefetch ? " prefetched" : "", t.arithmetic_intensity);
+  v.description = text;
+  rt.workload = t;
+  v.scenario.runtimes.push_back(rt);
+  if (label == "straggler") {
+    simdev::FaultSpec slow;
+    slow.type = simdev::FaultType::kSlowdown;
+    slow.device = static_cast<int>(rng() % static_cast<unsigned>(spec.device_count));
+    slow.factor = uniform(1.3, 1.8);
+    v.scenario.faults.push_back(slow);
+    v.description +=
+        ", nd" + std::to_string(slow.device) + " x" + std::to_string(slow.factor).substr(0, 4);
+  } else if (label == "errors") {
+    simdev::FaultSpec nan;
+    nan.type = simdev::FaultType::kNanErrors;
+    nan.runtime = "job";
+    nan.per_second = uniform(0.3, 2);
+    v.scenario.faults.push_back(nan);
+  }
+  v.scenario.name = "variant";
+  v.scenario.instance = spec.name;
+  return v;
+}
+
+TEST(Analyzer, GeneratedVariantsAreClassifiedAtLeast95PercentOfTheTime) {
+  std::mt19937_64 rng(8);
+  std::vector<Variant> variants;
+  for (const char* preset : {"trn2.48xlarge", "trn1.32xlarge"}) {
+    const simdev::InstanceSpec spec = *simdev::FindPreset(preset);
+    for (const char* label : {"healthy", "input_bound", "collective_bound", "hbm_bound",
+                              "straggler", "errors", "idle_allocated"}) {
+      for (int i = 0; i < 8; ++i) variants.push_back(MakeVariant(label, spec, rng));
+    }
+  }
+  int correct = 0;
+  std::string wrong;
+  for (const Variant& v : variants) {
+    SimRun run(*simdev::FindPreset(v.preset), v.scenario, v.seed);
+    std::string verdict;
+    for (int t = 0; t <= 90; ++t) verdict = Verdict(run.At(t), 0);
+    if (verdict == v.label) {
+      ++correct;
+    } else {
+      wrong += "  expected " + v.label + ", got " + verdict + ": " + v.description + "\n";
+    }
+  }
+  const double accuracy = static_cast<double>(correct) / static_cast<double>(variants.size());
+  std::printf("analyzer accuracy: %d of %zu generated variants (%.1f%%)\n%s", correct,
+              variants.size(), 100 * accuracy, wrong.c_str());
+  EXPECT_GE(accuracy, 0.95) << "misclassified:\n" << wrong;
+}
+
+}  // namespace
+}  // namespace neuronmon::daemon

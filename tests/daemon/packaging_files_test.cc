@@ -1,0 +1,102 @@
+// The Grafana dashboard and the Prometheus alerting rules users install (packaging/): the
+// dashboard is valid JSON with AWS's panels, and every metric either file queries is one the
+// daemon exports, so a renamed family cannot silently blank a panel or mute an alert.
+// (`promtool check rules` / `test rules` run as their own ctests.)
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "daemon/core/prometheus.h"
+#include "tests/daemon/prometheus_fixture.h"
+
+namespace neuronmon::daemon {
+namespace {
+
+std::string ReadSourceFile(const std::string& relative) {
+  std::ifstream in(std::filesystem::path(NEURONMON_SOURCE_DIR) / relative);
+  EXPECT_TRUE(in) << relative;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every sample name the daemon can export, from a scrape with findings.
+std::set<std::string> ExportedNames() {
+  testing::SimCore sim("trn2.48xlarge", "healthy-training", {40, 45});
+  const RuntimeSample& r = sim.core().history().newest()->runtimes.at(0);
+  v1::Finding f;
+  f.set_kind(v1::FINDING_KIND_HBM_BOUND);
+  f.add_evidence()->set_name("hbm_utilization_percent");
+  const FindingsByPid findings = {{r.pid, {f}}};
+  std::set<std::string> names = {"up"};  // Prometheus's own
+  const Exposition exposition = sim.Build(nullptr, &findings);
+  for (const MetricFamily& family : exposition.families()) {
+    names.insert(family.name);
+    if (family.type == MetricType::kHistogram) {
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) names.insert(family.name + suffix);
+    }
+  }
+  return names;
+}
+
+// Metric names in PromQL (or a rules file): label matchers, grouping clauses and templates
+// removed first, so label names are not mistaken for metrics.
+std::set<std::string> QueriedNames(std::string text) {
+  for (const char* pattern : {R"(\{\{[^}]*\}\})", R"(\{[^}]*\})",
+                              R"(\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\))"}) {
+    text = std::regex_replace(text, std::regex(pattern), " ");
+  }
+  static const std::regex kName(
+      R"(\b(instance_info|(neuroncore|neuron|execution|system|hardware|process)_[a-z0-9_]+)\b)");
+  std::set<std::string> names;
+  for (std::sregex_iterator it(text.begin(), text.end(), kName), end; it != end; ++it) {
+    names.insert(it->str());
+  }
+  return names;
+}
+
+TEST(GrafanaDashboard, ParsesAndKeepsAwsPanels) {
+  const nlohmann::json dashboard =
+      nlohmann::json::parse(ReadSourceFile("packaging/grafana/neuronmon-dashboard.json"));
+  EXPECT_TRUE(dashboard.contains("title"));
+  std::set<std::string> exprs;
+  for (const auto& panel : dashboard.at("panels")) {
+    if (!panel.contains("targets")) continue;
+    for (const auto& target : panel.at("targets")) exprs.insert(target.at("expr"));
+  }
+  // AWS's neuron-monitor dashboard queries, unchanged.
+  for (const char* aws : {"count(instance_info)", "avg(neuroncore_utilization_ratio)",
+                          "avg by (neuroncore) (neuroncore_utilization_ratio)",
+                          "count(neuroncore_utilization_ratio > 0)",
+                          "sum(rate(execution_status_total{status_type=\"completed\"}[1m]))",
+                          "sum(rate(execution_status_total{status_type!=\"completed\"}[1m]))",
+                          "avg by (percentile) (execution_latency_seconds)",
+                          "avg by (usage_type) (system_vcpu_usage_ratio)",
+                          "avg(system_memory_used_bytes / system_memory_total_bytes)"}) {
+    EXPECT_EQ(exprs.count(aws), 1u) << aws;
+  }
+  const std::set<std::string> exported = ExportedNames();
+  for (const std::string& expr : exprs) {
+    for (const std::string& name : QueriedNames(expr)) {
+      EXPECT_EQ(exported.count(name), 1u) << name << " in " << expr << " is not exported";
+    }
+  }
+}
+
+TEST(AlertRules, QueryOnlyExportedMetrics) {
+  const std::string rules = ReadSourceFile("packaging/prometheus/neuronmon-alerts.yml");
+  const std::set<std::string> queried = QueriedNames(rules);
+  EXPECT_GE(queried.size(), 5u);
+  const std::set<std::string> exported = ExportedNames();
+  for (const std::string& name : queried) {
+    EXPECT_EQ(exported.count(name), 1u) << name << " is not exported";
+  }
+}
+
+}  // namespace
+}  // namespace neuronmon::daemon

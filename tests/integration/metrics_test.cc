@@ -1,0 +1,247 @@
+// The /metrics HTTP endpoint over real loopback TCP: the daemon serves text and OpenMetrics, HEAD,
+// health and an index page; every bad request gets its status (404, 405, 431, 413, 401, 503 over
+// the scrape cap) and a slowloris is cut off without delaying anyone else's scrape. The auth and
+// stale-sampling paths run an HttpServer of their own over a DaemonCore the test samples.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <thread>
+
+#include "daemon/core/backend.h"
+#include "daemon/server/http_server.h"
+#include "tests/integration/daemon_fixture.h"
+#include "tests/integration/http_client.h"
+
+namespace neuronmon::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// A daemon with /metrics on an ephemeral loopback port; request timeout 300 ms (the fixture's
+// handshake timeout).
+std::unique_ptr<DaemonFixture> MetricsDaemon(std::function<void(daemon::DaemonConfig&)> tweak = {},
+                                             const std::string& device = "sim:trn1.2xlarge") {
+  return std::make_unique<DaemonFixture>(
+      [tweak](daemon::DaemonConfig& c) {
+        c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
+        if (tweak) tweak(c);
+      },
+      device);
+}
+
+std::uint16_t PortOf(DaemonFixture& d) {
+  const std::optional<std::uint16_t> port = d.metrics_port();
+  EXPECT_TRUE(port.has_value());
+  return port.value_or(0);
+}
+
+// The first scrape whose body contains `needle` (the daemon needs two samples for ratios),
+// trying for up to 5 s.
+std::optional<HttpResponse> ScrapeWhen(std::uint16_t port, const std::string& needle,
+                                       const std::string& headers = "") {
+  const auto deadline = std::chrono::steady_clock::now() + seconds(5);
+  std::optional<HttpResponse> r;
+  while (std::chrono::steady_clock::now() < deadline) {
+    r = Fetch(port, "/metrics", headers);
+    if (r && r->body.find(needle) != std::string::npos) return r;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return r;
+}
+
+// A well-behaved scrape still succeeds.
+void ExpectScrapes(std::uint16_t port) {
+  const auto r = Fetch(port, "/metrics");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->body.find("neuron_monitord_build_info"), std::string::npos);
+}
+
+TEST(MetricsHttp, ServesTextFormatByDefault) {
+  auto d = MetricsDaemon();
+  const auto r = ScrapeWhen(PortOf(*d), "neuroncore_utilization_ratio{");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->Header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_NE(r->body.find("# TYPE neuroncore_utilization_ratio gauge\n"), std::string::npos);
+  EXPECT_NE(r->body.find("instance_type=\"trn1.2xlarge\""), std::string::npos);
+  EXPECT_NE(r->body.find("process_resident_memory_bytes "), std::string::npos);
+  EXPECT_NE(r->body.find("neuron_monitord_collector_success{group=\"process\"} 1"),
+            std::string::npos);
+  EXPECT_EQ(r->body.find("# EOF"), std::string::npos);
+}
+
+TEST(MetricsHttp, NegotiatesOpenMetrics) {
+  auto d = MetricsDaemon();
+  // What Prometheus 2.42 sends.
+  const auto r = Fetch(PortOf(*d), "/metrics",
+                       "Accept: application/openmetrics-text;version=1.0.0,application/"
+                       "openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/"
+                       "*;q=0.1\r\n");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->Header("content-type"),
+            "application/openmetrics-text; version=1.0.0; charset=utf-8");
+  EXPECT_TRUE(r->body.ends_with("# EOF\n"));
+  EXPECT_NE(r->body.find("# TYPE instance info\n"), std::string::npos);
+}
+
+TEST(MetricsHttp, HeadHealthIndexAndKeepAlive) {
+  auto d = MetricsDaemon();
+  const std::uint16_t port = PortOf(*d);
+  HttpClient c(port);
+  c.Send("HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto head = c.Read(seconds(5), /*head=*/true);
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(head->status, 200);
+  EXPECT_GT(std::stoul(head->Header("content-length")), 1000u);
+  EXPECT_EQ(head->body, "");
+  c.Send("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n");  // same connection
+  const auto health = c.Read();
+  ASSERT_TRUE(health.has_value());
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(health->body, "ok\n");
+  c.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto index = c.Read();
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(index->Header("content-type"), "text/html; charset=utf-8");
+  EXPECT_NE(index->body.find("<a href=\"/metrics\">"), std::string::npos);
+  EXPECT_NE(index->body.find("<a href=\"/-/healthy\">"), std::string::npos);
+}
+
+TEST(MetricsHttp, WrongMethodAndUnknownPath) {
+  auto d = MetricsDaemon();
+  const std::uint16_t port = PortOf(*d);
+  const auto post = Fetch(port, "/metrics", "Content-Length: 0\r\n", "POST");
+  ASSERT_TRUE(post.has_value());
+  EXPECT_EQ(post->status, 405);
+  EXPECT_EQ(post->Header("allow"), "GET, HEAD");
+  const auto missing = Fetch(port, "/metrics/../etc/passwd");
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_EQ(missing->status, 404);
+  ExpectScrapes(port);
+}
+
+TEST(MetricsHttp, OversizedHeadersAndBody) {
+  auto d = MetricsDaemon();
+  const std::uint16_t port = PortOf(*d);
+  const auto big = Fetch(port, "/metrics", "X-Padding: " + std::string(16 * 1024, 'a') + "\r\n");
+  ASSERT_TRUE(big.has_value());
+  EXPECT_EQ(big->status, 431);
+  const auto body = Fetch(port, "/metrics", "Content-Length: 1000000\r\n", "POST");
+  ASSERT_TRUE(body.has_value());
+  EXPECT_EQ(body->status, 413);
+  const auto garbage = Fetch(port, "/metrics\x01", "");
+  ASSERT_TRUE(garbage.has_value());
+  EXPECT_EQ(garbage->status, 400);
+  ExpectScrapes(port);
+}
+
+TEST(MetricsHttp, SlowlorisIsCutOffWithoutBlockingScrapes) {
+  auto d = MetricsDaemon();
+  const std::uint16_t port = PortOf(*d);
+  HttpClient slow(port);
+  ASSERT_TRUE(slow.Send("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+  const auto t0 = std::chrono::steady_clock::now();
+  ExpectScrapes(port);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(300)) << "not queued behind it";
+  EXPECT_TRUE(slow.ClosedWithin(seconds(3))) << "the 300 ms request timeout closes it";
+  ExpectScrapes(port);
+}
+
+// An HttpServer of its own over a DaemonCore sampled by the test, on its own io thread.
+class Harness {
+ public:
+  Harness(bool requires_token, MonoTime last_sample, daemon::HttpServerOptions options = {},
+          const std::string& device = "sim:trn1.2xlarge") {
+    auto backend =
+        daemon::MakeBackend({device, "healthy-training", 1, 1}, last_sample - seconds(45));
+    if (!backend.ok()) throw std::runtime_error(backend.status().message());
+    core_ = std::make_unique<daemon::DaemonCore>(
+        daemon::CoreOptions{seconds(1), seconds(60), "test"}, std::move(*backend), nullptr);
+    core_->Sample(last_sample - seconds(5), std::chrono::system_clock::now());
+    core_->Sample(last_sample, std::chrono::system_clock::now());
+    options.handler.token = "s3cret";
+    server_ = std::make_unique<daemon::HttpServer>(io_, *core_, stats_, log_, options);
+    EXPECT_TRUE(server_->Listen("127.0.0.1", 0, requires_token).ok());
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~Harness() {
+    daemon::asio::post(io_, [this] {
+      server_->Shutdown();
+      io_.stop();
+    });
+    thread_.join();
+  }
+  std::uint16_t port() const { return server_->port().value_or(0); }
+
+ private:
+  static daemon::LoggerOptions Quiet() {
+    daemon::LoggerOptions o;
+    o.threshold = daemon::LogSeverity::kError;
+    return o;
+  }
+
+  daemon::asio::io_context io_;
+  daemon::Logger log_{Quiet()};
+  daemon::DaemonStats stats_;
+  std::unique_ptr<daemon::DaemonCore> core_;
+  std::unique_ptr<daemon::HttpServer> server_;
+  std::thread thread_;
+};
+
+TEST(MetricsHttp, OffLoopbackListenerRequiresTheBearerToken) {
+  Harness h(/*requires_token=*/true, std::chrono::steady_clock::now());
+  const auto none = Fetch(h.port(), "/metrics");
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->status, 401);
+  EXPECT_EQ(none->Header("www-authenticate"), "Bearer realm=\"neuron-monitord\"");
+  EXPECT_EQ(none->body.find("neuroncore"), std::string::npos);
+  const auto wrong = Fetch(h.port(), "/metrics", "Authorization: Bearer s3cre\r\n");
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_EQ(wrong->status, 401);
+  const auto basic = Fetch(h.port(), "/-/healthy", "Authorization: Basic czNjcmV0\r\n");
+  ASSERT_TRUE(basic.has_value());
+  EXPECT_EQ(basic->status, 401);
+  const auto right = Fetch(h.port(), "/metrics", "Authorization: Bearer s3cret\r\n");
+  ASSERT_TRUE(right.has_value());
+  EXPECT_EQ(right->status, 200);
+  EXPECT_NE(right->body.find("neuroncore_utilization_ratio{"), std::string::npos);
+}
+
+TEST(MetricsHttp, HealthIs503WhenSamplingStalled) {
+  Harness h(/*requires_token=*/false, std::chrono::steady_clock::now() - seconds(10));
+  const auto health = Fetch(h.port(), "/-/healthy");
+  ASSERT_TRUE(health.has_value());
+  EXPECT_EQ(health->status, 503);
+  EXPECT_EQ(health->body.find("last sample 10"), 0u) << health->body;
+  const auto metrics = Fetch(h.port(), "/metrics");
+  ASSERT_TRUE(metrics.has_value());
+  EXPECT_EQ(metrics->status, 200) << "the last good snapshot is still served";
+}
+
+TEST(MetricsHttp, ScrapesBeyondTheCapGet503) {
+  daemon::HttpServerOptions options;
+  options.handler.max_scrapes = 1;
+  options.send_buffer_bytes = 4096;  // so the kernel cannot take the whole reply at once
+  Harness h(/*requires_token=*/false, std::chrono::steady_clock::now(), options,
+            "sim:trn1.32xlarge");
+  // A reader too slow to take the ~0.3 MB reply holds the only scrape slot.
+  HttpClient stuck(h.port(), /*rcvbuf=*/4096);
+  stuck.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_EQ(stuck.ReadSome(12, seconds(5)), "HTTP/1.1 200");
+  const auto refused = Fetch(h.port(), "/metrics");
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_EQ(refused->Header("retry-after"), "1");
+  const auto health = Fetch(h.port(), "/-/healthy");
+  ASSERT_TRUE(health.has_value());
+  EXPECT_EQ(health->status, 200) << "the cap is on scrapes only";
+  const auto rest = stuck.Read(seconds(10));  // draining frees the slot
+  ASSERT_TRUE(rest.has_value());
+  EXPECT_GT(rest->body.size(), 100'000u);
+  ExpectScrapes(h.port());
+}
+
+}  // namespace
+}  // namespace neuronmon::testing

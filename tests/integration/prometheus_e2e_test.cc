@@ -1,0 +1,142 @@
+// End to end with a real Prometheus server: it scrapes the daemon's /metrics on loopback (it
+// negotiates OpenMetrics), and its query API returns neuroncore_utilization_ratio and the
+// collective latency histogram. Prometheus runs from a temp dir and is killed, waited for and
+// removed in every case. Skipped when /usr/bin/prometheus is not installed.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/integration/daemon_fixture.h"
+#include "tests/integration/http_client.h"
+
+extern char** environ;
+
+namespace neuronmon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::seconds;
+
+constexpr const char* kPrometheus = "/usr/bin/prometheus";
+
+// A prometheus process scraping 127.0.0.1:`target_port` every second, in a temp dir it owns.
+class PrometheusServer {
+ public:
+  explicit PrometheusServer(std::uint16_t target_port) : port_(FreePort()) {
+    dir_ = fs::temp_directory_path() / ("neuronmon-prom-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "prometheus.yml")
+        << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+        << "scrape_configs:\n  - job_name: neuronmon\n    static_configs:\n"
+        << "      - targets: ['127.0.0.1:" << target_port << "']\n";
+    const std::vector<std::string> args = {
+        kPrometheus, "--config.file=" + (dir_ / "prometheus.yml").string(),
+        "--storage.tsdb.path=" + (dir_ / "data").string(),
+        "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const std::string log = (dir_ / "prometheus.log").string();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    if (posix_spawn(&pid_, kPrometheus, &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+
+  ~PrometheusServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  bool started() const { return pid_ > 0; }
+  std::string log() const {
+    std::ifstream in(dir_ / "prometheus.log");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  // The `data.result` of an instant query, once it is non-empty, polling until `deadline`;
+  // empty when it never was.
+  nlohmann::json QueryUntilFound(const std::string& promql,
+                                 std::chrono::steady_clock::time_point deadline) const {
+    while (std::chrono::steady_clock::now() < deadline) {
+      const auto r = Fetch(port_, "/api/v1/query?query=" + promql);
+      if (r && r->status == 200) {
+        const nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
+        if (!j.is_discarded() && j.value("status", "") == "success" &&
+            !j["data"]["result"].empty()) {
+          return j["data"]["result"];
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    return nlohmann::json::array();
+  }
+
+  // The scrape target's health and last error, as /api/v1/targets reports it.
+  std::pair<std::string, std::string> TargetHealth() const {
+    const auto r = Fetch(port_, "/api/v1/targets");
+    if (!r || r->status != 200) return {"", "no answer"};
+    const nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || j["data"]["activeTargets"].empty()) return {"", "no target"};
+    const nlohmann::json& t = j["data"]["activeTargets"][0];
+    return {t.value("health", ""), t.value("lastError", "")};
+  }
+
+ private:
+  fs::path dir_;
+  std::uint16_t port_;
+  pid_t pid_ = -1;
+};
+
+TEST(PrometheusEndToEnd, ScrapesTheDaemonAndAnswersQueries) {
+  if (::access(kPrometheus, X_OK) != 0) GTEST_SKIP() << kPrometheus << " is not installed";
+  // 20x simulated time: the model loads and collectives start within a second.
+  DaemonFixture d(
+      [](daemon::DaemonConfig& c) {
+        c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
+        c.speed = 20;
+      },
+      "sim:trn1.2xlarge", "100ms");
+  const std::optional<std::uint16_t> port = d.metrics_port();
+  ASSERT_TRUE(port.has_value());
+  PrometheusServer prometheus(*port);
+  ASSERT_TRUE(prometheus.started());
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+
+  const nlohmann::json util = prometheus.QueryUntilFound("neuroncore_utilization_ratio", deadline);
+  ASSERT_EQ(util.size(), 2u) << "trn1.2xlarge has 2 NeuronCores\n" << prometheus.log();
+  for (const nlohmann::json& series : util) {
+    EXPECT_EQ(series["metric"]["job"], "neuronmon");
+    EXPECT_EQ(series["metric"]["instance_type"], "trn1.2xlarge");
+    EXPECT_TRUE(series["metric"].contains("runtime_tag"));
+    const double v = std::stod(series["value"][1].get<std::string>());
+    EXPECT_GE(v, 0);
+    EXPECT_LE(v, 1);
+  }
+  const nlohmann::json buckets = prometheus.QueryUntilFound(
+      "neuron_collective_latency_seconds_bucket%7Boperation%3D%22all_reduce%22%7D", deadline);
+  ASSERT_EQ(buckets.size(), 26u) << "25 octave bounds and +Inf\n" << prometheus.log();
+  bool saw_inf = false;
+  for (const nlohmann::json& b : buckets) saw_inf = saw_inf || b["metric"]["le"] == "+Inf";
+  EXPECT_TRUE(saw_inf);
+  const auto [health, error] = prometheus.TargetHealth();
+  EXPECT_EQ(health, "up") << error;
+  EXPECT_EQ(error, "");
+}
+
+}  // namespace
+}  // namespace neuronmon::testing
