@@ -55,8 +55,12 @@ int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
   std::uint64_t printed = 0;
   std::vector<pollfd> fds;
   for (auto& c : clients) fds.push_back({c->notify_fd(), POLLIN, 0});
+  // Our stdout too: a pipe whose reader went away reports POLLERR, so `| head -1` ends at once
+  // instead of at the next document.
+  fds.push_back({out_fd, 0, 0});
   for (;;) {
     if (::poll(fds.data(), fds.size(), 1000) < 0 && errno != EINTR) return 1;
+    if (fds.back().revents & (POLLERR | POLLHUP)) return 0;
     for (std::size_t i = 0; i < clients.size(); ++i) {
       while (std::optional<client::Event> e = clients[i]->Next(std::chrono::milliseconds(0))) {
         switch (e->kind) {

@@ -129,8 +129,10 @@ Status Daemon::Start() {
   const MonoTime now = Clock::now();
   Result<std::unique_ptr<Backend>> backend = MakeBackend(BackendOf(config_), now);
   if (!backend.ok()) return backend.status();
+  std::random_device random;
+  const std::uint64_t instance_id = (static_cast<std::uint64_t>(random()) << 32) | random();
   core_ = std::make_unique<DaemonCore>(
-      CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION},
+      CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION, instance_id},
       std::move(*backend), [] { return ReadHost(); });
   std::string token;
   if (!config_.auth_token_file.empty()) {

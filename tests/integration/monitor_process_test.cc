@@ -1,0 +1,177 @@
+// neuron-monitor and neuron-ls as users run them: against a daemon on a temp socket, in a pipe
+// (`neuron-monitor | head -1` ends promptly and silently), across a daemon restart (a notice on
+// stderr, then documents again), and with bad config files (one clear error, exit 1).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "tests/integration/daemon_fixture.h"
+
+namespace neuronmon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+struct Output {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `command` through /bin/sh with a deadline, capturing stdout and stderr.
+Output Shell(const std::string& command, milliseconds deadline = milliseconds(20000)) {
+  const fs::path dir = fs::temp_directory_path() / ("neuronmon-sh-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out = (dir / "out").string(), err = (dir / "err").string();
+  const std::string full = "timeout " + std::to_string(deadline.count() / 1000) + " bash -c '" +
+                           command + "' >" + out + " 2>" + err;
+  Output o;
+  const int rc = std::system(full.c_str());
+  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  std::stringstream a, b;
+  a << std::ifstream(out).rdbuf();
+  b << std::ifstream(err).rdbuf();
+  o.out = a.str();
+  o.err = b.str();
+  fs::remove_all(dir);
+  return o;
+}
+
+const std::string kMonitor = NEURONMON_MONITOR_BINARY;
+constexpr const char* kFastConfig = R"({"period": "50ms",
+  "neuron_runtimes": [{"metrics": [{"type": "neuroncore_counters"}, {"type": "memory_used"}]}],
+  "system_metrics": [{"type": "memory_info"}]})";
+
+std::string FastConfig(const DaemonFixture& d) {
+  const std::string path = (d.dir() / "fast.conf").string();
+  std::ofstream(path) << kFastConfig;
+  return path;
+}
+const std::string kLs = NEURONMON_LS_BINARY;
+
+TEST(NeuronMonitorProcess, DocumentsFromADaemonOnePerLine) {
+  DaemonFixture d;
+  const Output o =
+      Shell(kMonitor + " --socket " + d.socket_path() + " -c " + FastConfig(d) + " --count 3");
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::istringstream lines(o.out);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(line);
+    EXPECT_EQ(doc.begin().key(), "neuron_runtime_data");
+    EXPECT_EQ(doc["instance_info"]["instance_type"], "trn1.2xlarge");
+    EXPECT_EQ(doc["neuron_runtime_data"].size(), 1u);
+  }
+  EXPECT_EQ(n, 3);
+}
+
+TEST(NeuronMonitorProcess, HeadOneExitsPromptlyAndSilently) {
+  DaemonFixture d;
+  const auto start = std::chrono::steady_clock::now();
+  // pipefail: neuron-monitor's own status must be 0 when the reader goes away after one line.
+  const Output o =
+      Shell("set -o pipefail; " + kMonitor + " --socket " + d.socket_path() + " | head -1");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.err, "");
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1);
+  EXPECT_TRUE(nlohmann::json::accept(o.out)) << o.out;
+}
+
+TEST(NeuronMonitorProcess, BadConfigFilesGetOneClearErrorAndExitOne) {
+  const fs::path dir = fs::temp_directory_path() / ("neuronmon-cfg-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path bad = dir / "monitor.conf";
+  std::ofstream(bad)
+      << R"({"period": "1s", "neuron_runtimes": [{"metrics": [{"type": "gpu_counters"}]}]})";
+  const Output o = Shell(kMonitor + " --standalone -c " + bad.string());
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err,
+            "neuron-monitor: " + bad.string() +
+                ": neuron_runtimes[0].metrics[0].type: unknown metric group \"gpu_counters\" (use "
+                "neuroncore_counters, memory_used, neuron_runtime_vcpu_usage, execution_stats, "
+                "collectives_stats, bottleneck_analysis)\n");
+  std::ofstream(bad) << R"({"period": "fast"})";
+  EXPECT_EQ(Shell(kMonitor + " --standalone -c " + bad.string()).status, 1);
+  fs::remove_all(dir);
+}
+
+TEST(NeuronMonitorProcess, SurvivesADaemonRestartWithANotice) {
+  auto d = std::make_unique<DaemonFixture>();
+  const std::string socket = d->socket_path();
+  const fs::path out = d->dir() / "monitor.out", err = d->dir() / "monitor.err";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 1);
+    ::dup2(::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 2);
+    // Every group each base period, so documents flow quickly.
+    const std::string config = (d->dir() / "fast.conf").string();
+    std::ofstream(config) << kFastConfig;
+    ::execl(kMonitor.c_str(), kMonitor.c_str(), "--socket", socket.c_str(), "-c", config.c_str(),
+            nullptr);
+    ::_exit(127);
+  }
+  auto lines = [&] {
+    std::ifstream in(out);
+    return static_cast<int>(std::count(std::istreambuf_iterator<char>(in), {}, '\n'));
+  };
+  auto wait_for = [&](auto predicate) {
+    for (int i = 0; i < 200 && !predicate(); ++i) std::this_thread::sleep_for(milliseconds(50));
+    return predicate();
+  };
+  EXPECT_TRUE(wait_for([&] { return lines() >= 3; }));
+  d->Stop();
+  auto stderr_text = [&] {
+    std::stringstream s;
+    s << std::ifstream(err).rdbuf();
+    return s.str();
+  };
+  EXPECT_TRUE(wait_for([&] { return stderr_text().find("reconnecting") != std::string::npos; }))
+      << stderr_text();
+  const int before = lines();
+  auto restarted = std::make_unique<DaemonFixture>(
+      [&](daemon::DaemonConfig& c) { c.listeners.unix_socket.path = socket; });
+  EXPECT_TRUE(wait_for([&] { return lines() >= before + 3; })) << stderr_text();
+  EXPECT_NE(stderr_text().find("neuron-monitord restarted"), std::string::npos) << stderr_text();
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+}
+
+TEST(NeuronLsProcess, ListsTheDaemonsDevices) {
+  DaemonFixture d({}, "sim:trn2.48xlarge");
+  const Output table = Shell(kLs + " --socket " + d.socket_path());
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("instance-type: trn2.48xlarge\ninstance-id: i-sim", 0), 0u)
+      << table.out;
+  EXPECT_NE(
+      table.out.find("| 0      | 4      | 0-3      | 96 GB  | 12, 3, 4, 1   | 0000:cc:00.0 |"),
+      std::string::npos)
+      << table.out;
+  const Output json = Shell(kLs + " --socket " + d.socket_path() + " -j");
+  ASSERT_EQ(json.status, 0);
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc.size(), 16u);
+  EXPECT_EQ(doc[0]["numa_node"], "1");
+  EXPECT_EQ(doc[0]["connected_to"], nlohmann::json({12, 3, 4, 1}));
+  const Output topology = Shell(kLs + " --socket " + d.socket_path() + " -t");
+  EXPECT_NE(topology.out.find("Neuron Device Topology"), std::string::npos);
+  const Output missing = Shell(kLs + " --socket /nonexistent.sock");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("cannot connect to /nonexistent.sock"), std::string::npos)
+      << missing.err;
+}
+
+}  // namespace
+}  // namespace neuronmon::testing
