@@ -30,7 +30,7 @@ test: test-build
 	cd $(FUZZ_DIR) && ctest --output-on-failure
 
 bench:
-	@packaging/install-deps.sh test
+	@packaging/install-deps.sh bench
 	@cmake -S . -B $(RELEASE_DIR) -DCMAKE_BUILD_TYPE=Release -DNEURONMON_BUILD_TESTS=OFF >/dev/null
 	@cmake --build $(RELEASE_DIR) -j$(JOBS)
 	bench/run_all.sh $(RELEASE_DIR)

@@ -90,6 +90,36 @@ BENCHMARK_CAPTURE(BM_BuildAndRender, text, ExpositionFormat::kText)->Unit(benchm
 BENCHMARK_CAPTURE(BM_BuildAndRender, openmetrics, ExpositionFormat::kOpenMetrics)
     ->Unit(benchmark::kMillisecond);
 
+// The two halves of BM_BuildAndRender/text.
+void BM_BuildOnly(benchmark::State& state) {
+  const std::unique_ptr<DaemonCore> core = Trn2Core();
+  const MetricsWindow w = SelectWindow(core->history(), seconds(5), core->period());
+  MetricsInput in;
+  in.inventory = &core->inventory();
+  in.end = w.end;
+  in.start = w.start;
+  for (auto _ : state) {
+    const Exposition e = BuildMetrics(in);
+    benchmark::DoNotOptimize(e.families().data());
+  }
+}
+BENCHMARK(BM_BuildOnly)->Unit(benchmark::kMillisecond);
+
+void BM_RenderTextOnly(benchmark::State& state) {
+  const std::unique_ptr<DaemonCore> core = Trn2Core();
+  const MetricsWindow w = SelectWindow(core->history(), seconds(5), core->period());
+  MetricsInput in;
+  in.inventory = &core->inventory();
+  in.end = w.end;
+  in.start = w.start;
+  const Exposition e = BuildMetrics(in);
+  for (auto _ : state) {
+    const std::string body = RenderText(e);
+    benchmark::DoNotOptimize(body.data());
+  }
+}
+BENCHMARK(BM_RenderTextOnly)->Unit(benchmark::kMillisecond);
+
 // A blocking keep-alive client: one GET /metrics, reading the reply through its Content-Length.
 std::size_t Scrape(int fd, std::string& buffer) {
   static constexpr std::string_view kRequest = "GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n";

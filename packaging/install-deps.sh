@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages neuronmon needs, and nothing when they are all present (silent).
 #   packaging/install-deps.sh build   what building and running needs
-#   packaging/install-deps.sh test    that, plus what the test suite and benchmarks use
+#   packaging/install-deps.sh test    that, plus what the test suite uses
+#   packaging/install-deps.sh bench   that, plus the monitors the benchmarks compare with
 # Needs root, or sudo.
 set -euo pipefail
 
@@ -10,10 +11,13 @@ build_pkgs=(cmake make g++ pkg-config protobuf-compiler libprotobuf-dev libboost
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format tmux
   prometheus systemd man-db lintian fakeroot dpkg-dev file curl procps)
 
+bench_pkgs=(htop btop)
+
 case "${1:-build}" in
   build) wanted=("${build_pkgs[@]}") ;;
   test) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
-  *) echo "usage: $0 build|test" >&2; exit 2 ;;
+  bench) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
 esac
 
 missing=()
