@@ -53,10 +53,10 @@ void PutInDocumentOrder(v1::MemoryUsed& memory) {
 }
 
 void PutInDocumentOrder(v1::CollectivesStats& collectives) {
-  SortPointers(*collectives.mutable_operations(), [](const v1::CollectiveStats* a,
-                                                     const v1::CollectiveStats* b) {
-    return monitor_json::CollectiveOpName(a->op()) < monitor_json::CollectiveOpName(b->op());
-  });
+  SortPointers(*collectives.mutable_operations(),
+               [](const v1::CollectiveStats* a, const v1::CollectiveStats* b) {
+                 return std::string_view(CollectiveOpName(a->op())) < CollectiveOpName(b->op());
+               });
 }
 
 void PutInDocumentOrder(v1::VcpuUsage& vcpu) {

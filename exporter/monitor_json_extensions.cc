@@ -2,43 +2,10 @@
 // They follow AWS's conventions — `period` first and `error` last, map keys sorted as strings,
 // counts and bytes as integers, rates and shares as floats.
 #include "exporter/monitor_json_groups.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::exporter::monitor_json {
 namespace {
-
-std::string_view KindName(v1::FindingKind kind) {
-  switch (kind) {
-    case v1::FINDING_KIND_HEALTHY:
-      return "healthy";
-    case v1::FINDING_KIND_INPUT_BOUND:
-      return "input_bound";
-    case v1::FINDING_KIND_COLLECTIVE_BOUND:
-      return "collective_bound";
-    case v1::FINDING_KIND_HBM_BOUND:
-      return "hbm_bound";
-    case v1::FINDING_KIND_STRAGGLER:
-      return "straggler";
-    case v1::FINDING_KIND_IDLE_ALLOCATED:
-      return "idle_allocated";
-    case v1::FINDING_KIND_ERRORS:
-      return "errors";
-    default:
-      return "unspecified";
-  }
-}
-
-std::string_view SeverityName(v1::Severity severity) {
-  switch (severity) {
-    case v1::SEVERITY_INFO:
-      return "info";
-    case v1::SEVERITY_WARNING:
-      return "warning";
-    case v1::SEVERITY_CRITICAL:
-      return "critical";
-    default:
-      return "unspecified";
-  }
-}
 
 void WriteEvidence(JsonWriter& w, const v1::Evidence& evidence) {
   w.BeginObject();
@@ -52,7 +19,7 @@ void WriteEvidence(JsonWriter& w, const v1::Evidence& evidence) {
 
 void WriteFinding(JsonWriter& w, const v1::Finding& finding) {
   w.BeginObject();
-  StringField(w, "kind", KindName(finding.kind()));
+  StringField(w, "kind", FindingKindName(finding.kind()));
   StringField(w, "severity", SeverityName(finding.severity()));
   StringField(w, "subject", finding.subject());
   StringField(w, "summary", finding.summary());

@@ -273,23 +273,6 @@ void WritePercentiles(JsonWriter& w, std::string_view key, bool present, const v
   w.EndObject();
 }
 
-std::string_view CollectiveOpName(v1::CollectiveOp op) {
-  switch (op) {
-    case v1::COLLECTIVE_OP_ALL_REDUCE:
-      return "all_reduce";
-    case v1::COLLECTIVE_OP_ALL_GATHER:
-      return "all_gather";
-    case v1::COLLECTIVE_OP_REDUCE_SCATTER:
-      return "reduce_scatter";
-    case v1::COLLECTIVE_OP_ALL_TO_ALL:
-      return "all_to_all";
-    case v1::COLLECTIVE_OP_SEND_RECV:
-      return "send_recv";
-    default:
-      return "unspecified";
-  }
-}
-
 void WriteRuntimeEntry(JsonWriter& w, const MonitorState::Runtime& runtime,
                        const RenderOptions& options) {
   const v1::RuntimeReport& r = runtime.report;

@@ -10,15 +10,13 @@
 
 #include "exporter/json_writer.h"
 #include "exporter/monitor_json.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::exporter::monitor_json {
 
 // Seconds as Go's time.Duration.Seconds() computes them (whole seconds plus the remainder / 1e9),
 // so the same nanoseconds print the same digits as neuron-monitor (4.9997283150000005).
 double GoSeconds(std::int64_t nanos);
-
-// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv"; "unspecified" else.
-std::string_view CollectiveOpName(v1::CollectiveOp op);
 
 // `"key":{percentiles}` with the keys as Go sorts them (p0 p1 p100 p25 p50 p75 p99), or
 // `"key":null` when `present` is false (nothing completed in the window).

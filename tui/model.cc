@@ -103,7 +103,8 @@ void Model::RecordHistory() {
   }
 }
 
-std::vector<double> Model::CoreUtilization(std::uint32_t pid) const {
+template <typename Fold>
+std::vector<double> Model::PerCore(std::uint32_t pid, Fold fold) const {
   const int total =
       inventory_.devices_size() *
       static_cast<int>(std::max(1u, inventory_.hardware_info().neuroncore_per_device_count()));
@@ -111,25 +112,21 @@ std::vector<double> Model::CoreUtilization(std::uint32_t pid) const {
   for (const auto& [id, r] : runtimes_) {
     if (pid != 0 && id != pid) continue;
     for (const v1::CoreCounters& c : r.latest.neuroncore_counters().cores()) {
-      if (c.index() < out.size())
-        out[c.index()] = std::min(100.0, out[c.index()] + c.utilization_percent());
+      if (c.index() < out.size()) out[c.index()] = fold(out[c.index()], c);
     }
   }
   return out;
 }
 
+std::vector<double> Model::CoreUtilization(std::uint32_t pid) const {
+  return PerCore(pid, [](double acc, const v1::CoreCounters& c) {
+    return std::min(100.0, acc + c.utilization_percent());
+  });
+}
+
 std::vector<double> Model::CoreFlops(std::uint32_t pid) const {
-  const int total =
-      inventory_.devices_size() *
-      static_cast<int>(std::max(1u, inventory_.hardware_info().neuroncore_per_device_count()));
-  std::vector<double> out(static_cast<std::size_t>(std::max(0, total)), 0.0);
-  for (const auto& [id, r] : runtimes_) {
-    if (pid != 0 && id != pid) continue;
-    for (const v1::CoreCounters& c : r.latest.neuroncore_counters().cores()) {
-      if (c.index() < out.size()) out[c.index()] += c.effective_flops();
-    }
-  }
-  return out;
+  return PerCore(pid,
+                 [](double acc, const v1::CoreCounters& c) { return acc + c.effective_flops(); });
 }
 
 }  // namespace neuronmon::tui

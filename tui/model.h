@@ -70,6 +70,9 @@ class Model {
 
  private:
   void RecordHistory();
+  // Per logical core, `fold(accumulated, core)` over the selected runtimes' cores.
+  template <typename Fold>
+  std::vector<double> PerCore(std::uint32_t pid, Fold fold) const;
 
   v1::Inventory inventory_;
   bool has_inventory_ = false;

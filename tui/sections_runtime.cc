@@ -4,49 +4,12 @@
 #include <cstdio>
 #include <map>
 
+#include "proto/names/names.h"
 #include "tui/format.h"
 #include "tui/sections.h"
 
 namespace neuronmon::tui {
 namespace {
-
-const char* OpName(v1::CollectiveOp op) {
-  switch (op) {
-    case v1::COLLECTIVE_OP_ALL_REDUCE:
-      return "all_reduce";
-    case v1::COLLECTIVE_OP_ALL_GATHER:
-      return "all_gather";
-    case v1::COLLECTIVE_OP_REDUCE_SCATTER:
-      return "reduce_scatter";
-    case v1::COLLECTIVE_OP_ALL_TO_ALL:
-      return "all_to_all";
-    case v1::COLLECTIVE_OP_SEND_RECV:
-      return "send_recv";
-    default:
-      return "collective";
-  }
-}
-
-const char* KindName(v1::FindingKind k) {
-  switch (k) {
-    case v1::FINDING_KIND_HEALTHY:
-      return "healthy";
-    case v1::FINDING_KIND_INPUT_BOUND:
-      return "input_bound";
-    case v1::FINDING_KIND_COLLECTIVE_BOUND:
-      return "collective_bound";
-    case v1::FINDING_KIND_HBM_BOUND:
-      return "hbm_bound";
-    case v1::FINDING_KIND_STRAGGLER:
-      return "straggler";
-    case v1::FINDING_KIND_IDLE_ALLOCATED:
-      return "idle_allocated";
-    case v1::FINDING_KIND_ERRORS:
-      return "errors";
-    default:
-      return "unknown";
-  }
-}
 
 Role SeverityRole(v1::Severity s) {
   return s == v1::SEVERITY_CRITICAL  ? Role::kCritical
@@ -189,7 +152,7 @@ void DrawCollectives(Ctx& ctx, int y, int rows) {
     x = Text(c, x, row, c.width() - x, share, s.time_share() > 0.3 ? Role::kWarning : Role::kValue);
     for (const v1::CollectiveStats& op : s.operations()) {
       const std::string text =
-          std::string(OpName(op.op())) + " " + Count(op.operations_per_second()) + " " +
+          std::string(CollectiveOpName(op.op())) + " " + Count(op.operations_per_second()) + " " +
           Latency(op.latency().p50()) + "/" + Latency(op.latency().p99()) + "  ";
       x = Text(c, x, row, c.width() - x, text, Role::kNormal);
     }
@@ -211,7 +174,7 @@ void DrawDiagnosis(Ctx& ctx, int y, int rows) {
   const std::vector<Shown> findings = Findings(ctx);
   std::string title = "Diagnosis";
   for (const v1::Finding& f : ctx.model.instance_findings()) {
-    title += std::string(" (instance: ") + KindName(f.kind()) + ")";
+    title += std::string(" (instance: ") + FindingKindName(f.kind()) + ")";
     break;
   }
   Header(ctx, y, title);
@@ -229,7 +192,7 @@ void DrawDiagnosis(Ctx& ctx, int y, int rows) {
     const v1::Finding* f = shown.finding;
     const Role role = SeverityRole(f->severity());
     int x = Text(c, 0, row, c.width(), std::string(ctx.glyphs.bullet) + " ", role);
-    x = Text(c, x, row, c.width() - x, std::string(KindName(f->kind())) + " ", role);
+    x = Text(c, x, row, c.width() - x, std::string(FindingKindName(f->kind())) + " ", role);
     const std::string subject =
         shown.count > 1 ? std::to_string(shown.count) + " applications (" + f->subject() + ", ...)"
                         : f->subject();

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "proto/names/names.h"
+
 namespace neuronmon::daemon {
 namespace {
 
@@ -302,31 +304,6 @@ v1::Finding Summarize(const Analysis& a, std::int64_t now_ns) {
 }
 
 }  // namespace
-
-const char* FindingKindName(v1::FindingKind kind) {
-  switch (kind) {
-    case v1::FINDING_KIND_HEALTHY:
-      return "healthy";
-    case v1::FINDING_KIND_INPUT_BOUND:
-      return "input_bound";
-    case v1::FINDING_KIND_COLLECTIVE_BOUND:
-      return "collective_bound";
-    case v1::FINDING_KIND_HBM_BOUND:
-      return "hbm_bound";
-    case v1::FINDING_KIND_STRAGGLER:
-      return "straggler";
-    case v1::FINDING_KIND_IDLE_ALLOCATED:
-      return "idle_allocated";
-    case v1::FINDING_KIND_ERRORS:
-      return "errors";
-    default:
-      return "unknown";
-  }
-}
-
-const char* SeverityName(v1::Severity s) {
-  return s == v1::SEVERITY_CRITICAL ? "critical" : s == v1::SEVERITY_WARNING ? "warning" : "info";
-}
 
 Analyzer::Analyzer(AnalyzerThresholds thresholds) : thresholds_(thresholds) {}
 

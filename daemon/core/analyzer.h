@@ -17,6 +17,7 @@
 #include "daemon/core/history.h"
 #include "neuronmon/v1/inventory.pb.h"
 #include "neuronmon/v1/report.pb.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::daemon {
 
@@ -68,9 +69,5 @@ class Analyzer {
   std::map<std::uint32_t, Track> tracks_;
   Analysis analysis_;
 };
-
-// Lower-case kind names, as the JSON and Prometheus outputs spell them.
-const char* FindingKindName(v1::FindingKind kind);
-const char* SeverityName(v1::Severity severity);
 
 }  // namespace neuronmon::daemon
