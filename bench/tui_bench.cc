@@ -14,19 +14,22 @@ using namespace neuronmon;
 tui::Model BuildModel(const char* device, const char* scenario) {
   const MonoTime start(std::chrono::seconds(0));
   auto backend = daemon::MakeBackend({device, scenario, 1, 1}, start);
-  daemon::DaemonCore core({std::chrono::seconds(1), std::chrono::minutes(10), "bench"}, std::move(*backend),
-                          nullptr);
-  const daemon::Subscription sub = *daemon::Subscription::FromRequest(v1::Subscribe(), std::chrono::seconds(1));
+  daemon::DaemonCore core({std::chrono::seconds(1), std::chrono::minutes(10), "bench"},
+                          std::move(*backend), nullptr);
+  const daemon::Subscription sub =
+      *daemon::Subscription::FromRequest(v1::Subscribe(), std::chrono::seconds(1));
   tui::Model model;
   for (int t = 0; t <= 300; ++t) {
-    const std::uint64_t seq = core.Sample(start + std::chrono::seconds(t), WallTime(std::chrono::seconds(t)));
+    const std::uint64_t seq =
+        core.Sample(start + std::chrono::seconds(t), WallTime(std::chrono::seconds(t)));
     if (t == 0) model.SetWelcome(core.MakeWelcome(start));
     if (auto r = core.ReportAt(sub, seq, t == 0, false)) model.Apply(*r);
   }
   return model;
 }
 
-void BM_RenderFrame(benchmark::State& state, const char* device, const char* scenario, int w, int h) {
+void BM_RenderFrame(benchmark::State& state, const char* device, const char* scenario, int w,
+                    int h) {
   const tui::Model model = BuildModel(device, scenario);
   tui::ViewState view;
   view.version = "bench";
@@ -39,7 +42,8 @@ BENCHMARK_CAPTURE(BM_RenderFrame, trn2_mixed_200x60, "sim:trn2.48xlarge", "mixed
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_RenderFrame, trn2_mixed_80x24, "sim:trn2.48xlarge", "mixed", 80, 24)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_RenderFrame, trn1_32xlarge_120x40, "sim:trn1.32xlarge", "healthy-training", 120, 40)
+BENCHMARK_CAPTURE(BM_RenderFrame, trn1_32xlarge_120x40, "sim:trn1.32xlarge", "healthy-training",
+                  120, 40)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -9,7 +9,8 @@
 namespace neuronmon::daemon {
 namespace {
 
-using SeriesKey = std::vector<std::pair<std::string, std::string>>;
+// Views into a family's samples, which outlive the key during validation.
+using SeriesKey = std::vector<std::pair<std::string_view, std::string_view>>;
 
 bool IsNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IsNameChar(char c) { return IsNameStart(c) || (c >= '0' && c <= '9'); }
@@ -56,6 +57,7 @@ constexpr std::array<std::string_view, 4> kTypeWords = {"counter", "gauge", "his
 std::string_view BaseUnitOf(std::string_view word) {
   for (const auto& [unit, base] : kUnits) {
     if (word == unit) return base;
+    if (!word.ends_with(unit)) continue;
     for (std::string_view prefix : kUnitPrefixes) {
       if (word.size() == prefix.size() + unit.size() && word.starts_with(prefix) &&
           word.ends_with(unit)) {
@@ -142,12 +144,23 @@ std::string UnitProblem(const MetricFamily& f) {
 }
 
 std::string LabelProblem(const Label& label) {
-  const std::string q = Quoted(label.name);
-  if (!IsValidName(label.name)) return "label name " + q + " is not valid";
-  if (label.name.starts_with("__")) return "label name " + q + " is reserved (\"__\" prefix)";
-  if (HasCamelCase(label.name)) return "label name " + q + " must be snake_case";
-  if (label.name == "le" || label.name == "quantile") return "label name " + q + " is reserved";
+  const auto problem = [&](std::string_view what) {
+    return "label name " + Quoted(label.name) + " " + std::string(what);
+  };
+  if (!IsValidName(label.name)) return problem("is not valid");
+  if (label.name.starts_with("__")) return problem("is reserved (\"__\" prefix)");
+  if (HasCamelCase(label.name)) return problem("must be snake_case");
+  if (label.name == "le" || label.name == "quantile") return problem("is reserved");
   return {};
+}
+
+bool HasDuplicateName(const std::vector<Label>& labels) {
+  for (std::size_t i = 0; i < labels.size(); ++i) {  // samples have a handful of labels
+    for (std::size_t j = i + 1; j < labels.size(); ++j) {
+      if (labels[i].name == labels[j].name) return true;
+    }
+  }
+  return false;
 }
 
 std::string HistogramProblem(const HistogramValue& h) {
@@ -168,14 +181,19 @@ std::string HistogramProblem(const HistogramValue& h) {
   return {};
 }
 
-std::string SampleProblem(MetricType type, const MetricSample& s) {
-  std::vector<std::string_view> names;
-  for (const Label& label : s.labels) {
-    if (std::string p = LabelProblem(label); !p.empty()) return p;
-    names.push_back(label.name);
+bool SameNames(const std::vector<Label>& a, const std::vector<Label>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Label& x, const Label& y) { return x.name == y.name; });
+}
+
+// `previous`: the sample before, whose label names passed; samples of a family mostly repeat them.
+std::string SampleProblem(MetricType type, const MetricSample& s, const MetricSample* previous) {
+  if (previous == nullptr || !SameNames(s.labels, previous->labels)) {
+    for (const Label& label : s.labels) {
+      if (std::string p = LabelProblem(label); !p.empty()) return p;
+    }
+    if (HasDuplicateName(s.labels)) return "duplicate label name";
   }
-  std::sort(names.begin(), names.end());
-  if (std::adjacent_find(names.begin(), names.end()) != names.end()) return "duplicate label name";
   const bool has_created = type == MetricType::kCounter || type == MetricType::kHistogram;
   if (s.created_seconds && (!has_created || !std::isfinite(*s.created_seconds))) {
     return "created_seconds needs a counter or histogram and a finite value";
@@ -188,11 +206,56 @@ std::string SampleProblem(MetricType type, const MetricSample& s) {
 // Prometheus treats an empty label value as an absent label.
 SeriesKey KeyOf(const MetricSample& s) {
   SeriesKey key;
+  key.reserve(s.labels.size());
   for (const Label& label : s.labels) {
     if (!label.value.empty()) key.emplace_back(label.name, label.value);
   }
-  std::sort(key.begin(), key.end());
+  if (!std::is_sorted(key.begin(), key.end())) std::sort(key.begin(), key.end());
   return key;
+}
+
+// Of the values only: they are what tells a family's series apart; equal hashes are compared.
+std::size_t HashOf(const SeriesKey& key) {
+  std::size_t h = key.size();
+  for (const auto& entry : key) h = h * 1000003 ^ std::hash<std::string_view>{}(entry.second);
+  return h;
+}
+
+// HashOf(KeyOf(s)), without building the key when the labels are sorted by name, as they
+// usually are.
+std::size_t SeriesHash(const MetricSample& s) {
+  const auto by_name = [](const Label& a, const Label& b) { return a.name < b.name; };
+  if (!std::is_sorted(s.labels.begin(), s.labels.end(), by_name)) return HashOf(KeyOf(s));
+  std::size_t h = static_cast<std::size_t>(std::count_if(
+      s.labels.begin(), s.labels.end(), [](const Label& l) { return !l.value.empty(); }));
+  for (const Label& l : s.labels) {
+    if (!l.value.empty()) h = h * 1000003 ^ std::hash<std::string_view>{}(l.value);
+  }
+  return h;
+}
+
+// The lowest index among samples[0, end) whose label set an earlier sample already has, or
+// `end`. Sorting by hash keeps this near linear and free of allocations per sample: families
+// share long label prefixes (the instance's), which make ordered comparisons of keys slow.
+std::size_t FirstDuplicate(const std::vector<MetricSample>& samples, std::size_t end) {
+  std::vector<std::pair<std::size_t, std::size_t>> by_hash;  // (hash, index)
+  by_hash.reserve(end);
+  for (std::size_t i = 0; i < end; ++i) by_hash.emplace_back(SeriesHash(samples[i]), i);
+  std::sort(by_hash.begin(), by_hash.end());
+  std::size_t first = end;
+  for (std::size_t run = 0; run < by_hash.size();) {
+    std::size_t next = run + 1;
+    while (next < by_hash.size() && by_hash[next].first == by_hash[run].first) ++next;
+    for (std::size_t a = run; a < next; ++a) {  // runs hold one index unless hashes collide
+      for (std::size_t b = a + 1; b < next; ++b) {
+        if (KeyOf(samples[by_hash[a].second]) == KeyOf(samples[by_hash[b].second])) {
+          first = std::min(first, by_hash[b].second);  // the later of the two, by index order
+        }
+      }
+    }
+    run = next;
+  }
+  return first;
 }
 
 std::string FamilyProblem(const MetricFamily& f) {
@@ -200,12 +263,18 @@ std::string FamilyProblem(const MetricFamily& f) {
   // promtool reads a blank HELP as none.
   if (f.help.find_first_not_of(" \t") == std::string::npos) return "help text is empty";
   if (std::string p = UnitProblem(f); !p.empty()) return p;
-  std::set<SeriesKey> seen;
-  for (std::size_t i = 0; i < f.samples.size(); ++i) {
-    const std::string where = "samples[" + std::to_string(i) + "]: ";
-    if (std::string p = SampleProblem(f.type, f.samples[i]); !p.empty()) return where + p;
-    if (!seen.insert(KeyOf(f.samples[i])).second) return where + "duplicate label set";
+  std::size_t bad = f.samples.size();
+  std::string problem;
+  for (std::size_t i = 0; i < f.samples.size() && problem.empty(); ++i) {
+    problem = SampleProblem(f.type, f.samples[i], i > 0 ? &f.samples[i - 1] : nullptr);
+    bad = problem.empty() ? bad : i;
   }
+  // The first problem in sample order, as a single pass would find it.
+  const std::size_t duplicate = FirstDuplicate(f.samples, bad);
+  if (duplicate < bad) {
+    return "samples[" + std::to_string(duplicate) + "]: duplicate label set";
+  }
+  if (!problem.empty()) return "samples[" + std::to_string(bad) + "]: " + problem;
   return {};
 }
 
@@ -250,6 +319,15 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
   return n;
 }
 
+bool IsValidUtf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : Utf8SequenceLength(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 // Parsers reject invalid UTF-8 in label values, which would fail the whole scrape.
 std::string ToValidUtf8(std::string_view s) {
   std::string out;
@@ -263,35 +341,60 @@ std::string ToValidUtf8(std::string_view s) {
 }
 
 void AppendEscaped(std::string* out, std::string_view s, bool escape_quote) {
-  for (char c : s) {
-    if (c == '\\') {
-      out->append("\\\\");
-    } else if (c == '\n') {
-      out->append("\\n");
-    } else if (c == '"' && escape_quote) {
-      out->append("\\\"");
-    } else {
-      out->push_back(c);
-    }
+  std::size_t run = 0;  // start of the characters not yet appended
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const char* escaped = c == '\\'                  ? "\\\\"
+                          : c == '\n'                ? "\\n"
+                          : c == '"' && escape_quote ? "\\\""
+                                                     : nullptr;
+    if (escaped == nullptr) continue;
+    out->append(s.substr(run, i - run)).append(escaped);
+    run = i + 1;
+  }
+  out->append(s.substr(run));
+}
+
+// `a="1",b="2"`: the labels of a sample line, without braces.
+void AppendLabels(std::string* out, const std::vector<Label>& labels) {
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    out->append(labels[i].name).append("=\"");
+    AppendEscaped(out, labels[i].value, /*escape_quote=*/true);
+    out->push_back('"');
   }
 }
 
-// One sample line; `le` is empty or the formatted bucket bound, appended as the last label.
-void AppendSample(std::string* out, std::string_view name, std::string_view suffix,
-                  const std::vector<Label>& labels, std::string_view le, std::string_view value) {
+std::string LabelText(const std::vector<Label>& labels) {
+  std::string out;
+  AppendLabels(&out, labels);
+  return out;
+}
+
+// One sample line from its rendered labels (LabelText); `le` is empty or the formatted bucket
+// bound, appended as the last label.
+void AppendSampleText(std::string* out, std::string_view name, std::string_view suffix,
+                      std::string_view labels, std::string_view le, std::string_view value) {
   out->append(name).append(suffix);
   if (!labels.empty() || !le.empty()) {
-    char separator = '{';
-    for (const Label& label : labels) {
-      out->push_back(std::exchange(separator, ','));
-      out->append(label.name).append("=\"");
-      AppendEscaped(out, label.value, /*escape_quote=*/true);
-      out->push_back('"');
-    }
+    out->push_back('{');
+    out->append(labels);
     if (!le.empty()) {
-      out->push_back(separator);
+      if (!labels.empty()) out->push_back(',');
       out->append("le=\"").append(le).append("\"");
     }
+    out->push_back('}');
+  }
+  out->append(" ").append(value).append("\n");
+}
+
+void AppendSample(std::string* out, std::string_view name, std::string_view suffix,
+                  const std::vector<Label>& labels, std::string_view le, std::string_view value) {
+  if (!le.empty()) return AppendSampleText(out, name, suffix, LabelText(labels), le, value);
+  out->append(name).append(suffix);
+  if (!labels.empty()) {
+    out->push_back('{');
+    AppendLabels(out, labels);
     out->push_back('}');
   }
   out->append(" ").append(value).append("\n");
@@ -303,23 +406,38 @@ struct NumberStyle {
   std::string (*count)(std::uint64_t);
 };
 // client_golang's text writer passes counts through float64; its OpenMetrics writer uses integers.
-const NumberStyle kTextNumbers = {
-    FormatTextFloat, [](std::uint64_t c) { return FormatTextFloat(static_cast<double>(c)); }};
+// Below 1e6 Go spells a whole float64 as its integer digits.
+const NumberStyle kTextNumbers = {FormatTextFloat, [](std::uint64_t c) {
+                                    return c < 1000000 ? std::to_string(c)
+                                                       : FormatTextFloat(static_cast<double>(c));
+                                  }};
 const NumberStyle kOpenMetricsNumbers = {FormatOpenMetricsFloat,
                                          [](std::uint64_t c) { return std::to_string(c); }};
 
+// The `le` text of each bound, kept across the samples of a family, which mostly share bounds.
+using BoundTexts = std::vector<std::pair<double, std::string>>;
+
+const std::string& BoundText(BoundTexts& cache, std::size_t i, double bound,
+                             const NumberStyle& style) {
+  if (i >= cache.size()) cache.resize(i + 1, {std::nan(""), ""});
+  if (!(cache[i].first == bound)) cache[i] = {bound, style.real(bound)};
+  return cache[i].second;
+}
+
 void AppendHistogram(std::string* out, std::string_view name, const MetricSample& s,
-                     const NumberStyle& style) {
+                     const NumberStyle& style, BoundTexts& bounds) {
   const HistogramValue& h = s.histogram;
-  for (const HistogramBucket& b : h.buckets) {
-    AppendSample(out, name, "_bucket", s.labels, style.real(b.upper_bound),
-                 style.count(b.cumulative_count));
+  const std::string labels = LabelText(s.labels);  // once for all the sample's lines
+  for (std::size_t i = 0; i < h.buckets.size(); ++i) {
+    const HistogramBucket& b = h.buckets[i];
+    AppendSampleText(out, name, "_bucket", labels, BoundText(bounds, i, b.upper_bound, style),
+                     style.count(b.cumulative_count));
   }
   if (h.buckets.empty() || !std::isinf(h.buckets.back().upper_bound)) {
-    AppendSample(out, name, "_bucket", s.labels, "+Inf", style.count(h.count));
+    AppendSampleText(out, name, "_bucket", labels, "+Inf", style.count(h.count));
   }
-  AppendSample(out, name, "_sum", s.labels, "", style.real(h.sum));
-  AppendSample(out, name, "_count", s.labels, "", style.count(h.count));
+  AppendSampleText(out, name, "_sum", labels, "", style.real(h.sum));
+  AppendSampleText(out, name, "_count", labels, "", style.count(h.count));
 }
 
 void AppendHeader(std::string* out, std::string_view name, std::string_view help,
@@ -334,9 +452,10 @@ void AppendTextFamily(std::string* out, const MetricFamily& f) {
   static constexpr std::array<std::string_view, 5> kTypes = {"counter", "gauge", "histogram",
                                                              "gauge", "untyped"};
   AppendHeader(out, f.name, f.help, kTypes[static_cast<int>(f.type)], /*escape_quote=*/false);
+  BoundTexts bounds;
   for (const MetricSample& s : f.samples) {
     if (f.type == MetricType::kHistogram) {
-      AppendHistogram(out, f.name, s, kTextNumbers);
+      AppendHistogram(out, f.name, s, kTextNumbers, bounds);
     } else {
       const bool info = f.type == MetricType::kInfo;
       AppendSample(out, f.name, "", s.labels, "", info ? "1" : FormatTextFloat(s.value));
@@ -351,9 +470,10 @@ void AppendOpenMetricsFamily(std::string* out, const MetricFamily& f) {
   const std::string_view name = OpenMetricsName(f);
   AppendHeader(out, name, f.help, kTypes[static_cast<int>(f.type)], /*escape_quote=*/true);
   if (f.unit) out->append("# UNIT ").append(name).append(" ").append(*f.unit).append("\n");
+  BoundTexts bounds;
   for (const MetricSample& s : f.samples) {
     if (f.type == MetricType::kHistogram) {
-      AppendHistogram(out, name, s, kOpenMetricsNumbers);
+      AppendHistogram(out, name, s, kOpenMetricsNumbers, bounds);
     } else if (f.type == MetricType::kInfo) {
       AppendSample(out, name, "_info", s.labels, "", "1");
     } else {
@@ -404,12 +524,28 @@ std::pair<std::optional<ExpositionFormat>, double> ParseMediaRange(std::string_v
   return {std::nullopt, q};
 }
 
+// About the rendered size, so the output grows once rather than by repeated doubling.
+std::size_t SizeHint(const Exposition& exposition) {
+  std::size_t bytes = 0;
+  for (const MetricFamily& f : exposition.families()) {
+    bytes += 2 * f.name.size() + f.help.size() + 32;
+    for (const MetricSample& s : f.samples) {
+      std::size_t line = f.name.size() + 40;
+      for (const Label& label : s.labels) line += label.name.size() + label.value.size() + 4;
+      bytes += line * (f.type == MetricType::kHistogram ? s.histogram.buckets.size() + 3 : 1);
+    }
+  }
+  return bytes + 16;
+}
+
 }  // namespace
 
 Status Exposition::Add(MetricFamily family) {
-  family.help = ToValidUtf8(family.help);
+  if (!IsValidUtf8(family.help)) family.help = ToValidUtf8(family.help);
   for (MetricSample& s : family.samples) {
-    for (Label& label : s.labels) label.value = ToValidUtf8(label.value);
+    for (Label& label : s.labels) {
+      if (!IsValidUtf8(label.value)) label.value = ToValidUtf8(label.value);
+    }
   }
   const std::string context = "metric family " + Quoted(family.name) + ": ";
   if (std::string p = FamilyProblem(family); !p.empty()) {
@@ -428,12 +564,14 @@ Status Exposition::Add(MetricFamily family) {
 
 std::string RenderText(const Exposition& exposition) {
   std::string out;
+  out.reserve(SizeHint(exposition));
   for (const MetricFamily& f : exposition.families()) AppendTextFamily(&out, f);
   return out;
 }
 
 std::string RenderOpenMetrics(const Exposition& exposition) {
   std::string out;
+  out.reserve(SizeHint(exposition));
   for (const MetricFamily& f : exposition.families()) AppendOpenMetricsFamily(&out, f);
   out.append("# EOF\n");
   return out;

@@ -31,7 +31,7 @@ v1::Report WindowReport(const MetricsInput& in, const Snapshot* start) {
   r.inventory = in.inventory;
   r.end = in.end;
   for (v1::Group g : {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
-                      v1::GROUP_EXECUTION_STATS, v1::GROUP_VCPU_USAGE, v1::GROUP_HBM_STATS}) {
+                      v1::GROUP_EXECUTION_STATS, v1::GROUP_HBM_STATS}) {
     r.groups.push_back({g, start});
   }
   return BuildReport(r);
@@ -48,7 +48,7 @@ bool AddFindings(const GroupContext& c) {
     auto it = c.in.findings->find(c.in.end->runtimes[i].pid);
     if (it == c.in.findings->end()) continue;
     std::set<std::string> kinds, evidence_names;
-    const std::vector<Label> runtime = WithLabels(c.instance, {{"runtime_tag", c.runtime_tags[i]}});
+    const std::vector<Label>& runtime = c.runtime_labels[i];
     for (const v1::Finding& f : it->second) {
       const std::string kind = FindingKindName(f.kind());
       if (!kinds.insert(kind).second) continue;
@@ -72,13 +72,12 @@ void AddDeviceGroups(const MetricsInput& in, Exposition& out, std::vector<std::s
                      Groups& groups) {
   const bool has_window = in.start != nullptr && in.start != in.end;
   const v1::Report window = WindowReport(in, has_window ? in.start : in.end);
-  const GroupContext c{in,
-                       window,
-                       has_window,
-                       metrics_internal::InstanceLabels(in.inventory->instance_info()),
-                       metrics_internal::UniqueRuntimeTags(in.end->runtimes),
-                       out,
-                       problems};
+  GroupContext c{in, window, has_window, {}, {}, {}, out, problems};
+  c.instance = metrics_internal::InstanceLabels(in.inventory->instance_info());
+  c.runtime_tags = metrics_internal::UniqueRuntimeTags(in.end->runtimes);
+  for (const std::string& tag : c.runtime_tags) {
+    c.runtime_labels.push_back(WithLabels(c.instance, {{"runtime_tag", tag}}));
+  }
   const bool device_ok = in.end->error.empty();
   (void)metrics_internal::AddInventoryInfo(c);
   using Fn = bool (*)(const GroupContext&);

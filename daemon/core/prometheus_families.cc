@@ -15,11 +15,7 @@ double AsDouble(std::uint64_t v) { return static_cast<double>(v); }
 
 std::vector<Label> RuntimeLabels(const GroupContext& c, std::size_t runtime,
                                  std::initializer_list<Label> extra) {
-  std::vector<Label> labels = WithLabels(c.instance, extra);
-  labels.push_back({"runtime_tag", c.runtime_tags[runtime]});
-  std::sort(labels.begin(), labels.end(),
-            [](const Label& a, const Label& b) { return a.name < b.name; });
-  return labels;
+  return WithLabels(c.runtime_labels[runtime], extra);
 }
 
 // The runtime's window report; BuildReport keeps the snapshot's runtime order.
@@ -87,11 +83,14 @@ bool FamilyBuilder::AddTo(Exposition& exposition, std::vector<std::string>& prob
 
 std::vector<Label> WithLabels(const std::vector<Label>& base, std::initializer_list<Label> extra) {
   std::vector<Label> labels;
-  labels.reserve(base.size() + extra.size() + 1);
+  labels.reserve(base.size() + extra.size());
   labels.insert(labels.end(), base.begin(), base.end());
-  labels.insert(labels.end(), extra.begin(), extra.end());
-  std::sort(labels.begin(), labels.end(),
-            [](const Label& a, const Label& b) { return a.name < b.name; });
+  for (const Label& label : extra) {
+    const auto at =
+        std::upper_bound(labels.begin(), labels.end(), label,
+                         [](const Label& a, const Label& b) { return a.name < b.name; });
+    labels.insert(at, label);
+  }
   return labels;
 }
 
@@ -150,13 +149,11 @@ bool AddMemoryUsed(const GroupContext& c) {
              AsDouble(r.memory->DeviceTotal()));
     for (const CoreMemory& m : r.memory->cores) {
       // memory_location is literally "None" in AWS's exporter; kept for compatibility.
-      const std::initializer_list<Label> extra = {{"memory_location", "None"},
-                                                  {"neuroncore", std::to_string(m.core)}};
+      const std::vector<Label> labels = RuntimeLabels(
+          c, i, {{"memory_location", "None"}, {"neuroncore", std::to_string(m.core)}});
       const std::array<std::uint64_t, 5> values = {
           m.constants, m.model_code, m.model_shared_scratchpad, m.runtime_memory, m.tensors};
-      for (std::size_t k = 0; k < values.size(); ++k) {
-        cores[k].Add(RuntimeLabels(c, i, extra), AsDouble(values[k]));
-      }
+      for (std::size_t k = 0; k < values.size(); ++k) cores[k].Add(labels, AsDouble(values[k]));
     }
   });
   bool added = used.AddTo(c.out, c.problems);
@@ -304,9 +301,10 @@ bool AddVcpuUsage(const GroupContext& c) {
   count.Add(c.instance, AsDouble(host.per_cpu.size()));
   // A window starting at an unreadable /proc/stat has no baseline.
   if (c.has_window && c.in.start->host.cpu_error.empty()) {
-    const v1::CpuUsage& a = c.window.system().vcpu_usage().average();
-    const double user = std::min(100.0, a.user() + a.nice());
-    const double system = std::min(100.0, a.system() + a.io_wait() + a.irq() + a.soft_irq());
+    // As the vcpu_usage group's average: from the aggregate line, not the 192 per-CPU ones.
+    const CpuUsagePercent a = CpuUsageBetween(c.in.start->host.total, host.total);
+    const double user = std::min(100.0, a.user + a.nice);
+    const double system = std::min(100.0, a.system + a.io_wait + a.irq + a.soft_irq);
     usage.Add(WithLabels(c.instance, {{"usage_type", "user"}}), user / 100);
     usage.Add(WithLabels(c.instance, {{"usage_type", "system"}}), system / 100);
   }

@@ -34,13 +34,15 @@ struct GroupContext {
   const MetricsInput& in;
   const v1::Report& window;     // BuildReport over [start, end] (start = end without a window)
   bool has_window = false;      // false: ratio and percentile gauges are left out
-  std::vector<Label> instance;  // AWS's instance labels
-  std::vector<std::string> runtime_tags;  // label value of each runtime of `in.end`
+  std::vector<Label> instance;  // AWS's instance labels, sorted by name
+  std::vector<std::string> runtime_tags;           // label value of each runtime of `in.end`
+  std::vector<std::vector<Label>> runtime_labels;  // `instance` plus each runtime's runtime_tag
   Exposition& out;
   std::vector<std::string>& problems;
 };
 
-// `base` plus `extra`, sorted by label name as neuron-monitor-prometheus.py prints them.
+// `base` (sorted by name) plus `extra`, sorted by label name as neuron-monitor-prometheus.py
+// prints them.
 std::vector<Label> WithLabels(const std::vector<Label>& base, std::initializer_list<Label> extra);
 
 // AWS's instance labels (availability_zone, instance_id, instance_name, instance_type, region,

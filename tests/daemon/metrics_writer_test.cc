@@ -282,6 +282,22 @@ TEST(ExpositionAdd, RefusesBadLabelsUnitsAndValues) {
   EXPECT_NE(
       AddError(Family("trainium_up", MetricType::kGauge, {Sample({}, 1), Sample({{"a", ""}}, 2)})),
       "");
+  // The first problem in sample order is the one reported, duplicate or not.
+  EXPECT_EQ(AddError(Family(
+                "trainium_up", MetricType::kGauge,
+                {Sample({{"a", "1"}}, 1), Sample({{"a", "1"}}, 2), Sample({{"coreId", "1"}}, 3)})),
+            "metric family \"trainium_up\": samples[1]: duplicate label set");
+  EXPECT_EQ(AddError(Family(
+                "trainium_up", MetricType::kGauge,
+                {Sample({{"a", "1"}}, 1), Sample({{"coreId", "1"}}, 2), Sample({{"a", "1"}}, 3)})),
+            "metric family \"trainium_up\": samples[1]: label name \"coreId\" must be snake_case");
+  // A sample repeating the label names before it still has its value checked.
+  EXPECT_EQ(
+      AddError(Family("trainium_errors_total", MetricType::kCounter,
+                      {Sample({{"a", "1"}}, 1), Sample({{"a", "2"}}, -2)})),
+      "metric family \"trainium_errors_total\": samples[1]: counter value is negative or NaN");
+  // promlint leaves untyped families alone, so AWS's system_vcpu_count can keep its name.
+  EXPECT_EQ(AddError(Family("system_vcpu_count", MetricType::kUnknown, {Sample({}, 4)})), "");
 
   MetricFamily wrong_unit = gauge({});
   wrong_unit.unit = "seconds";

@@ -28,7 +28,8 @@ field() { dpkg-deb --field "$deb" "$1"; }
 [ "$(field Package)" = neuronmon ] || nm_fail "Package: $(field Package)"
 [ "$(field Section)" = admin ] || nm_fail "Section: $(field Section)"
 [ "$(field Priority)" = optional ] || nm_fail "Priority: $(field Priority)"
-[ -n "$(field Maintainer)" ] && [ -n "$(field Homepage)" ] || nm_fail "no Maintainer or Homepage"
+[ -n "$(field Maintainer)" ] || nm_fail "no Maintainer"
+[ -n "$(field Homepage)" ] || nm_fail "no Homepage"
 depends=$(field Depends)
 for lib in libprotobuf libsystemd0 libstdc++6 adduser; do
   grep -q "$lib" <<<"$depends" || nm_fail "Depends lacks $lib: $depends"

@@ -86,6 +86,7 @@ wait_for WATCHDOG=1 10 || nm_fail "no WATCHDOG=1 within 10 s of a 2 s watchdog"
 echo "ok: WATCHDOG=1"
 
 # ExecReload= sends SIGHUP.
+# shellcheck disable=SC2016 # a literal $MAINPID
 grep -q '^ExecReload=/bin/kill -HUP \$MAINPID$' "$unit" || nm_fail "ExecReload= does not send SIGHUP"
 readies=$(grep -cx READY=1 "$events")
 kill -HUP $daemon
