@@ -48,3 +48,15 @@ done
 grep -q '^u neuron-monitor ' "$nm_root/usr/lib/sysusers.d/neuron-monitor.conf" ||
   nm_fail "sysusers.d does not create the neuron-monitor user"
 echo "ok: socket, runtime directory and sysusers.d user agree"
+
+# systemd-sysusers, run on an empty temp root, creates the user and its group from the file.
+sysroot=$nm_tmp/sysusers-root
+mkdir -p "$sysroot/etc"
+: >"$sysroot/etc/passwd"
+: >"$sysroot/etc/group"
+systemd-sysusers --root="$sysroot" "$nm_root/usr/lib/sysusers.d/neuron-monitor.conf" \
+  >"$nm_tmp/sysusers.log" 2>&1 || nm_fail "systemd-sysusers failed: $(cat "$nm_tmp/sysusers.log")"
+grep -qE '^neuron-monitor:x:[0-9]+:[0-9]+:[^:]*:/nonexistent:/usr/sbin/nologin$' "$sysroot/etc/passwd" ||
+  nm_fail "sysusers.d made: $(cat "$sysroot/etc/passwd")"
+grep -q '^neuron-monitor:x:' "$sysroot/etc/group" || nm_fail "sysusers.d made no neuron-monitor group"
+echo "ok: systemd-sysusers creates the neuron-monitor user and group"
