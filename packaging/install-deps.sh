@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages neuronmon needs, and nothing when they are all present (silent).
 #   packaging/install-deps.sh build   what building and running needs
+#   packaging/install-deps.sh deb     that, plus what packaging the .deb needs (dpkg-shlibdeps)
 #   packaging/install-deps.sh test    that, plus what the test suite uses
 #   packaging/install-deps.sh bench   that, plus the monitors the benchmarks compare with
 # Needs root, or sudo.
 set -euo pipefail
 
-build_pkgs=(cmake make g++ pkg-config protobuf-compiler libprotobuf-dev libboost-dev
+build_pkgs=(cmake make ninja-build g++ pkg-config protobuf-compiler libprotobuf-dev libboost-dev
   nlohmann-json3-dev libcli11-dev libncurses-dev libsystemd-dev)
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format tmux
   prometheus systemd man-db lintian fakeroot dpkg-dev file curl procps)
 
+deb_pkgs=(dpkg-dev file)
 bench_pkgs=(htop btop)
 
 case "${1:-build}" in
   build) wanted=("${build_pkgs[@]}") ;;
+  deb) wanted=("${build_pkgs[@]}" "${deb_pkgs[@]}") ;;
   test) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
   bench) wanted=("${build_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
-  *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+  *) echo "usage: $0 build|deb|test|bench" >&2; exit 2 ;;
 esac
 
 missing=()
