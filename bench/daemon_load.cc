@@ -30,6 +30,7 @@
 
 #include "proto/common/duration.h"
 #include "proto/wire/frame_codec.h"
+#include "tui/model.h"
 
 namespace {
 
@@ -121,28 +122,14 @@ int Connect(const std::string& path) {
 }
 
 v1::Subscribe SubscriptionFor(const std::string& groups, Nanos period) {
-  v1::Subscribe s;
-  std::vector<v1::Group> list;
+  v1::Subscribe s = tui::TopSubscription(1);
+  if (groups == "all") s.clear_groups();  // empty: every group
   if (groups == "cores") {
-    list = {v1::GROUP_NEURONCORE_COUNTERS};
-  } else if (groups == "all") {
-    list = {};  // empty: every group
-  } else {      // what neuron-top asks for
-    list = {v1::GROUP_NEURONCORE_COUNTERS,
-            v1::GROUP_MEMORY_USED,
-            v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
-            v1::GROUP_EXECUTION_STATS,
-            v1::GROUP_COLLECTIVES_STATS,
-            v1::GROUP_BOTTLENECK_ANALYSIS,
-            v1::GROUP_VCPU_USAGE,
-            v1::GROUP_MEMORY_INFO,
-            v1::GROUP_NEURON_HW_COUNTERS,
-            v1::GROUP_HBM_STATS};
+    s.clear_groups();
+    s.add_groups()->set_group(v1::GROUP_NEURONCORE_COUNTERS);
   }
-  for (v1::Group g : list) {
-    v1::GroupSubscription* gs = s.add_groups();
-    gs->set_group(g);
-    gs->set_period_ns(static_cast<std::uint64_t>(period.count()));
+  for (v1::GroupSubscription& gs : *s.mutable_groups()) {
+    gs.set_period_ns(static_cast<std::uint64_t>(period.count()));
   }
   return s;
 }

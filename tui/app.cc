@@ -22,21 +22,6 @@ using Steady = std::chrono::steady_clock;
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
-v1::Subscribe TopSubscription(double delay) {
-  v1::Subscribe s;
-  const auto period = static_cast<std::uint64_t>(delay * 1e9);
-  for (v1::Group g :
-       {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_MEMORY_USED, v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
-        v1::GROUP_EXECUTION_STATS, v1::GROUP_COLLECTIVES_STATS, v1::GROUP_BOTTLENECK_ANALYSIS,
-        v1::GROUP_VCPU_USAGE, v1::GROUP_MEMORY_INFO, v1::GROUP_NEURON_HW_COUNTERS,
-        v1::GROUP_HBM_STATS}) {
-    v1::GroupSubscription* gs = s.add_groups();
-    gs->set_group(g);
-    gs->set_period_ns(period);
-  }
-  return s;
-}
-
 // Applies one client event; true when the screen should change.
 bool Absorb(const client::Event& e, client::Client& c, Model& model) {
   switch (e.kind) {

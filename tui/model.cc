@@ -129,4 +129,19 @@ std::vector<double> Model::CoreFlops(std::uint32_t pid) const {
                  [](double acc, const v1::CoreCounters& c) { return acc + c.effective_flops(); });
 }
 
+v1::Subscribe TopSubscription(double delay_seconds) {
+  v1::Subscribe s;
+  const auto period = static_cast<std::uint64_t>(delay_seconds * 1e9);
+  for (v1::Group g :
+       {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_MEMORY_USED, v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
+        v1::GROUP_EXECUTION_STATS, v1::GROUP_COLLECTIVES_STATS, v1::GROUP_BOTTLENECK_ANALYSIS,
+        v1::GROUP_VCPU_USAGE, v1::GROUP_MEMORY_INFO, v1::GROUP_NEURON_HW_COUNTERS,
+        v1::GROUP_HBM_STATS}) {
+    v1::GroupSubscription* gs = s.add_groups();
+    gs->set_group(g);
+    gs->set_period_ns(period);
+  }
+  return s;
+}
+
 }  // namespace neuronmon::tui

@@ -85,4 +85,8 @@ class Model {
   std::uint64_t last_seq_ = 0;
 };
 
+// What neuron-top subscribes to: every group the Model shows (all but the cumulative totals), each
+// every `delay_seconds`.
+v1::Subscribe TopSubscription(double delay_seconds);
+
 }  // namespace neuronmon::tui

@@ -1,22 +1,18 @@
 #include "daemon/core/metrics_writer.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <limits>
+
+#include "tests/daemon/prometheus_fixture.h"
 
 namespace neuronmon::daemon {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr const char* kPromtool = "/usr/bin/promtool";
 
 MetricFamily Family(std::string name, MetricType type, std::vector<MetricSample> samples,
                     std::string help = "Some help.") {
@@ -373,24 +369,8 @@ TEST(ChooseFormat, PicksOpenMetricsOnlyWhenAskedFor) {
   EXPECT_EQ(ChooseFormat(";;,,=;q=,\"\",application/openmetrics-text;;"), kOpenMetrics);
 }
 
-// Runs `promtool check metrics` on `exposition`; returns its exit code and sets `output`.
-int RunPromtool(const std::string& exposition, std::string* output) {
-  std::string path = (std::filesystem::temp_directory_path() / "metrics_writer_XXXXXX").string();
-  const int fd = mkstemp(path.data());
-  EXPECT_GE(fd, 0);
-  close(fd);
-  std::ofstream(path) << exposition;
-  const std::string command = std::string(kPromtool) + " check metrics < '" + path + "' 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  char buf[4096];
-  for (std::size_t n; pipe != nullptr && (n = fread(buf, 1, sizeof buf, pipe)) > 0;) {
-    output->append(buf, n);
-  }
-  const int status = pipe != nullptr ? pclose(pipe) : -1;
-  std::filesystem::remove(path);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using testing::kPromtool;
+using testing::RunPromtool;
 
 TEST(Promtool, AcceptsWhatTheWriterRenders) {
   if (access(kPromtool, X_OK) != 0) GTEST_SKIP() << kPromtool << " is not installed";
