@@ -24,11 +24,8 @@ constexpr Unit kUnits[] = {
     {"h", 3'600'000'000'000},
 };
 
-// Built with append(): g++ 12 at -O3 reports a false -Wrestrict for chains of operator+ here.
 Status Bad(std::string_view text, std::string_view what) {
-  std::string m;
-  m.append("\"").append(text).append("\": ").append(what);
-  return Status::InvalidArgument(std::move(m));
+  return Status::InvalidArgument("\"" + std::string(text) + "\": " + std::string(what));
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
