@@ -3,9 +3,12 @@
 #include <langinfo.h>
 #include <ncurses.h>
 
+#include <algorithm>
 #include <clocale>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace neuronmon::tui {
 namespace {
@@ -18,7 +21,9 @@ struct Look {
 };
 
 // AWS neuron-top's palette: blue title, cyan section bars, green figures and busy ticks, red system
-// ticks, grey for the rest.
+// ticks, grey for the rest. Figures, graphs and busy ticks share one look, so that the terminal
+// needs no attribute change between a bar and its figure; bold and dim are kept for the few places
+// that need them, since turning either off costs a full attribute reset on most terminals.
 Look LookOf(Role r) {
   switch (r) {
     case Role::kTitle:
@@ -32,9 +37,9 @@ Look LookOf(Role r) {
     case Role::kValue:
       return {COLOR_GREEN, -1, A_NORMAL, 0};
     case Role::kBarUser:
-      return {COLOR_GREEN, -1, A_BOLD, A_BOLD};
+      return {COLOR_GREEN, -1, A_BOLD, 0};
     case Role::kBarSystem:
-      return {COLOR_RED, -1, A_NORMAL, A_BOLD};
+      return {COLOR_RED, -1, A_NORMAL, 0};
     case Role::kBarFree:
       return {COLOR_WHITE, -1, A_DIM, A_DIM};
     case Role::kSelected:
@@ -96,11 +101,23 @@ NcursesCanvas::NcursesCanvas(const TerminalOptions& options) : state_(std::make_
     start_color();
     use_default_colors();
   }
+  // Grey, where the terminal has it, instead of dim white: a colour change is cheaper to send.
+  const bool grey = s.color && COLORS >= 16;
+  std::vector<std::pair<short, short>> pairs;  // one colour pair per distinct (fg, bg)
   for (int r = 0; r < static_cast<int>(Role::kCount); ++r) {
-    const Look look = LookOf(static_cast<Role>(r));
+    Look look = LookOf(static_cast<Role>(r));
+    if (grey && look.fg == COLOR_WHITE && look.bg < 0 && look.extra == A_DIM) {
+      look.fg = 8;
+      look.extra = A_NORMAL;
+    }
     if (s.color && (look.fg >= 0 || look.bg >= 0)) {
-      init_pair(static_cast<short>(r + 1), look.fg, look.bg);
-      s.attrs[r] = COLOR_PAIR(r + 1) | look.extra;
+      auto it = std::find(pairs.begin(), pairs.end(), std::make_pair(look.fg, look.bg));
+      if (it == pairs.end()) {
+        pairs.emplace_back(look.fg, look.bg);
+        init_pair(static_cast<short>(pairs.size()), look.fg, look.bg);
+        it = pairs.end() - 1;
+      }
+      s.attrs[r] = COLOR_PAIR(static_cast<int>(it - pairs.begin()) + 1) | look.extra;
     } else {
       s.attrs[r] = s.color ? look.extra : look.mono;
     }
