@@ -50,6 +50,29 @@ struct Instance::JobState {
 
 namespace {
 
+// Adds the collectives of episode `e` that completed by `until` to `out`. A step's operations are
+// spread evenly over it, as gradient buckets and parameter gathers run throughout a real step, so
+// a window shorter than a step still sees its share.
+void AddCollectives(const Episode& e, Nanos until,
+                    std::array<CollectiveCounters, kCollectiveKinds>& out) {
+  const double length = static_cast<double>((e.end - e.start).count());
+  const double done =
+      until >= e.end
+          ? 1
+          : std::clamp(static_cast<double>((until - e.start).count()) / length, 0.0, 1.0);
+  for (const CollectiveSample& c : e.collectives) {
+    const auto n =
+        done >= 1 ? c.count : static_cast<std::uint64_t>(done * static_cast<double>(c.count));
+    if (n == 0) continue;
+    CollectiveCounters& cc = out[static_cast<std::size_t>(c.kind)];
+    cc.kind = c.kind;
+    cc.count += n;
+    cc.bytes += static_cast<std::uint64_t>(c.bytes_each * static_cast<double>(n));
+    cc.busy_ns += static_cast<std::uint64_t>(c.latency * 1e9 * static_cast<double>(n));
+    cc.latency.Add(c.latency, n);
+  }
+}
+
 std::string ExpandTag(const std::string& pattern, int rank, std::uint32_t pid) {
   if (pattern.empty()) return std::to_string(pid);
   std::string out = pattern;
@@ -350,15 +373,8 @@ void Instance::Commit(JobState& job) {
     Worker& w = workers_[job.workers[i]];
     const Episode& e = job.current[i];
     Integrate(e, w, until, cores_, &w.cpu_user_ns, &w.cpu_system_ns);
+    AddCollectives(e, until, w.collectives);
     if (!complete) continue;  // the process exited before the step finished
-    for (const CollectiveSample& c : e.collectives) {
-      CollectiveCounters& cc = w.collectives[static_cast<std::size_t>(c.kind)];
-      cc.kind = c.kind;
-      cc.count += c.count;
-      cc.bytes += static_cast<std::uint64_t>(c.bytes_each * static_cast<double>(c.count));
-      cc.busy_ns += static_cast<std::uint64_t>(c.latency * 1e9 * static_cast<double>(c.count));
-      cc.latency.Add(c.latency, c.count);
-    }
     for (const ExecutionSample& x : e.executions) {
       w.executions.completed += x.count;
       w.executions.failed_to_queue += x.failed_to_queue;
@@ -398,14 +414,18 @@ Snapshot Instance::RawRead(Nanos t) {
   s.device_time = t;
   std::vector<CoreAccum> cores = cores_;
   std::vector<std::array<double, 2>> cpu(workers_.size());
-  for (std::size_t i = 0; i < workers_.size(); ++i)
+  std::vector<std::array<CollectiveCounters, kCollectiveKinds>> collectives(workers_.size());
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
     cpu[i] = {workers_[i].cpu_user_ns, workers_[i].cpu_system_ns};
+    collectives[i] = workers_[i].collectives;
+  }
   for (const JobState& job : jobs_) {
     if (!job.has_current) continue;
     const Nanos until = job.stop ? std::min(t, *job.stop) : t;
     for (std::size_t i = 0; i < job.workers.size(); ++i) {
       const std::size_t w = job.workers[i];
       Integrate(job.current[i], workers_[w], until, cores, &cpu[w][0], &cpu[w][1]);
+      AddCollectives(job.current[i], until, collectives[w]);
     }
   }
   const bool physical = spec_.lnc > 1;
@@ -446,7 +466,7 @@ Snapshot Instance::RawRead(Nanos t) {
     r.device_latency = w.device_latency;
     r.cpu_user_ns = static_cast<std::uint64_t>(cpu[i][0]);
     r.cpu_system_ns = static_cast<std::uint64_t>(cpu[i][1]);
-    r.collectives = w.collectives;
+    r.collectives = std::move(collectives[i]);
     for (int k = 0; k < kCollectiveKinds; ++k) {
       r.collectives[static_cast<std::size_t>(k)].kind = static_cast<CollectiveKind>(k);
     }

@@ -194,6 +194,30 @@ TEST(Instance, TimelineLoadsThenWarmsUpThenRunsSteadily) {
   EXPECT_GT(steady.runtimes[0].utilization, 85);
 }
 
+// A step's collectives complete throughout the step, not all at its end: with steps longer than
+// the sampling period, every 1 s window still sees operations.
+TEST(Instance, CollectivesProgressWithinAStep) {
+  auto inst = Make("mixed");
+  auto total = [](const Snapshot& s) {
+    std::uint64_t n = 0;
+    for (const CollectiveCounters& c : s.runtimes.at(0).collectives) n += c.count;
+    return n;
+  };
+  Snapshot prev = inst->Read(seconds(60));
+  ASSERT_EQ(prev.runtimes.at(0).tag, "llama3-8b-rank0");
+  int windows_without_a_step = 0;
+  for (int t = 61; t <= 120; ++t) {
+    const Snapshot next = inst->Read(seconds(t));
+    EXPECT_GT(total(next), total(prev)) << "no collectives in second " << t;
+    if (next.runtimes[0].executions.completed == prev.runtimes[0].executions.completed) {
+      ++windows_without_a_step;
+    }
+    prev = next;
+  }
+  EXPECT_GT(windows_without_a_step, 10)
+      << "steps are shorter than a window: the test shows nothing";
+}
+
 TEST(Instance, HealthyTrainingSignature) {
   auto inst = Make("healthy-training");
   const Window w = WindowAt(*inst, 60, 180);
