@@ -60,24 +60,30 @@ void ReportPercentiles(benchmark::State& state, std::vector<double>& ms) {
   state.counters["p99_ms"] = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
 }
 
+const Result<ProcessMetrics> kProcess(ProcessMetrics{1, 1 << 24, 1 << 30, 1767225000, 12});
+
+// What a scrape builds from: the newest 5 s window, fixed daemon stats and process metrics.
+MetricsInput Input(const DaemonCore& core, const DaemonStats& stats) {
+  const MetricsWindow w = SelectWindow(core.history(), seconds(5), core.period());
+  MetricsInput in;
+  in.inventory = &core.inventory();
+  in.end = w.end;
+  in.start = w.start;
+  in.stats = &stats;
+  in.process = &kProcess;
+  in.version = "bench";
+  in.period = core.period();
+  return in;
+}
+
 void BM_BuildAndRender(benchmark::State& state, ExpositionFormat format) {
   const std::unique_ptr<DaemonCore> core = Trn2Core();
   const DaemonStats stats;
-  const Result<ProcessMetrics> process(ProcessMetrics{1, 1 << 24, 1 << 30, 1767225000, 12});
   std::vector<double> ms;
   std::size_t bytes = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    const MetricsWindow w = SelectWindow(core->history(), seconds(5), core->period());
-    MetricsInput in;
-    in.inventory = &core->inventory();
-    in.end = w.end;
-    in.start = w.start;
-    in.stats = &stats;
-    in.process = &process;
-    in.version = "bench";
-    in.period = core->period();
-    const std::string body = Render(BuildMetrics(in), format);
+    const std::string body = Render(BuildMetrics(Input(*core, stats)), format);
     benchmark::DoNotOptimize(body.data());
     bytes = body.size();
     ms.push_back(
@@ -93,11 +99,8 @@ BENCHMARK_CAPTURE(BM_BuildAndRender, openmetrics, ExpositionFormat::kOpenMetrics
 // The two halves of BM_BuildAndRender/text.
 void BM_BuildOnly(benchmark::State& state) {
   const std::unique_ptr<DaemonCore> core = Trn2Core();
-  const MetricsWindow w = SelectWindow(core->history(), seconds(5), core->period());
-  MetricsInput in;
-  in.inventory = &core->inventory();
-  in.end = w.end;
-  in.start = w.start;
+  const DaemonStats stats;
+  const MetricsInput in = Input(*core, stats);
   for (auto _ : state) {
     const Exposition e = BuildMetrics(in);
     benchmark::DoNotOptimize(e.families().data());
@@ -107,11 +110,8 @@ BENCHMARK(BM_BuildOnly)->Unit(benchmark::kMillisecond);
 
 void BM_RenderTextOnly(benchmark::State& state) {
   const std::unique_ptr<DaemonCore> core = Trn2Core();
-  const MetricsWindow w = SelectWindow(core->history(), seconds(5), core->period());
-  MetricsInput in;
-  in.inventory = &core->inventory();
-  in.end = w.end;
-  in.start = w.start;
+  const DaemonStats stats;
+  const MetricsInput in = Input(*core, stats);
   const Exposition e = BuildMetrics(in);
   for (auto _ : state) {
     const std::string body = RenderText(e);
