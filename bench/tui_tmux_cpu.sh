@@ -5,10 +5,14 @@
 # in the same run. Bytes are what the program wrote to its pty (/proc/PID/io wchar); changed cells
 # are counted between tmux snapshots taken once per second (cells whose glyph or style differ), so
 # they undercount a program that redraws more than once a second.
-#   bench/tui_tmux_cpu.sh build/release/tui/neuron-top [DURATION]
+#   bench/tui_tmux_cpu.sh build/release/tui/neuron-top [DURATION [PROGRAM...]]
+# PROGRAMs (default all): neuron-top (standalone), top-client, htop, btop.
 set -euo pipefail
 top=$1
 duration=${2:-60}
+shift $(($# < 2 ? $# : 2))
+programs=" ${*:-neuron-top top-client htop btop} "
+wanted() { [[ $programs == *" $1 "* ]]; }
 sock="neuronmon-bench-$$"
 tmx() { tmux -L "$sock" "$@"; }
 tmp=$(mktemp -d)
@@ -82,12 +86,16 @@ measure() {
 }
 
 # Standalone: the simulator and the daemon's core run inside neuron-top, so this is the whole cost.
-measure neuron-top "$top --standalone --device sim:trn2.48xlarge --scenario mixed --delay 1"
+if wanted neuron-top; then
+  measure neuron-top "$top --standalone --device sim:trn2.48xlarge --scenario mixed --delay 1"
+fi
 # As a client of a separate daemon: what neuron-top itself costs on a node running the service.
-"$(dirname "$top")/../daemon/neuron-monitord" --socket "$tmp/d.sock" --metrics-listen off \
-  --device sim:trn2.48xlarge --scenario mixed --log-level warn &
-daemon_pid=$!
-for _ in $(seq 50); do [ -S "$tmp/d.sock" ] && break; sleep 0.1; done
-measure top-client "$top --socket $tmp/d.sock --delay 1"
-command -v htop >/dev/null && measure htop "htop -d 10"
-command -v btop >/dev/null && measure btop "btop"
+if wanted top-client; then
+  "$(dirname "$top")/../daemon/neuron-monitord" --socket "$tmp/d.sock" --metrics-listen off \
+    --device sim:trn2.48xlarge --scenario mixed --log-level warn &
+  daemon_pid=$!
+  for _ in $(seq 50); do [ -S "$tmp/d.sock" ] && break; sleep 0.1; done
+  measure top-client "$top --socket $tmp/d.sock --delay 1"
+fi
+if wanted htop && command -v htop >/dev/null; then measure htop "htop -d 10"; fi
+if wanted btop && command -v btop >/dev/null; then measure btop "btop"; fi
