@@ -13,6 +13,12 @@ duration=${2:-60}
 shift $(($# < 2 ? $# : 2))
 programs=" ${*:-neuron-top top-client htop btop} "
 wanted() { [[ $programs == *" $1 "* ]]; }
+for p in $programs; do
+  case $p in
+    neuron-top | top-client | htop | btop) ;;
+    *) echo "tui_tmux_cpu.sh: unknown program '$p' (neuron-top, top-client, htop, btop)" >&2; exit 2 ;;
+  esac
+done
 sock="neuronmon-bench-$$"
 tmx() { tmux -L "$sock" "$@"; }
 tmp=$(mktemp -d)
