@@ -4,7 +4,8 @@
 # standalone and as a client of a separate daemon) beside htop -d 10 and btop measured the same way
 # in the same run. Bytes are what the program wrote to its pty (/proc/PID/io wchar); changed cells
 # are counted between tmux snapshots taken once per second (cells whose glyph or style differ), so
-# they undercount a program that redraws more than once a second.
+# they undercount a program that redraws more than once a second. The floor is the fewest bytes any
+# writer would need for those changes (bench/screen_diff.py): glyphs, shortest moves, shortest SGRs.
 #   bench/tui_tmux_cpu.sh build/release/tui/neuron-top [DURATION [PROGRAM...]]
 # PROGRAMs (default all): neuron-top (standalone), top-client, htop, btop.
 set -euo pipefail
@@ -31,40 +32,7 @@ cleanup() {
 trap cleanup EXIT
 export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color
 hz=$(getconf CLK_TCK)
-
-# The number of cells that differ, in glyph or in style, between two screen captures taken with
-# `capture-pane -e` (text with SGR sequences).
-cells_changed() {
-  python3 - "$1" "$2" <<'PY'
-import re, sys
-
-def cells(path):
-    rows = []
-    for line in open(path, encoding="utf-8", errors="replace").read().split("\n"):
-        row, style = [], ()
-        for m in re.finditer(r"\x1b\[([0-9;]*)m|\x1b[^m]*?[A-Za-z]|(.)", line):
-            if m.group(2) is not None:
-                row.append((m.group(2), style))
-            elif m.group(1) is not None:
-                params = m.group(1).split(";") if m.group(1) else ["0"]
-                style = () if params[0] in ("", "0") else style + tuple(params)
-                if params[0] in ("", "0") and len(params) > 1:
-                    style = tuple(params[1:])
-        rows.append(row)
-    return rows
-
-a, b = cells(sys.argv[1]), cells(sys.argv[2])
-blank = (" ", ())
-n = 0
-for i in range(max(len(a), len(b))):
-    x = a[i] if i < len(a) else []
-    y = b[i] if i < len(b) else []
-    for j in range(max(len(x), len(y))):
-        if (x[j] if j < len(x) else blank) != (y[j] if j < len(y) else blank):
-            n += 1
-print(n)
-PY
-}
+here=$(cd "$(dirname "$0")" && pwd)
 
 measure() {
   local name=$1 cmd=$2
@@ -76,18 +44,18 @@ measure() {
   local t0 w0 t1 w1
   read -r t0 < <(awk '{print $14+$15}' "/proc/$pid/stat")
   w0=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
-  local changed=0
-  tmx capture-pane -e -p -t "$name" >"$tmp/prev"
-  for ((i = 0; i < duration; i++)); do
+  mkdir "$tmp/$name"
+  tmx capture-pane -e -p -t "$name" >"$tmp/$name/0000"
+  for ((i = 1; i <= duration; i++)); do
     sleep 1
-    tmx capture-pane -e -p -t "$name" >"$tmp/cur"
-    changed=$((changed + $(cells_changed "$tmp/prev" "$tmp/cur")))
-    mv "$tmp/cur" "$tmp/prev"
+    tmx capture-pane -e -p -t "$name" >"$tmp/$name/$(printf %04d "$i")"
   done
   read -r t1 < <(awk '{print $14+$15}' "/proc/$pid/stat")
   w1=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
+  local changed floor
+  read -r _ changed _ floor < <("$here/screen_diff.py" 200 60 "$tmp/$name"/*)
   awk -v n="$name" -v t=$((t1 - t0)) -v hz="$hz" -v d="$duration" -v b=$((w1 - w0)) -v c="$changed" \
-    'BEGIN { printf "%-12s cpu %5.2f%% of one core   %8.0f bytes/s   ~%6.0f changed cells/s   bytes per changed cell %.2f\n", n, 100*t/hz/d, b/d, c/d, (c>0 ? b/c : 0) }'
+    -v f="$floor" 'BEGIN { printf "%-11s cpu %5.2f%% of one core  %7.0f bytes/s  %6.0f changed cells/s  bytes per changed cell %6.2f  (floor %.2f: %.2fx)\n", n, 100*t/hz/d, b/d, c/d, (c>0 ? b/c : 0), (c>0 ? f/c : 0), (f>0 ? b/f : 0) }'
   tmx kill-session -t "$name"
 }
 

@@ -10,7 +10,7 @@ set -euo pipefail
 build_pkgs=(cmake make ninja-build g++ pkg-config protobuf-compiler libprotobuf-dev libboost-dev
   nlohmann-json3-dev libcli11-dev libncurses-dev libsystemd-dev)
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format tmux
-  prometheus systemd man-db lintian fakeroot dpkg-dev file curl procps)
+  prometheus systemd man-db lintian fakeroot dpkg-dev file curl procps python3)
 
 deb_pkgs=(dpkg-dev file)
 bench_pkgs=(htop btop)
