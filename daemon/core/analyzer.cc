@@ -254,7 +254,8 @@ std::map<std::uint32_t, std::string> Stragglers(const std::vector<Metrics>& all,
   return out;
 }
 
-v1::Finding Summarize(const Analysis& a, std::int64_t now_ns) {
+// `any_runtime`: whether any application is running (judged or not yet).
+v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns) {
   v1::Finding s;
   s.set_subject("instance");
   s.set_since_unix_ns(now_ns);
@@ -275,7 +276,7 @@ v1::Finding Summarize(const Analysis& a, std::int64_t now_ns) {
   if (shown == 0) {
     s.set_kind(v1::FINDING_KIND_HEALTHY);
     s.set_severity(v1::SEVERITY_INFO);
-    s.set_summary(a.runtimes.empty() ? "no Neuron application is running" : "collecting data");
+    s.set_summary(any_runtime ? "collecting data" : "no Neuron application is running");
     s.set_confidence(1);
     return s;
   }
@@ -386,10 +387,7 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   }
   // Forget runtimes that exited.
   std::erase_if(tracks_, [&](const auto& t) { return Find(*end, t.first) == nullptr; });
-  for (const RuntimeSample& r : end->runtimes) next.runtimes.try_emplace(r.pid);
-  std::erase_if(next.runtimes, [](const auto& e) { return e.second.empty(); });
-  next.instance = Summarize(next, now_ns);
-  if (end->runtimes.empty()) next.instance.set_summary("no Neuron application is running");
+  next.instance = Summarize(next, !end->runtimes.empty(), now_ns);
   analysis_ = std::move(next);
 }
 

@@ -84,7 +84,9 @@ v1::Report DaemonCore::Build(const Subscription& sub, const Snapshot& end, bool 
           for (const v1::Finding& f : it->second) *r.add_findings() = f;
         }
       }
-      *report.add_findings() = analysis->instance;
+      // Before the first evaluation there is no verdict for the instance yet.
+      if (analysis->instance.kind() != v1::FINDING_KIND_UNSPECIFIED)
+        *report.add_findings() = analysis->instance;
     }
   }
   if (annotator_) annotator_(sub, report);

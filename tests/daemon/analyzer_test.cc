@@ -56,6 +56,30 @@ std::string Verdict(const Analysis& a, std::uint32_t pid) {
                                                       : FindingKindName(it->second.front().kind());
 }
 
+// Before any verdict: no finding at all on the first sample (nothing to compare yet), then
+// "collecting data" while applications run unjudged — not "no Neuron application is running",
+// which only an instance without applications gets.
+TEST(Analyzer, UnjudgedApplicationsAreCollectingDataNotAbsent) {
+  for (const char* name : {"healthy-training", "idle"}) {
+    simdev::Scenario scenario = *simdev::LoadScenario(name);
+    SimRun run(*simdev::FindPreset(scenario.instance), scenario);
+    const Analysis& first = run.At(0);
+    EXPECT_EQ(first.instance.kind(), v1::FINDING_KIND_UNSPECIFIED) << name;
+    v1::Subscribe request;
+    request.add_groups()->set_group(v1::GROUP_BOTTLENECK_ANALYSIS);
+    auto sub = Subscription::FromRequest(request, seconds(1));
+    ASSERT_TRUE(sub.ok());
+    auto report = run.core->ReportAt(*sub, run.core->history().newest_seq(), true, false);
+    ASSERT_TRUE(report.has_value());
+    EXPECT_EQ(report->findings_size(), 0) << name << ": a finding before any evaluation";
+    const Analysis& second = run.At(1);
+    EXPECT_EQ(second.instance.kind(), v1::FINDING_KIND_HEALTHY) << name;
+    EXPECT_EQ(second.instance.summary(),
+              std::string(name) == "idle" ? "no Neuron application is running" : "collecting data")
+        << name;
+  }
+}
+
 TEST(Analyzer, EveryScenarioGetsItsDeclaredVerdictAndKeepsIt) {
   std::size_t checked = 0;
   for (const simdev::BuiltinScenario& b : simdev::BuiltinScenarios()) {
