@@ -15,6 +15,7 @@
 
 #include "proto/common/duration.h"
 #include "proto/common/json_reader.h"
+#include "simdev/instance.h"
 #include "simdev/preset.h"
 #include "simdev/scenario_library.h"
 
@@ -247,11 +248,14 @@ std::string FormatNumber(double d) {
 }
 
 void CheckSampling(const DaemonConfig& c, Found* found) {
-  if (Result<simdev::InstanceSpec> d = simdev::ParseDeviceSpec(c.device); !d.ok()) {
-    found->push_back("device: " + d.status().message());
-  }
-  if (Result<simdev::Scenario> s = simdev::LoadScenario(c.scenario); !s.ok()) {
-    found->push_back("scenario: " + s.status().message());
+  Result<simdev::InstanceSpec> d = simdev::ParseDeviceSpec(c.device);
+  if (!d.ok()) found->push_back("device: " + d.status().message());
+  Result<simdev::Scenario> s = simdev::LoadScenario(c.scenario);
+  if (!s.ok()) found->push_back("scenario: " + s.status().message());
+  // The scenario must also fit the device (its runtimes' and faults' devices exist on it).
+  if (d.ok() && s.ok() && c.seed >= 0) {
+    auto built = simdev::Instance::Create(*d, std::move(*s), static_cast<std::uint64_t>(c.seed));
+    if (!built.ok()) found->push_back("scenario: " + built.status().message());
   }
   CheckRange(found, "seed", c.seed, 0, kAnyInt);
   CheckDuration(found, "period", c.period, kMinPeriod, kMaxPeriod);

@@ -39,7 +39,13 @@ Result<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const EmbeddedOpti
   // No config file: an embedded daemon is configured by its client's flags alone.
   cli.config_path = "/nonexistent/neuron-monitord.json";
   Result<DaemonConfig> resolved = ResolveConfig(cli, &problems);
-  if (!resolved.ok()) return resolved.status();
+  if (!resolved.ok()) {
+    // The problem is in a flag, not in that file: "scenario: unknown scenario ...".
+    std::string message = resolved.status().message();
+    const std::string prefix = cli.config_path + ": ";
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    return Status::InvalidArgument(message);
+  }
   LoggerOptions log_options;
   if (options.log_fd >= 0) {
     log_options.fd = options.log_fd;

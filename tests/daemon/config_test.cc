@@ -305,6 +305,11 @@ TEST(ConfigTest, DeviceAndScenarioAreChecked) {
   const std::string missing = TempPath("missing-scenario.json");
   EXPECT_THAT(Problems(R"({"scenario": ")" + missing + "\"}"),
               ElementsAre("test.json: scenario: " + missing + ": cannot open scenario file"));
+  // A scenario that names devices the instance does not have is refused here, not at start.
+  EXPECT_THAT(Problems(R"({"device": "sim:trn1.2xlarge", "scenario": "straggler"})"),
+              ElementsAre(StartsWith("test.json: scenario: straggler: ")));
+  EXPECT_THAT(Problems(R"({"device": "sim:trn1.2xlarge", "scenario": "straggler"})")[0],
+              HasSubstr("does not exist on trn1.2xlarge"));
 }
 
 TEST(ConfigTest, MalformedJsonNamesLineAndColumn) {

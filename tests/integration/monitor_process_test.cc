@@ -173,5 +173,20 @@ TEST(NeuronLsProcess, ListsTheDaemonsDevices) {
       << missing.err;
 }
 
+// A bad flag for the in-process simulator is named as a flag's problem, not a config file's.
+TEST(NeuronLsProcess, StandaloneFlagErrorsNameTheFieldAndNoFile) {
+  const Output bogus = Shell(kLs + " --standalone --scenario bogus");
+  EXPECT_EQ(bogus.status, 1);
+  EXPECT_EQ(bogus.err.rfind("neuron-ls: scenario: unknown scenario \"bogus\" (built-in: ", 0), 0u)
+      << bogus.err;
+  const Output unfit = Shell(kLs + " --standalone --device sim:trn1.2xlarge --scenario straggler");
+  EXPECT_EQ(unfit.status, 1);
+  EXPECT_EQ(unfit.err.rfind("neuron-ls: scenario: straggler: faults[0]: device 5 does not exist on "
+                            "trn1.2xlarge",
+                            0),
+            0u)
+      << unfit.err;
+}
+
 }  // namespace
 }  // namespace neuronmon::testing
