@@ -41,6 +41,9 @@ bool Absorb(const client::Event& e, client::Client& c, Model& model) {
       if (e.notice.kind() == v1::NOTICE_KIND_SHUTDOWN) model.connection = ConnectionState::kStopped;
       model.last_notice = e.notice.text();
       return true;
+    case client::Event::Kind::kInfo:
+      model.info = e.text;
+      return false;
     default:
       return false;
   }
@@ -100,6 +103,7 @@ int RunOnce(const AppOptions& o, client::Client& c) {
     for (std::size_t i = 0; i <= last_body; ++i) text += lines[i] + "\n";
     for (std::size_t i = lines.size() - 2; i < lines.size(); ++i) text += lines[i] + "\n";
   }
+  if (!model.info.empty()) std::cerr << "neuron-top: " << model.info << "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
@@ -259,6 +263,8 @@ int RunInteractive(const AppOptions& o, client::Client& c) {
     }
   }
   canvas.Stop();
+  // Said once the terminal is back: the screen itself says "embedded simulator".
+  if (!ui.live.info.empty()) std::cerr << "neuron-top: " << ui.live.info << "\n";
   return 0;
 }
 

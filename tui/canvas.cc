@@ -32,6 +32,61 @@ std::string_view TakeColumns(std::string_view utf8, int columns) {
   return utf8.substr(0, std::min(i, utf8.size()));
 }
 
+std::string FoldToAscii(std::string_view utf8) {
+  std::string out;
+  out.reserve(utf8.size());
+  for (std::size_t i = 0; i < utf8.size();) {
+    const unsigned char lead = static_cast<unsigned char>(utf8[i]);
+    const std::size_t n = std::min<std::size_t>(SequenceLength(lead), utf8.size() - i);
+    if (lead < 0x80) {
+      out += static_cast<char>(lead);
+      i += n;
+      continue;
+    }
+    // Decode the code point (malformed sequences simply fold to '?').
+    std::uint32_t cp = lead & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+    for (std::size_t k = 1; k < n; ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(utf8[i + k]) & 0x3f);
+    i += n;
+    char c = '?';
+    if (cp == 0x2013 || cp == 0x2014 || cp == 0x2212 || cp == 0x2500 || cp == 0x2015) {
+      c = '-';
+    } else if (cp == 0x2018 || cp == 0x2019) {
+      c = '\'';
+    } else if (cp == 0x201c || cp == 0x201d) {
+      c = '"';
+    } else if (cp == 0x2022 || cp == 0x25cf || cp == 0x25cb || cp == 0x00b7) {
+      c = '*';
+    } else if (cp == 0x25c0 || cp == 0x25c4 || cp == 0x2190 || cp == 0x2264) {
+      c = '<';
+    } else if (cp == 0x25b6 || cp == 0x25ba || cp == 0x2192 || cp == 0x2265) {
+      c = '>';
+    } else if (cp == 0x25bc || cp == 0x2193) {
+      c = 'v';
+    } else if (cp == 0x25b2 || cp == 0x2191) {
+      c = '^';
+    } else if (cp == 0x2502 || cp == 0x2503) {
+      c = '|';
+    } else if (cp == 0x2026) {
+      c = '.';
+    } else if (cp == 0x00b5 || cp == 0x03bc) {
+      c = 'u';
+    } else if (cp == 0x00d7) {
+      c = 'x';
+    } else if (cp == 0x00a0) {
+      c = ' ';
+    } else if (cp >= 0x2580 && cp <= 0x259f) {
+      c = '#';  // block elements
+    } else if (cp >= 0x2800 && cp <= 0x28ff) {
+      c = cp == 0x2800 ? ' ' : ':';  // braille
+    } else if (cp >= 0x250c && cp <= 0x257f) {
+      c = '+';  // box corners and joins
+    }
+    out += c;
+  }
+  return out;
+}
+
 char RoleLetter(Role role) {
   static constexpr char kLetters[] = ".TSHdvurfxAtheWCgB";
   static_assert(sizeof kLetters - 1 == static_cast<int>(Role::kCount));

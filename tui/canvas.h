@@ -37,6 +37,9 @@ enum class Role : std::uint8_t {
 int TextWidth(std::string_view utf8);
 // The first `columns` code points of `utf8`.
 std::string_view TakeColumns(std::string_view utf8, int columns);
+// `utf8` with each non-ASCII code point replaced by one ASCII character that looks like it
+// (dashes '-', quotes, bullets '*', arrows '<' '>', box and block glyphs '|' '-' '#'), else '?'.
+std::string FoldToAscii(std::string_view utf8);
 
 class Canvas {
  public:

@@ -1,7 +1,10 @@
 #include "tui/format.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace neuronmon::tui {
 namespace {
@@ -59,6 +62,16 @@ std::string Count(double per_second) {
   if (per_second >= 1000) return Printf("%.1fk/s", per_second / 1000);
   if (per_second >= 10) return Printf("%.0f/s", per_second);
   return Printf("%.1f/s", per_second);
+}
+
+int DimensionFromEnv(const char* text, int fallback, int min, int max) {
+  if (text == nullptr) return fallback;
+  const char* end = text + std::strlen(text);
+  long value = 0;
+  const auto [ptr, ec] = std::from_chars(text, end, value);
+  if (ec == std::errc::result_out_of_range && ptr == end && *text != '-') return max;
+  if (ec != std::errc() || ptr != end || ptr == text || value <= 0) return fallback;
+  return static_cast<int>(std::clamp<long>(value, min, max));
 }
 
 }  // namespace neuronmon::tui

@@ -15,4 +15,8 @@ std::string BytesPerSecond(double bytes_per_s);  // "1.21TB/s", "820.0GB/s"
 std::string Latency(double seconds);             // "612us", "4.3ms", "1.25s", "-" when 0
 std::string Count(double per_second);            // "120/s", "4.5k/s"
 
+// A terminal dimension from the environment ($COLUMNS, $LINES): `fallback` when unset, not a
+// whole number or not positive; otherwise clamped to [min, max].
+int DimensionFromEnv(const char* text, int fallback, int min, int max);
+
 }  // namespace neuronmon::tui

@@ -6,6 +6,7 @@
 
 #include "client/endpoint_flags.h"
 #include "tui/app.h"
+#include "tui/format.h"
 
 int main(int argc, char** argv) {
   using namespace neuronmon;
@@ -26,10 +27,9 @@ int main(int argc, char** argv) {
 
   const char* no_color_env = std::getenv("NO_COLOR");
   options.color = !no_color && (no_color_env == nullptr || *no_color_env == '\0');
-  if (const char* columns = std::getenv("COLUMNS"))
-    options.once_width = std::max(20, std::atoi(columns));
-  if (const char* lines = std::getenv("LINES"); lines && options.once)
-    options.once_height = std::atoi(lines);
+  options.once_width = neuronmon::tui::DimensionFromEnv(std::getenv("COLUMNS"), 120, 20, 1000);
+  if (options.once)
+    options.once_height = neuronmon::tui::DimensionFromEnv(std::getenv("LINES"), 0, 6, 1000);
   auto ep = client::ResolveEndpoint(endpoint, &options.token);
   if (!ep.ok()) return std::cerr << "neuron-top: " << ep.status().message() << "\n", 1;
   options.endpoint = std::move(*ep);

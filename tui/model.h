@@ -62,6 +62,7 @@ class Model {
   std::string endpoint;  // "unix:/run/neuron-monitor/neuron-monitord.sock"
   double reconnect_in_seconds = 0;
   std::string last_notice;  // the latest notice or error text, shown briefly
+  std::string info;         // how the client connected, when it fell back (printed on stderr)
 
   // Per logical core utilization for the runtimes selected by `pid` (0: all, summed and capped at
   // 100 as AWS's "all" tab does); cores without data are 0.

@@ -180,10 +180,9 @@ void NcursesCanvas::Present() {
         run += s.next.Glyph(x, y);
         ++x;
       }
-      // The bottom-right cell cannot be written without scrolling on some terminals.
-      if (y == s.h - 1 && x == s.w && !run.empty()) {
-        run.resize(run.size() - std::string(s.next.Glyph(s.w - 1, y)).size());
-      }
+      // Writing the bottom-right cell makes waddstr report ERR (the cursor cannot advance past
+      // it), but the cell is stored, and doupdate paints it without scrolling (ncurses uses the
+      // terminal's auto-margin or insert-character capabilities for that cell).
       attrset(s.attrs[static_cast<int>(role)]);
       mvaddstr(y, start, run.c_str());
     }

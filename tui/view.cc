@@ -1,6 +1,7 @@
 #include "tui/view.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 
 #include "tui/keymap.h"
@@ -38,6 +39,23 @@ class RowClip final : public Canvas {
   int* overflow_;
 };
 
+// Without UTF-8 (a non-UTF-8 locale or --ascii) every glyph reaching the terminal is ASCII, text
+// from the daemon included: each other code point becomes one ASCII look-alike, so widths hold.
+class AsciiOnly final : public Canvas {
+ public:
+  explicit AsciiOnly(Canvas& inner) : inner_(inner) {}
+  int width() const override { return inner_.width(); }
+  int height() const override { return inner_.height(); }
+  void Clear() override { inner_.Clear(); }
+  void Put(int x, int y, std::string_view text, Role role) override {
+    inner_.Put(x, y, FoldToAscii(text), role);
+  }
+  void Paint(int x, int y, int count, Role role) override { inner_.Paint(x, y, count, role); }
+
+ private:
+  Canvas& inner_;
+};
+
 struct Slot {
   const char* name;
   int priority;  // lower is allocated first
@@ -47,28 +65,36 @@ struct Slot {
   int rows = 0;
 };
 
-std::string StateText(const Model& m, const ViewState& v) {
+// The connection state for the title; `brief` drops the endpoint and the pause hint, for narrow
+// terminals (the state must always show, the title's instance may be cut).
+std::string StateText(const Model& m, const ViewState& v, bool brief) {
   std::string s;
   switch (m.connection) {
     case ConnectionState::kConnecting:
-      s = "connecting";
+      s = brief ? "connecting" : "connecting to " + m.endpoint;
       break;
     case ConnectionState::kLive:
-      s = "live " + m.endpoint;
+      s = brief ? "live" : "live " + m.endpoint;
       break;
     case ConnectionState::kReconnecting:
-      s = "reconnecting";
+      s = brief || m.endpoint.empty() ? "reconnecting" : "reconnecting to " + m.endpoint;
       if (m.reconnect_in_seconds > 0)
         s += " in " + std::to_string(static_cast<int>(m.reconnect_in_seconds + 0.999)) + "s";
       break;
     case ConnectionState::kEmbedded:
-      s = "embedded simulator";
+      s = brief ? "embedded" : "embedded simulator";
       break;
     case ConnectionState::kStopped:
       s = "daemon stopped";
       break;
   }
-  if (v.paused) s = "PAUSED (Space resumes; data keeps arriving) | " + s;
+  if (v.paused) s = (brief ? "PAUSED | " : "PAUSED (Space resumes; data keeps arriving) | ") + s;
+  // A refresh interval changed with + / - stays in view, so a slow screen is not a stuck one.
+  if (v.refresh_seconds != 1) {
+    char every[32];
+    std::snprintf(every, sizeof every, " | every %gs", v.refresh_seconds);
+    s += every;
+  }
   return s;
 }
 
@@ -78,25 +104,23 @@ void DrawTitle(Ctx& ctx) {
   std::string title = "neuron-top " + ctx.view.version;
   if (ctx.model.has_inventory())
     title += " running on " + info.instance_id() + " (" + info.instance_type() + ")";
-  const std::string state = StateText(ctx.model, ctx.view);
   c.Put(0, 0, std::string(static_cast<std::size_t>(c.width()), ' '), Role::kTitle);
-  const int tw = TextWidth(title);
-  const int sw = TextWidth(state);
   const Role state_role = ctx.view.paused || ctx.model.connection == ConnectionState::kReconnecting
                               ? Role::kBanner
                               : Role::kTitle;
-  const int state_x = c.width() - sw - 1;
+  const int tw = TextWidth(title);
+  std::string state = StateText(ctx.model, ctx.view, false);
+  if (tw + TextWidth(state) + 3 > c.width()) state = StateText(ctx.model, ctx.view, true);
+  const int sw = std::min(TextWidth(state), c.width());
+  const int state_x = c.width() - sw - (sw < c.width() ? 1 : 0);
   const int centered = std::max(0, (c.width() - tw) / 2);
   if (centered + tw + 2 <= state_x) {
     Text(c, centered, 0, tw, title, Role::kTitle);
-    Text(c, state_x, 0, sw, state, state_role);
-  } else if (tw + sw + 3 <= c.width()) {
-    Text(c, 1, 0, tw, title, Role::kTitle);
-    Text(c, state_x, 0, sw, state, state_role);
   } else {
-    const int x = Text(c, 0, 0, c.width(), title, Role::kTitle);
-    if (ctx.view.paused) Text(c, std::max(x + 1, c.width() - 6), 0, 6, "PAUSED", Role::kBanner);
+    // The title gives way to the state: its end (instance id and type) is cut first.
+    Text(c, std::min(1, state_x - 1), 0, std::max(0, state_x - 2), title, Role::kTitle);
   }
+  Text(c, state_x, 0, sw, state, state_role);
 }
 
 void DrawTabs(Ctx& ctx, int y) {
@@ -115,15 +139,20 @@ void DrawTabs(Ctx& ctx, int y) {
     first = i;
   }
   if (first > 0) x = Text(c, x, y, c.width() - x, "< ", Role::kDim);
-  for (int i = first; i < static_cast<int>(names.size()) && x < c.width(); ++i) {
+  const int count = static_cast<int>(names.size());
+  int i = first;
+  for (; i < count && x < c.width(); ++i) {
     const std::string label =
         "[" + std::to_string(i + 1) + "]:" + names[static_cast<std::size_t>(i)];
     const std::string text = i == active ? ">" + label + "<" : " " + label + " ";
     const int start = x;
     x = Text(c, x, y, c.width() - x, text, i == active ? Role::kTabActive : Role::kTab);
     ctx.frame.hits.push_back({Hit::Kind::kTab, y, start, x, i + 1});
+    if (start + TextWidth(text) > c.width()) break;  // cut: more follows
     x = Text(c, x, y, c.width() - x, "  ", Role::kNormal);
   }
+  // Tabs beyond the right edge (cut or not drawn): say so, as "< " does on the left.
+  if (i < count && c.width() >= 2 && active != i) Text(c, c.width() - 2, y, 2, " >", Role::kDim);
 }
 
 void DrawHelpBar(Ctx& ctx, int y) {
@@ -178,8 +207,10 @@ void Allocate(std::vector<Slot>& slots, int rows) {
 
 }  // namespace
 
-Frame Render(const Model& model, const ViewState& view, Canvas& canvas) {
+Frame Render(const Model& model, const ViewState& view, Canvas& target) {
   Frame frame;
+  AsciiOnly ascii(target);
+  Canvas& canvas = view.utf8 ? target : ascii;
   canvas.Clear();
   if (canvas.width() <= 0 || canvas.height() <= 0) return frame;
   Ctx ctx{model, view, canvas, TabPid(model, view.tab), GlyphsFor(view.utf8), frame};

@@ -24,6 +24,16 @@ TEST(TextCanvas, ClipsAndKeepsUtf8Glyphs) {
   EXPECT_EQ(TakeColumns("a─b", 2), "a─");
 }
 
+TEST(TextCanvas, FoldToAsciiKeepsOneColumnPerCodePoint) {
+  const std::string text =
+      "idle 61% \u2014 feed \u201cfaster\u201d \u25cf ND5\u25c0 5\u00b5s \u2801\u2588 \u4e2d";
+  const std::string folded = FoldToAscii(text);
+  EXPECT_EQ(folded, "idle 61% - feed \"faster\" * ND5< 5us :# ?");
+  EXPECT_EQ(static_cast<int>(folded.size()), TextWidth(text));
+  EXPECT_EQ(FoldToAscii("plain [12.34%]"), "plain [12.34%]");
+  EXPECT_EQ(FoldToAscii("\xff\x80x"), "??x");  // stray bytes, not a crash
+}
+
 TEST(Format, AsAwsNeuronTopShowsThem) {
   EXPECT_EQ(Percent(56.814), "56.81%");
   EXPECT_EQ(Percent(100), "  100%");
@@ -39,6 +49,16 @@ TEST(Format, AsAwsNeuronTopShowsThem) {
   EXPECT_EQ(Latency(0), "-");
   EXPECT_EQ(Count(120), "120/s");
   EXPECT_EQ(Count(4500), "4.5k/s");
+}
+
+TEST(Format, DimensionsFromTheEnvironment) {
+  EXPECT_EQ(DimensionFromEnv(nullptr, 120, 20, 1000), 120);
+  EXPECT_EQ(DimensionFromEnv("80", 120, 20, 1000), 80);
+  for (const char* bad : {"", "abc", "0", "-5", "80x", " 80"})
+    EXPECT_EQ(DimensionFromEnv(bad, 120, 20, 1000), 120) << bad;
+  EXPECT_EQ(DimensionFromEnv("5", 120, 20, 1000), 20);
+  EXPECT_EQ(DimensionFromEnv("100000", 120, 20, 1000), 1000);
+  EXPECT_EQ(DimensionFromEnv("99999999999999999999", 120, 20, 1000), 1000);
 }
 
 TEST(Graph, BrailleBlocksAndAscii) {

@@ -115,6 +115,32 @@ TEST(View, TitleNamesInstanceAndConnection) {
   paused.paused = true;
   Render(Trn2Mixed(), paused, c);
   EXPECT_NE(c.Text().find("PAUSED"), std::string::npos);
+  // However narrow, the title keeps the connection state; the instance is cut first.
+  for (int width : {80, 60, 40, 24}) {
+    TextCanvas narrow(width, 24);
+    Model reconnecting = Trn2Mixed();
+    reconnecting.connection = ConnectionState::kReconnecting;
+    reconnecting.reconnect_in_seconds = 2;
+    Render(reconnecting, Plain(), narrow);
+    const std::string title = narrow.Text().substr(0, narrow.Text().find('\n'));
+    EXPECT_NE(title.find("reconnecting in 2s"), std::string::npos) << width << ": " << title;
+    Render(Trn2Mixed(), paused, narrow);
+    const std::string paused_title = narrow.Text().substr(0, narrow.Text().find('\n'));
+    EXPECT_NE(paused_title.find("PAUSED | live"), std::string::npos)
+        << width << ": " << paused_title;
+  }
+  ViewState slow = Plain();
+  slow.refresh_seconds = 16;
+  TextCanvas standard(120, 40);
+  Render(Trn2Mixed(), slow, standard);
+  EXPECT_NE(standard.Text().find("| every 16s"), std::string::npos) << "+ / - give feedback";
+  TextCanvas wide(200, 40);
+  Model reconnecting = Trn2Mixed();
+  reconnecting.connection = ConnectionState::kReconnecting;
+  reconnecting.reconnect_in_seconds = 3;
+  Render(reconnecting, Plain(), wide);
+  EXPECT_NE(wide.Text().find("reconnecting to unix:/run/neuron-monitor/neuron-monitord.sock in 3s"),
+            std::string::npos);
 }
 
 TEST(View, TabsFilterEverySection) {
