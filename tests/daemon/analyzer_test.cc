@@ -49,6 +49,31 @@ struct SimRun {
   std::unique_ptr<DaemonCore> core;
 };
 
+// Every piece of evidence states a comparison of its value with its threshold; it must be true.
+int FalseEvidence(const Analysis& a, std::string* example) {
+  int wrong = 0;
+  auto check = [&](const v1::Finding& f) {
+    for (const v1::Evidence& e : f.evidence()) {
+      const double v = e.value(), t = e.threshold();
+      const std::string& c = e.comparison();
+      const bool holds = c == "<"    ? v < t
+                         : c == "<=" ? v <= t
+                         : c == ">"  ? v > t
+                         : c == ">=" ? v >= t
+                                     : false;
+      if (!holds) {
+        ++wrong;
+        *example = std::string(FindingKindName(f.kind())) + ": " + e.name() + " " +
+                   std::to_string(v) + " " + c + " " + std::to_string(t);
+      }
+    }
+  };
+  for (const auto& [pid, findings] : a.runtimes)
+    for (const v1::Finding& f : findings) check(f);
+  check(a.instance);
+  return wrong;
+}
+
 std::string Verdict(const Analysis& a, std::uint32_t pid) {
   if (pid == 0) return FindingKindName(a.instance.kind());
   auto it = a.runtimes.find(pid);
@@ -99,6 +124,8 @@ TEST(Analyzer, EveryScenarioGetsItsDeclaredVerdictAndKeepsIt) {
     std::map<std::uint32_t, std::size_t> current;  // pid -> index of its open segment
     for (int t = 0; t <= end; ++t) {
       const Analysis& a = run.At(t);
+      std::string example;
+      EXPECT_EQ(FalseEvidence(a, &example), 0) << b.name << " at " << t << "s: " << example;
       for (const simdev::ExpectedVerdict& e : run.truth->Expected(seconds(t))) {
         if (e.diagnosis.empty()) continue;
         auto it = current.find(e.pid);
