@@ -353,8 +353,10 @@ void Instance::Integrate(const Episode& e, const Worker& w, Nanos until,
       CoreAccum& c = cores[w.layout.cores[k]];
       const double busy = std::clamp(in.rates.busy * (1 + e.core_jitter[k]), 0.0, 1.0);
       c.busy_ns += busy * ns;
-      c.flops += in.rates.flops * s;
-      c.effective_flops += in.rates.effective_flops * s;
+      // A core's FLOPs follow its own busy time, jitter included, as its utilization does.
+      const double share = 1 + e.core_jitter[k];
+      c.flops += in.rates.flops * share * s;
+      c.effective_flops += in.rates.effective_flops * share * s;
       c.hbm_read += in.rates.hbm_read * s;
       c.hbm_write += in.rates.hbm_write * s;
       if (physical) {

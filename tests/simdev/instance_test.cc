@@ -237,6 +237,13 @@ TEST(Instance, HealthyTrainingSignature) {
       static_cast<double>(b.cores[5].physical_busy_ns[1] - a.cores[5].physical_busy_ns[1]);
   EXPECT_NEAR((p0 + p1) / 2, logical, logical * 1e-6 + 2);
   EXPECT_NE(p0, p1);
+  // Each core's FLOPs follow its own busy time: the cores of one worker differ a little, and
+  // FLOPs per busy second stay the same.
+  const double f4 = b.cores[4].effective_flops - a.cores[4].effective_flops;
+  const double f5 = b.cores[5].effective_flops - a.cores[5].effective_flops;
+  const double busy4 = static_cast<double>(b.cores[4].busy_ns - a.cores[4].busy_ns);
+  EXPECT_NE(f4, f5);
+  EXPECT_NEAR(f4 / busy4, f5 / logical, 0.02 * f5 / logical);
 }
 
 TEST(Instance, InputBoundSignature) {
