@@ -101,7 +101,8 @@ int RunOnce(const AppOptions& o, client::Client& c) {
     }
     text.clear();
     for (std::size_t i = 0; i <= last_body; ++i) text += lines[i] + "\n";
-    for (std::size_t i = lines.size() - 2; i < lines.size(); ++i) text += lines[i] + "\n";
+    // The tab bar, but not the key help: nobody presses keys in a printed frame.
+    if (lines.size() >= 2) text += lines[lines.size() - 2] + "\n";
   }
   if (!model.info.empty()) std::cerr << "neuron-top: " << model.info << "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);

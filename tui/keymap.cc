@@ -90,12 +90,13 @@ std::vector<std::string> HelpLines() {
       "  G               next graph glyphs (braille, blocks, ASCII)",
       "  Ctrl-L          repaint the screen",
       "  mouse           click a tab or a tree row",
-      "  h, ?, F1        this help; any key closes it",
+      "  h, ?, F1        this help; any key but q closes it",
       "",
       "colours",
       "  green  busy time, user CPU, HBM reads      red    system CPU, HBM writes",
       "  yellow warning findings                    magenta critical findings",
-      "  inverse  the selected row",
+      "  grey   the idle part of a bar, secondary text",
+      "  white on red (inverse without colour)  the selected row",
   };
 }
 

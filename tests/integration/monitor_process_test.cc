@@ -59,6 +59,7 @@ std::string FastConfig(const DaemonFixture& d) {
   return path;
 }
 const std::string kLs = NEURONMON_LS_BINARY;
+const std::string kTop = NEURONMON_TOP_BINARY;
 
 TEST(NeuronMonitorProcess, DocumentsFromADaemonOnePerLine) {
   DaemonFixture d;
@@ -186,6 +187,54 @@ TEST(NeuronLsProcess, StandaloneFlagErrorsNameTheFieldAndNoFile) {
                             0),
             0u)
       << unfit.err;
+}
+
+}  // namespace
+}  // namespace neuronmon::testing
+
+namespace neuronmon::testing {
+namespace {
+
+// Columns of UTF-8 text: one per code point.
+int TextWidthOf(const std::string& utf8) {
+  int n = 0;
+  for (unsigned char ch : utf8) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// neuron-top --once: one plain frame for scripts and bug reports, as wide as $COLUMNS (120 when
+// unset or not a number), ASCII outside UTF-8 locales, no key help.
+TEST(NeuronTopProcess, OncePrintsOnePlainFrame) {
+  DaemonFixture d({}, "sim:trn1.32xlarge");
+  const Output o =
+      Shell("COLUMNS=100 LANG=C.UTF-8 " + kTop + " --once --socket " + d.socket_path());
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::vector<std::string> lines = Lines(o.out);
+  ASSERT_GT(lines.size(), 20u) << o.out;
+  EXPECT_NE(lines[0].find("neuron-top 0.1.0 running on i-sim"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("live"), std::string::npos) << lines[0];
+  EXPECT_NE(o.out.find("\nNeuronCore v2 Utilization (Avg: "), std::string::npos) << o.out;
+  EXPECT_EQ(lines.back().rfind("Neuron Apps", 0), 0u) << lines.back();
+  EXPECT_EQ(o.out.find("q: quit"), std::string::npos) << "no key help in a printed frame";
+  for (const std::string& line : lines) EXPECT_LE(TextWidthOf(line), 100) << line;
+
+  const Output ascii =
+      Shell("COLUMNS=abc LANG=C LC_ALL=C " + kTop + " --once --standalone --scenario straggler");
+  ASSERT_EQ(ascii.status, 0) << ascii.err;
+  const std::vector<std::string> plain = Lines(ascii.out);
+  ASSERT_FALSE(plain.empty());
+  EXPECT_GE(plain[0].size(), 110u) << "120 columns (COLUMNS is not a number): " << plain[0];
+  EXPECT_LE(plain[0].size(), 120u) << plain[0];
+  for (unsigned char ch : ascii.out) {
+    ASSERT_LT(ch, 0x80) << "a non-ASCII byte in a C-locale frame";
+  }
 }
 
 }  // namespace
