@@ -167,11 +167,16 @@ void DrawHbm(Ctx& ctx, int y, int rows) {
     const double dev_peak = d < ctx.model.inventory().devices_size()
                                 ? ctx.model.inventory().devices(d).hbm_peak_bytes_per_second()
                                 : 0;
-    const std::string right = " R " + BytesPerSecond(dev.read_bytes_per_second()) + " W " +
-                              BytesPerSecond(dev.write_bytes_per_second()) + " [" +
+    // Figures right-aligned in fixed widths, so every row's bar has the same length and a
+    // changing figure does not shift the ones after it.
+    const auto pad = [](std::string text, std::size_t width) {
+      return text.size() < width ? std::string(width - text.size(), ' ') + text : text;
+    };
+    const std::string right = " R " + pad(BytesPerSecond(dev.read_bytes_per_second()), 9) + " W " +
+                              pad(BytesPerSecond(dev.write_bytes_per_second()), 9) + " [" +
                               Percent(dev.bandwidth_utilization_percent()) + "] " +
-                              Bytes(static_cast<double>(dev.used_bytes())) + "/" +
-                              Bytes(static_cast<double>(dev.total_bytes()));
+                              pad(Bytes(static_cast<double>(dev.used_bytes())), 7) + "/" +
+                              pad(Bytes(static_cast<double>(dev.total_bytes())), 7);
     const int bar = c.width() - 5 - TextWidth(right) - 1;
     if (bar >= 4 && dev_peak > 0) {
       // Reads then writes in one bar against the peak.

@@ -270,9 +270,12 @@ void DrawMemorySummary(Ctx& ctx, int y, int rows) {
       scratch += static_cast<double>(core.model_shared_scratchpad());
     }
   }
+  // A category is shown whole or not at all: a label without its figure says nothing.
   auto item = [&](int x, int row, const char* name, double v) {
+    const std::string value = Bytes(v);
+    if (x + TextWidth(name) + TextWidth(value) > c.width()) return c.width();
     x = Text(c, x, row, c.width() - x, name, Role::kNormal);
-    return Text(c, x, row, c.width() - x, Bytes(v) + "  ", Role::kValue);
+    return Text(c, x, row, c.width() - x, value + "  ", Role::kValue);
   };
   if (rows > 1) {
     int x = Text(c, 0, y + 1, c.width(), "Host Used Memory    ", Role::kHeader);
