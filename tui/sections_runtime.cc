@@ -164,9 +164,68 @@ void DrawCollectives(Ctx& ctx, int y, int rows) {
   }
 }
 
+namespace {
+
+// `text` broken at spaces into lines of at most `first` columns, then `rest` columns; a word
+// longer than a line is cut.
+std::vector<std::string> WrapWords(const std::string& text, int first, int rest) {
+  std::vector<std::string> lines;
+  std::string line;
+  int width = 0, limit = std::max(1, first);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t end = std::min(text.find(' ', i), text.size());
+    const std::string word = text.substr(i, end - i);
+    const int w = TextWidth(word);
+    if (width > 0 && width + 1 + w > limit) {
+      lines.push_back(line);
+      line.clear();
+      width = 0;
+      limit = std::max(1, rest);
+    }
+    if (width > 0) line += ' ', ++width;
+    line += word;
+    width += w;
+    i = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+struct FindingLines {
+  std::string subject;                // "llama3-8b-rank0: ", drawn after the bullet and the kind
+  std::vector<std::string> text;      // summary and advice: the first after `lead`, then indented
+  std::vector<std::string> evidence;  // indented
+};
+
+constexpr int kIndent = 4;
+
+FindingLines Layout(const Ctx& ctx, const Shown& shown) {
+  const v1::Finding& f = *shown.finding;
+  FindingLines out;
+  const std::string subject =
+      shown.count > 1 ? std::to_string(shown.count) + " applications (" + f.subject() + ", ...)"
+                      : f.subject();
+  out.subject = subject + ": ";
+  const int lead = TextWidth(ctx.glyphs.bullet) + 1 + TextWidth(FindingKindName(f.kind())) + 1 +
+                   TextWidth(out.subject);
+  const int w = ctx.canvas.width();
+  out.text = WrapWords(f.summary() + (f.advice().empty() ? "" : " — " + f.advice()), w - lead,
+                       w - kIndent);
+  const std::string evidence = EvidenceText(f);
+  if (!evidence.empty()) out.evidence = WrapWords(evidence, w - kIndent, w - kIndent);
+  return out;
+}
+
+}  // namespace
+
 int DiagnosisRows(const Ctx& ctx) {
-  const std::size_t n = Findings(ctx).size();
-  return 1 + std::max<int>(1, static_cast<int>(2 * n));
+  int rows = 0;
+  for (const Shown& shown : Findings(ctx)) {
+    const FindingLines l = Layout(ctx, shown);
+    rows += static_cast<int>(l.text.size() + l.evidence.size());
+  }
+  return 1 + std::max(1, rows);
 }
 
 void DrawDiagnosis(Ctx& ctx, int y, int rows) {
@@ -186,23 +245,48 @@ void DrawDiagnosis(Ctx& ctx, int y, int rows) {
          Role::kDim);
     return;
   }
+  // Every finding gets its first line before any gets a second: with little room, each says
+  // what it is; with more, summaries, advice and evidence follow in full, wrapped at words.
+  const int end = y + rows;
+  std::vector<FindingLines> laid;
+  for (const Shown& shown : findings) laid.push_back(Layout(ctx, shown));
+  const int budget = rows - 1;
+  std::vector<int> lines(laid.size(), 0);  // lines granted to each finding
+  int granted = 0;
+  for (bool more = true; more && granted < budget;) {
+    more = false;
+    for (std::size_t i = 0; i < laid.size() && granted < budget; ++i) {
+      const int have = static_cast<int>(laid[i].text.size() + laid[i].evidence.size());
+      if (lines[i] < have) {
+        ++lines[i];
+        ++granted;
+        more = true;
+      }
+    }
+  }
   int row = y + 1;
-  for (const Shown& shown : findings) {
-    if (row >= y + rows) break;
-    const v1::Finding* f = shown.finding;
-    const Role role = SeverityRole(f->severity());
-    int x = Text(c, 0, row, c.width(), std::string(ctx.glyphs.bullet) + " ", role);
-    x = Text(c, x, row, c.width() - x, std::string(FindingKindName(f->kind())) + " ", role);
-    const std::string subject =
-        shown.count > 1 ? std::to_string(shown.count) + " applications (" + f->subject() + ", ...)"
-                        : f->subject();
-    x = Text(c, x, row, c.width() - x, subject + ": ", Role::kHeader);
-    Text(c, x, row, c.width() - x, f->summary() + (f->advice().empty() ? "" : " — " + f->advice()),
-         Role::kNormal);
-    ++row;
-    if (row >= y + rows) break;
-    Text(c, 4, row, c.width() - 4, EvidenceText(*f), Role::kDim);
-    ++row;
+  for (std::size_t i = 0; i < laid.size() && row < end; ++i) {
+    const FindingLines& l = laid[i];
+    const v1::Finding& f = *findings[i].finding;
+    const Role role = SeverityRole(f.severity());
+    std::vector<std::pair<std::string, bool>> body;  // text, is evidence
+    for (const std::string& t : l.text) body.emplace_back(t, false);
+    for (const std::string& e : l.evidence) body.emplace_back(e, true);
+    const int n = std::min(lines[i], static_cast<int>(body.size()));
+    for (int k = 0; k < n && row < end; ++k, ++row) {
+      std::string text = body[static_cast<std::size_t>(k)].first;
+      int x = kIndent;
+      if (k == 0) {
+        x = Text(c, 0, row, c.width(), std::string(ctx.glyphs.bullet) + " ", role);
+        x = Text(c, x, row, c.width() - x, std::string(FindingKindName(f.kind())) + " ", role);
+        x = Text(c, x, row, c.width() - x, l.subject, Role::kHeader);
+      }
+      if (k == n - 1 && n < static_cast<int>(body.size())) {  // more than fits: say so
+        text = std::string(TakeColumns(text, std::max(0, c.width() - x - 2))) + " …";
+      }
+      Text(c, x, row, c.width() - x, text,
+           body[static_cast<std::size_t>(k)].second ? Role::kDim : Role::kNormal);
+    }
   }
 }
 

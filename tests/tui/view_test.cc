@@ -143,6 +143,39 @@ TEST(View, TitleNamesInstanceAndConnection) {
             std::string::npos);
 }
 
+// A long finding (input-bound: summary, advice, evidence) wraps at word boundaries when the panel
+// has the rows, and says it was cut ("…") when it has not.
+TEST(View, DiagnosisWrapsFindingsAtWords) {
+  static const Model m = testing::BuildModel("sim:trn1.2xlarge", "input-bound", 90);
+  ASSERT_FALSE(m.instance_findings().empty());
+  TextCanvas c(80, 60);
+  Render(m, Plain(), c);
+  const std::string text = c.Text();
+  const std::size_t at = text.find("\nDiagnosis (instance: input_bound)");
+  ASSERT_NE(at, std::string::npos) << text;
+  std::stringstream in(text.substr(at + 1));
+  std::string line, panel;
+  std::getline(in, line);
+  int lines = 0;
+  while (std::getline(in, line) && (line.rfind("● ", 0) == 0 || line.rfind("    ", 0) == 0)) {
+    EXPECT_LE(static_cast<int>(line.size()), 80 * 3) << line;
+    panel += line.substr(line.rfind("● ", 0) == 0 ? 0 : 4) + " ";
+    ++lines;
+  }
+  EXPECT_GE(lines, 4) << "summary, advice and evidence over several lines:\n" << panel;
+  EXPECT_NE(panel.find("feed the cores faster"), std::string::npos) << panel;
+  EXPECT_NE(panel.find("idle_between_executions_percent"), std::string::npos) << panel;
+  EXPECT_EQ(panel.find("…"), std::string::npos) << "nothing cut with room to spare";
+  // Squeezed: each finding keeps its first line, ending in "…".
+  TextCanvas small(80, 24);
+  Render(m, Plain(), small);
+  EXPECT_NE(small.Text().find("● input_bound"), std::string::npos) << small.Text();
+  const std::string squeezed = small.Text();
+  const std::size_t bullet = squeezed.find("● input_bound");
+  const std::string first = squeezed.substr(bullet, squeezed.find('\n', bullet) - bullet);
+  EXPECT_EQ(first.substr(first.size() - std::string(" …").size()), " …") << first;
+}
+
 TEST(View, TabsFilterEverySection) {
   const Model& m = Trn2Mixed();
   ASSERT_EQ(TabCount(m), 13);  // all + 6 training workers + 6 inference replicas
