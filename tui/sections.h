@@ -44,6 +44,10 @@ void DrawCollectives(Ctx& ctx, int y, int rows);
 int DiagnosisRows(const Ctx& ctx);
 void DrawDiagnosis(Ctx& ctx, int y, int rows);
 int GraphRows(const Ctx& ctx);
+// The tallest a history graph is drawn, in rows, and how many rows beyond GraphRows() the
+// history can use when the window has rows to spare.
+inline constexpr int kMaxGraphRows = 8;
+int GraphSpareRows(const Ctx& ctx);
 void DrawGraphs(Ctx& ctx, int y, int rows);
 void DrawVcpu(Ctx& ctx, int y, int rows);
 void DrawMemorySummary(Ctx& ctx, int y, int rows);

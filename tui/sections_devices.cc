@@ -205,6 +205,12 @@ int GraphRows(const Ctx& ctx) {
   return 1 + std::clamp(series, 3, 8);
 }
 
+int GraphSpareRows(const Ctx& ctx) {
+  // Up to kMaxGraphRows rows per graph when the window has room (a tab of one or two devices).
+  const int series = std::max(1, static_cast<int>(TabDevices(ctx).size()));
+  return series <= 4 ? std::max(0, 1 + series * kMaxGraphRows - GraphRows(ctx)) : 0;
+}
+
 void DrawGraphs(Ctx& ctx, int y, int rows) {
   Canvas& c = ctx.canvas;
   static const char* const kTitles[kGraphViews] = {"NeuronCore utilization per device",
@@ -240,13 +246,16 @@ void DrawGraphs(Ctx& ctx, int y, int rows) {
   if (width < 4) return;
   const GraphStyle style = ctx.view.utf8 ? ctx.view.glyphs : GraphStyle::kAscii;
   if (static_cast<int>(series.size()) <= graph_rows) {
+    // One graph per series, as tall as the rows allow (one row each when short of room).
+    const int per = std::clamp(graph_rows / static_cast<int>(series.size()), 1, kMaxGraphRows);
     for (std::size_t i = 0; i < series.size(); ++i) {
-      const int row = y + 1 + static_cast<int>(i);
-      Text(c, 0, row, label, series[i].first, Role::kHeader);
-      const auto glyphs = RenderGraph(series[i].second, max, width, 1, style);
-      Text(c, label, row, width, glyphs[0], Role::kGraph);
+      const int top = y + 1 + static_cast<int>(i) * per;
+      Text(c, 0, top, label, series[i].first, Role::kHeader);
+      const auto glyphs = RenderGraph(series[i].second, max, width, per, style);
+      for (int r = 0; r < per; ++r)
+        Text(c, label, top + r, width, glyphs[static_cast<std::size_t>(r)], Role::kGraph);
       const double last = series[i].second.empty() ? 0 : series[i].second.back();
-      Text(c, label + width + 1, row, 7,
+      Text(c, label + width + 1, top + per - 1, 7,
            ctx.view.graph == GraphView::kCollectiveP99 ? Latency(last) : Percent(last),
            Role::kValue);
     }

@@ -63,6 +63,7 @@ struct Slot {
   int desired;
   std::function<void(Ctx&, int, int)> draw;
   int rows = 0;
+  int spare = 0;  // rows beyond `desired` it can use when the window has rows left over
 };
 
 // The connection state for the title; `brief` drops the endpoint and the pause hint, for narrow
@@ -199,7 +200,13 @@ void Allocate(std::vector<Slot>& slots, int rows) {
     s->rows += more;
     rows -= more;
   }
-  // The tree takes whatever is left.
+  // Rows left over make graphs taller, then go to the tree.
+  for (Slot* s : order) {
+    if (s->rows == 0 || s->spare <= 0) continue;
+    const int more = std::min(rows, s->spare);
+    s->rows += more;
+    rows -= more;
+  }
   for (Slot* s : order) {
     if (s->rows > 0 && std::string(s->name) == "memory details") s->rows += rows;
   }
@@ -230,7 +237,7 @@ Frame Render(const Model& model, const ViewState& view, Canvas& target) {
       {"HBM", 4, 2, HbmRows(ctx), DrawHbm},
       {"collectives", 5, 2, CollectiveRows(ctx), DrawCollectives},
       {"diagnosis", 1, 2, DiagnosisRows(ctx), DrawDiagnosis},
-      {"history", 6, 3, GraphRows(ctx), DrawGraphs},
+      {"history", 6, 3, GraphRows(ctx), DrawGraphs, 0, GraphSpareRows(ctx)},
       {"vCPU", 2, 3, 3, DrawVcpu},
       {"memory summary", 3, 3, 3, DrawMemorySummary},
       {"memory details", 7, 3, TreeRows(ctx), DrawTree},
