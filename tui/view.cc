@@ -56,6 +56,26 @@ class AsciiOnly final : public Canvas {
   Canvas& inner_;
 };
 
+// While the daemon is out of reach the figures on screen are stale: drawn dim (section bars keep
+// their look, so the layout still reads), and the title's banner says why.
+class Stale final : public Canvas {
+ public:
+  explicit Stale(Canvas& inner) : inner_(inner) {}
+  int width() const override { return inner_.width(); }
+  int height() const override { return inner_.height(); }
+  void Clear() override { inner_.Clear(); }
+  void Put(int x, int y, std::string_view text, Role role) override {
+    inner_.Put(x, y, text, Dim(role));
+  }
+  void Paint(int x, int y, int count, Role role) override { inner_.Paint(x, y, count, Dim(role)); }
+
+ private:
+  static Role Dim(Role r) {
+    return r == Role::kSection || r == Role::kSelected || r == Role::kBarFree ? r : Role::kDim;
+  }
+  Canvas& inner_;
+};
+
 struct Slot {
   const char* name;
   int priority;  // lower is allocated first
@@ -261,9 +281,13 @@ Frame Render(const Model& model, const ViewState& view, Canvas& target) {
     }
   }
   int y = 1;
+  Stale stale(canvas);
+  const bool out_of_reach = model.connection == ConnectionState::kReconnecting ||
+                            model.connection == ConnectionState::kStopped;
+  Canvas& body = out_of_reach && model.has_data() ? static_cast<Canvas&>(stale) : canvas;
   for (const Slot& s : slots) {
     if (s.rows <= 0) continue;
-    RowClip clip(canvas, y, s.rows, &frame.overflow);
+    RowClip clip(body, y, s.rows, &frame.overflow);
     Ctx section{model, view, clip, ctx.pid, ctx.glyphs, frame};
     s.draw(section, y, s.rows);
     y += s.rows;

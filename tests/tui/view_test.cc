@@ -134,6 +134,22 @@ TEST(View, TitleNamesInstanceAndConnection) {
   TextCanvas standard(120, 40);
   Render(Trn2Mixed(), slow, standard);
   EXPECT_NE(standard.Text().find("| every 16s"), std::string::npos) << "+ / - give feedback";
+  // While reconnecting the figures are stale, and drawn dim: no green value is left in the body.
+  {
+    TextCanvas live(120, 40), stale(120, 40);
+    Model lost = Trn2Mixed();
+    lost.connection = ConnectionState::kReconnecting;
+    Render(Trn2Mixed(), Plain(), live);
+    Render(lost, Plain(), stale);
+    const std::string live_styles = live.Styles(), stale_styles = stale.Styles();
+    const std::string live_body = live_styles.substr(live_styles.find('\n'));
+    const std::string stale_body = stale_styles.substr(stale_styles.find('\n'));
+    EXPECT_NE(live_body.find('v'), std::string::npos);
+    EXPECT_EQ(stale_body.find('v'), std::string::npos) << stale_styles;
+    EXPECT_EQ(live.Text(), stale.Text().replace(0, stale.Text().find('\n'),
+                                                live.Text().substr(0, live.Text().find('\n'))))
+        << "the same figures, only dimmed";
+  }
   TextCanvas wide(200, 40);
   Model reconnecting = Trn2Mixed();
   reconnecting.connection = ConnectionState::kReconnecting;
