@@ -277,9 +277,29 @@ Frame Render(const Model& model, const ViewState& view, Canvas& target) {
       if (last->rows < last->min) {
         frame.hidden.push_back(last->name);
         last->rows = 0;
+        // Its other rows go to the sections still shown that want more (the grid first).
+        int free = body_rows - 1;
+        for (const Slot& s : slots) free -= s.rows;
+        std::vector<Slot*> order;
+        for (Slot& s : slots) order.push_back(&s);
+        std::stable_sort(order.begin(), order.end(),
+                         [](Slot* a, Slot* b) { return a->priority < b->priority; });
+        for (Slot* s : order) {
+          if (s->rows == 0 || free <= 0) continue;
+          const int more = std::min(free, std::max(0, s->desired - s->rows));
+          s->rows += more;
+          free -= more;
+        }
       }
     }
   }
+  // Named in screen order.
+  std::vector<std::string> hidden;
+  for (const Slot& s : slots) {
+    if (std::find(frame.hidden.begin(), frame.hidden.end(), s.name) != frame.hidden.end())
+      hidden.push_back(s.name);
+  }
+  frame.hidden = std::move(hidden);
   int y = 1;
   Stale stale(canvas);
   const bool out_of_reach = model.connection == ConnectionState::kReconnecting ||
