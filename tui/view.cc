@@ -191,13 +191,28 @@ void DrawHelpOverlay(Ctx& ctx) {
   int w = 0;
   for (const std::string& l : lines) w = std::max(w, TextWidth(l));
   w = std::min(w + 4, c.width());
+  if (c.width() - w <= 2) w = c.width();  // no sliver of the screen behind at the edges
   const int h = std::min(static_cast<int>(lines.size()) + 2, c.height());
   const int x0 = std::max(0, (c.width() - w) / 2);
   const int y0 = std::max(0, (c.height() - h) / 2);
   for (int r = 0; r < h; ++r)
     c.Put(x0, y0 + r, std::string(static_cast<std::size_t>(w), ' '), Role::kHelp);
-  for (int i = 0; i + 1 < h && i < static_cast<int>(lines.size()); ++i) {
-    Text(c, x0 + 2, y0 + 1 + i, w - 3, lines[static_cast<std::size_t>(i)], Role::kHelp);
+  // A frame around it, so it reads as a box over the screen rather than part of it.
+  if (w >= 2 && h >= 2) {
+    const bool utf8 = ctx.view.utf8;
+    std::string top = utf8 ? "┌" : "+", bottom = utf8 ? "└" : "+";
+    for (int i = 0; i < w - 2; ++i) top += utf8 ? "─" : "-", bottom += utf8 ? "─" : "-";
+    top += utf8 ? "┐" : "+";
+    bottom += utf8 ? "┘" : "+";
+    c.Put(x0, y0, top, Role::kHelp);
+    c.Put(x0, y0 + h - 1, bottom, Role::kHelp);
+    for (int r = 1; r + 1 < h; ++r) {
+      c.Put(x0, y0 + r, utf8 ? "│" : "|", Role::kHelp);
+      c.Put(x0 + w - 1, y0 + r, utf8 ? "│" : "|", Role::kHelp);
+    }
+  }
+  for (int i = 0; i + 2 < h && i < static_cast<int>(lines.size()); ++i) {
+    Text(c, x0 + 2, y0 + 1 + i, w - 4, lines[static_cast<std::size_t>(i)], Role::kHelp);
   }
 }
 

@@ -250,6 +250,22 @@ TEST(View, HelpOverlayListsEveryKey) {
                           "Ctrl-L", "mouse"}) {
     EXPECT_NE(text.find(key), std::string::npos) << key;
   }
+  // A framed box; at 80 columns it spans the width, so nothing behind shows at its edges.
+  TextCanvas narrow(80, 24);
+  Render(Trn1Small(), v, narrow);
+  std::stringstream rows(narrow.Text());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(rows, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 24u);
+  EXPECT_EQ(lines.front().rfind("┌─", 0), 0u) << lines.front();
+  EXPECT_EQ(lines.back().rfind("└─", 0), 0u) << lines.back();
+  for (std::size_t r = 1; r + 1 < lines.size(); ++r) {
+    EXPECT_EQ(lines[r].rfind("│", 0), 0u) << r << ": " << lines[r];
+    EXPECT_EQ(TextWidth(lines[r]), 80) << r << ": " << lines[r];
+  }
+  v.utf8 = false;
+  Render(Trn1Small(), v, narrow);
+  EXPECT_EQ(narrow.Text().rfind("+--", 0), 0u) << narrow.Text();
 }
 
 }  // namespace
