@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("neuron-top ") + NEURONMON_VERSION);
   client::AddEndpointOptions(app, endpoint);
   app.add_option("--delay", options.delay_seconds, "refresh interval in seconds")
+      ->check(CLI::Number)
       ->check(CLI::Range(0.1, 3600.0));
   app.add_flag("--no-color", no_color, "no colours (also when NO_COLOR is set)");
   app.add_flag("--ascii", options.ascii, "plain ASCII glyphs");
