@@ -65,20 +65,31 @@ def parse(path, width, height):
     """A height x width grid of (glyph, style) cells."""
     rows = []
     text = open(path, encoding="utf-8", errors="replace").read()
+    style = BLANK_STYLE  # tmux carries the style from one line to the next
     for line in text.split("\n")[:height]:
-        row, style = [], BLANK_STYLE
+        row = []
         for m in TOKEN.finditer(line):
             if m.group(2) is not None:
                 row.append((m.group(2), style))
             elif m.group(1) is not None:
                 params = [int(p) for p in re.split("[;:]", m.group(1)) if p != ""]
                 style = apply_sgr(style, params)
-        rows.append((row + [(" ", style)] * width)[:width])
+        # Snapshots are taken with -N (full width); anything short is padded with default blanks.
+        rows.append((row + [(" ", BLANK_STYLE)] * width)[:width])
     while len(rows) < height:
         rows.append([(" ", BLANK_STYLE)] * width)
     # A blank shows only its background, reverse video and lines: compare blanks by those alone.
     return [[(g, (None, s[1], s[2] & SHOWN_ON_BLANK) if g == " " else s) for g, s in row]
             for row in rows]
+
+
+def cell_sgr(have, glyph, want):
+    """SGR bytes to write `glyph` in style `want` after `have`, and the style after it: a blank
+    needs only its visible properties (background, reverse, lines), whatever the foreground."""
+    if glyph == " " and have is not None and have[1] == want[1] and \
+            (have[2] & SHOWN_ON_BLANK) == want[2]:
+        return 0, have
+    return sgr_cost(have, want), want
 
 
 def sgr_cost(have, want):
@@ -128,8 +139,8 @@ def move_cost(cy, cx, cs, y, x, row):
         rewrite, st = 0, cs
         for k in range(cx, x):
             g, s = row[k]
-            rewrite += sgr_cost(st, s) + len(g.encode())
-            st = s
+            cost, st = cell_sgr(st, g, s)
+            rewrite += cost + len(g.encode())
         return (rewrite, st) if rewrite <= move else (move, cs)
     if cy == y:
         return horizontal(cx, x), cs
@@ -153,8 +164,8 @@ def floor_bytes(a, b):
             cost, cs = move_cost(cy, cx, cs, y, x, new)
             total += cost
             glyph, style = new[x]
-            total += sgr_cost(cs, style)
-            cs = style
+            cost, cs = cell_sgr(cs, glyph, style)
+            total += cost
             # A stretch of blanks: erasing it (ECH, or EL to the end of the row) may beat writing.
             end = x
             while end < width and not style[2] and new[end] == (" ", style):

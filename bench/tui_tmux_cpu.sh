@@ -45,10 +45,10 @@ measure() {
   read -r t0 < <(awk '{print $14+$15}' "/proc/$pid/stat")
   w0=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
   mkdir "$tmp/$name"
-  tmx capture-pane -e -p -t "$name" >"$tmp/$name/0000"
+  tmx capture-pane -e -N -p -t "$name" >"$tmp/$name/0000"
   for ((i = 1; i <= duration; i++)); do
     sleep 1
-    tmx capture-pane -e -p -t "$name" >"$tmp/$name/$(printf %04d "$i")"
+    tmx capture-pane -e -N -p -t "$name" >"$tmp/$name/$(printf %04d "$i")"
   done
   read -r t1 < <(awk '{print $14+$15}' "/proc/$pid/stat")
   w1=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")

@@ -354,7 +354,7 @@ void Instance::Integrate(const Episode& e, const Worker& w, Nanos until,
       const double busy = std::clamp(in.rates.busy * (1 + e.core_jitter[k]), 0.0, 1.0);
       c.busy_ns += busy * ns;
       // A core's FLOPs follow its own busy time, jitter included, as its utilization does.
-      const double share = 1 + e.core_jitter[k];
+      const double share = in.rates.busy > 0 ? busy / in.rates.busy : 1.0;
       c.flops += in.rates.flops * share * s;
       c.effective_flops += in.rates.effective_flops * share * s;
       c.hbm_read += in.rates.hbm_read * s;

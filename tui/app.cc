@@ -103,6 +103,10 @@ int RunOnce(const AppOptions& o, client::Client& c) {
     for (std::size_t i = 0; i <= last_body; ++i) text += lines[i] + "\n";
     // The tab bar, but not the key help: nobody presses keys in a printed frame.
     if (lines.size() >= 2) text += lines[lines.size() - 2] + "\n";
+  } else if (height >= 4) {
+    // $LINES high: the last row is the key help; leave it blank (the frame keeps its height).
+    text.erase(text.rfind('\n', text.size() - 2) + 1);
+    text += "\n";
   }
   if (!model.info.empty()) std::cerr << "neuron-top: " << model.info << "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);

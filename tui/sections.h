@@ -16,6 +16,7 @@ struct Glyphs {
   const char* rule;    // horizontal rule
   const char* bullet;  // a finding
   const char* marker;  // the straggler marker
+  const char* more;    // text goes on beyond what is shown
 };
 Glyphs GlyphsFor(bool utf8);
 

@@ -172,11 +172,12 @@ void DrawHbm(Ctx& ctx, int y, int rows) {
     const auto pad = [](std::string text, std::size_t width) {
       return text.size() < width ? std::string(width - text.size(), ' ') + text : text;
     };
-    const std::string right = " R " + pad(BytesPerSecond(dev.read_bytes_per_second()), 9) + " W " +
-                              pad(BytesPerSecond(dev.write_bytes_per_second()), 9) + " [" +
+    // (The widest forms: "1000.0GB/s" and "1000.0MB".)
+    const std::string right = " R " + pad(BytesPerSecond(dev.read_bytes_per_second()), 10) + " W " +
+                              pad(BytesPerSecond(dev.write_bytes_per_second()), 10) + " [" +
                               Percent(dev.bandwidth_utilization_percent()) + "] " +
-                              pad(Bytes(static_cast<double>(dev.used_bytes())), 7) + "/" +
-                              pad(Bytes(static_cast<double>(dev.total_bytes())), 7);
+                              pad(Bytes(static_cast<double>(dev.used_bytes())), 8) + "/" +
+                              pad(Bytes(static_cast<double>(dev.total_bytes())), 8);
     const int bar = c.width() - 5 - TextWidth(right) - 1;
     if (bar >= 4 && dev_peak > 0) {
       // Reads then writes in one bar against the peak.

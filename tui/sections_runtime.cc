@@ -76,8 +76,8 @@ std::vector<Shown> Findings(const Ctx& ctx) {
 }  // namespace
 
 Glyphs GlyphsFor(bool utf8) {
-  if (utf8) return {"|", ".", "─", "●", "◀"};
-  return {"|", ".", "-", "*", "<"};
+  if (utf8) return {"|", ".", "─", "●", "◀", "…"};
+  return {"|", ".", "-", "*", "<", "..."};
 }
 
 int Text(Canvas& c, int x, int y, int width, std::string_view text, Role role) {
@@ -282,7 +282,17 @@ void DrawDiagnosis(Ctx& ctx, int y, int rows) {
         x = Text(c, x, row, c.width() - x, l.subject, Role::kHeader);
       }
       if (k == n - 1 && n < static_cast<int>(body.size())) {  // more than fits: say so
-        text = std::string(TakeColumns(text, std::max(0, c.width() - x - 2))) + " …";
+        const std::string more = std::string(" ") + ctx.glyphs.more;
+        const int room = c.width() - x - TextWidth(more);
+        if (TextWidth(text) > room) {
+          // Back to the last whole word that leaves room for the mark.
+          std::string cut(TakeColumns(text, std::max(0, room + 1)));
+          const std::size_t space = cut.rfind(' ');
+          cut = space == std::string::npos ? std::string(TakeColumns(text, std::max(0, room)))
+                                           : cut.substr(0, space);
+          text = cut;
+        }
+        text += more;
       }
       Text(c, x, row, c.width() - x, text,
            body[static_cast<std::size_t>(k)].second ? Role::kDim : Role::kNormal);

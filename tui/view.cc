@@ -110,7 +110,8 @@ std::string StateText(const Model& m, const ViewState& v, bool brief) {
       break;
   }
   if (v.paused) s = (brief ? "PAUSED | " : "PAUSED (Space resumes; data keeps arriving) | ") + s;
-  // A refresh interval changed with + / - stays in view, so a slow screen is not a stuck one.
+  // A refresh interval other than the default 1 s (from --delay or + / -) stays in view, so a
+  // slow screen is not taken for a stuck one.
   if (v.refresh_seconds != 1) {
     char every[32];
     std::snprintf(every, sizeof every, " | every %gs", v.refresh_seconds);
@@ -150,17 +151,21 @@ void DrawTabs(Ctx& ctx, int y) {
   for (const auto& [pid, r] : ctx.model.runtimes()) names.push_back(r.tag);
   const int active = std::clamp(ctx.view.tab, 0, static_cast<int>(names.size()) - 1);
   int x = Text(c, 0, y, c.width(), "Neuron Apps  ", Role::kHeader);
-  // Scroll so the active tab stays visible: start from a tab such that it fits.
+  // Scroll so the active tab stays visible: start from a tab such that it fits, leaving room for
+  // the "< " and " >" markers.
   int first = 0;
-  auto width_of = [&](int i) { return TextWidth(names[static_cast<std::size_t>(i)]) + 8; };
+  auto width_of = [&](int i) {
+    return TextWidth("[" + std::to_string(i + 1) + "]:" + names[static_cast<std::size_t>(i)]) + 4;
+  };
   int span = 0;
   for (int i = active; i >= 0; --i) {
     span += width_of(i);
-    if (x + span > c.width()) break;
+    if (x + span + (i > 0 ? 2 : 0) > c.width() - 2) break;
     first = i;
   }
   if (first > 0) x = Text(c, x, y, c.width() - x, "< ", Role::kDim);
   const int count = static_cast<int>(names.size());
+  int active_end = 0;
   int i = first;
   for (; i < count && x < c.width(); ++i) {
     const std::string label =
@@ -169,11 +174,13 @@ void DrawTabs(Ctx& ctx, int y) {
     const int start = x;
     x = Text(c, x, y, c.width() - x, text, i == active ? Role::kTabActive : Role::kTab);
     ctx.frame.hits.push_back({Hit::Kind::kTab, y, start, x, i + 1});
+    if (i == active) active_end = x;
     if (start + TextWidth(text) > c.width()) break;  // cut: more follows
     x = Text(c, x, y, c.width() - x, "  ", Role::kNormal);
   }
   // Tabs beyond the right edge (cut or not drawn): say so, as "< " does on the left.
-  if (i < count && c.width() >= 2 && active != i) Text(c, c.width() - 2, y, 2, " >", Role::kDim);
+  if (i < count && c.width() >= 2 && active_end <= c.width() - 2)
+    Text(c, c.width() - 2, y, 2, " >", Role::kDim);
 }
 
 void DrawHelpBar(Ctx& ctx, int y) {

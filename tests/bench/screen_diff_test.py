@@ -77,6 +77,15 @@ class ScreenDiffTest(unittest.TestCase):
         self.assertEqual(self.run_diff(10, 1, "abcdefghij\n", "a\n"), (9, 6 + 3))
         self.assertEqual(self.run_diff(10, 1, "abcdefghij\n", "a      hij\n"), (6, 6 + 4))
 
+    def test_style_carries_from_one_line_to_the_next(self):
+        # tmux's capture-pane -e does not repeat an SGR that is still in effect on the next line.
+        self.assertEqual(self.run_diff(4, 2, f"{ESC}[32mab\ncd\n", f"{ESC}[32mab\n{ESC}[32mcd\n"),
+                         (0, 0))
+
+    def test_a_blank_needs_no_colour_change(self):
+        # Green "A B" over "xxx": ESC [ 1 ; 1 H + ESC [ 32 m + "A" + " " (no SGR) + "B".
+        self.assertEqual(self.run_diff(5, 1, "xxx\n", f"{ESC}[32mA B{ESC}[39m\n"), (3, 6 + 5 + 3))
+
     def test_totals_add_over_successive_pairs(self):
         self.assertEqual(self.run_diff(5, 1, "abc\n", "abd\n", "abc\n"), (2, 14))
 

@@ -213,8 +213,8 @@ std::vector<std::string> Lines(const std::string& text) {
 // unset or not a number), ASCII outside UTF-8 locales, no key help.
 TEST(NeuronTopProcess, OncePrintsOnePlainFrame) {
   DaemonFixture d({}, "sim:trn1.32xlarge");
-  const Output o =
-      Shell("COLUMNS=100 LANG=C.UTF-8 " + kTop + " --once --socket " + d.socket_path());
+  const Output o = Shell("env -u LINES COLUMNS=100 LANG=C.UTF-8 " + kTop + " --once --socket " +
+                         d.socket_path());
   ASSERT_EQ(o.status, 0) << o.err;
   const std::vector<std::string> lines = Lines(o.out);
   ASSERT_GT(lines.size(), 20u) << o.out;
@@ -235,6 +235,12 @@ TEST(NeuronTopProcess, OncePrintsOnePlainFrame) {
   for (unsigned char ch : ascii.out) {
     ASSERT_LT(ch, 0x80) << "a non-ASCII byte in a C-locale frame";
   }
+  // LINES=30: exactly 30 rows, the last (key help) left blank.
+  const Output sized = Shell("LINES=30 COLUMNS=90 " + kTop + " --once --standalone");
+  ASSERT_EQ(sized.status, 0) << sized.err;
+  const std::vector<std::string> rows = Lines(sized.out);
+  EXPECT_EQ(rows.size(), 30u) << sized.out;
+  EXPECT_EQ(sized.out.find("q: quit"), std::string::npos) << sized.out;
 }
 
 }  // namespace

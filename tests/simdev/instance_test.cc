@@ -243,7 +243,7 @@ TEST(Instance, HealthyTrainingSignature) {
   const double f5 = b.cores[5].effective_flops - a.cores[5].effective_flops;
   const double busy4 = static_cast<double>(b.cores[4].busy_ns - a.cores[4].busy_ns);
   EXPECT_NE(f4, f5);
-  EXPECT_NEAR(f4 / busy4, f5 / logical, 0.02 * f5 / logical);
+  EXPECT_NEAR(f4 / busy4, f5 / logical, 0.001 * f5 / logical);
 }
 
 TEST(Instance, InputBoundSignature) {

@@ -174,7 +174,7 @@ TEST(View, DiagnosisWrapsFindingsAtWords) {
   std::getline(in, line);
   int lines = 0;
   while (std::getline(in, line) && (line.rfind("● ", 0) == 0 || line.rfind("    ", 0) == 0)) {
-    EXPECT_LE(static_cast<int>(line.size()), 80 * 3) << line;
+    EXPECT_LE(TextWidth(line), 80) << line;
     panel += line.substr(line.rfind("● ", 0) == 0 ? 0 : 4) + " ";
     ++lines;
   }
