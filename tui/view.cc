@@ -39,41 +39,48 @@ class RowClip final : public Canvas {
   int* overflow_;
 };
 
-// Without UTF-8 (a non-UTF-8 locale or --ascii) every glyph reaching the terminal is ASCII, text
-// from the daemon included: each other code point becomes one ASCII look-alike, so widths hold.
-class AsciiOnly final : public Canvas {
+// A canvas that forwards every write to another, changing its text or its role on the way.
+class Filter : public Canvas {
  public:
-  explicit AsciiOnly(Canvas& inner) : inner_(inner) {}
+  explicit Filter(Canvas& inner) : inner_(inner) {}
   int width() const override { return inner_.width(); }
   int height() const override { return inner_.height(); }
   void Clear() override { inner_.Clear(); }
   void Put(int x, int y, std::string_view text, Role role) override {
-    inner_.Put(x, y, FoldToAscii(text), role);
+    inner_.Put(x, y, MapText(text), MapRole(role));
   }
-  void Paint(int x, int y, int count, Role role) override { inner_.Paint(x, y, count, role); }
+  void Paint(int x, int y, int count, Role role) override {
+    inner_.Paint(x, y, count, MapRole(role));
+  }
+
+ protected:
+  virtual std::string MapText(std::string_view text) const { return std::string(text); }
+  virtual Role MapRole(Role role) const { return role; }
 
  private:
   Canvas& inner_;
 };
 
-// While the daemon is out of reach the figures on screen are stale: drawn dim (section bars keep
-// their look, so the layout still reads), and the title's banner says why.
-class Stale final : public Canvas {
+// Without UTF-8 (a non-UTF-8 locale or --ascii) every glyph reaching the terminal is ASCII, text
+// from the daemon included: each other code point becomes one ASCII look-alike, so widths hold.
+class AsciiOnly final : public Filter {
  public:
-  explicit Stale(Canvas& inner) : inner_(inner) {}
-  int width() const override { return inner_.width(); }
-  int height() const override { return inner_.height(); }
-  void Clear() override { inner_.Clear(); }
-  void Put(int x, int y, std::string_view text, Role role) override {
-    inner_.Put(x, y, text, Dim(role));
-  }
-  void Paint(int x, int y, int count, Role role) override { inner_.Paint(x, y, count, Dim(role)); }
+  using Filter::Filter;
 
  private:
-  static Role Dim(Role r) {
+  std::string MapText(std::string_view text) const override { return FoldToAscii(text); }
+};
+
+// While the daemon is out of reach the figures on screen are stale: drawn dim (section bars keep
+// their look, so the layout still reads), and the title's banner says why.
+class Stale final : public Filter {
+ public:
+  using Filter::Filter;
+
+ private:
+  Role MapRole(Role r) const override {
     return r == Role::kSection || r == Role::kSelected || r == Role::kBarFree ? r : Role::kDim;
   }
-  Canvas& inner_;
 };
 
 struct Slot {
