@@ -283,7 +283,8 @@ Frame Render(const Model& model, const ViewState& view, Canvas& target) {
   const int grid_min = std::min(grid, std::max(2, body_rows / 2));
   std::vector<Slot> slots = {
       {"NeuronCores", 0, grid_min, grid, DrawGrid},
-      {"HBM", 4, 2, HbmRows(ctx), DrawHbm},
+      // A header and a fold line alone would show no device: at least one device row, or none.
+      {"HBM", 4, std::min(3, HbmRows(ctx)), HbmRows(ctx), DrawHbm},
       {"collectives", 5, 2, CollectiveRows(ctx), DrawCollectives},
       {"diagnosis", 1, 2, DiagnosisRows(ctx), DrawDiagnosis},
       {"history", 6, 3, GraphRows(ctx), DrawGraphs, 0, GraphSpareRows(ctx)},
