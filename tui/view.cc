@@ -160,13 +160,13 @@ void DrawTabs(Ctx& ctx, int y) {
   int x = Text(c, 0, y, c.width(), "Neuron Apps  ", Role::kHeader);
   // Scroll so the active tab stays visible: start from a tab such that it fits, leaving room for
   // the "< " and " >" markers.
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    labels.push_back("[" + std::to_string(i + 1) + "]:" + names[i]);
   int first = 0;
-  auto width_of = [&](int i) {
-    return TextWidth("[" + std::to_string(i + 1) + "]:" + names[static_cast<std::size_t>(i)]) + 4;
-  };
   int span = 0;
   for (int i = active; i >= 0; --i) {
-    span += width_of(i);
+    span += TextWidth(labels[static_cast<std::size_t>(i)]) + 4;
     if (x + span + (i > 0 ? 2 : 0) > c.width() - 2) break;
     first = i;
   }
@@ -175,8 +175,7 @@ void DrawTabs(Ctx& ctx, int y) {
   int active_end = 0;
   int i = first;
   for (; i < count && x < c.width(); ++i) {
-    const std::string label =
-        "[" + std::to_string(i + 1) + "]:" + names[static_cast<std::size_t>(i)];
+    const std::string& label = labels[static_cast<std::size_t>(i)];
     const std::string text = i == active ? ">" + label + "<" : " " + label + " ";
     const int start = x;
     x = Text(c, x, y, c.width() - x, text, i == active ? Role::kTabActive : Role::kTab);
@@ -232,23 +231,33 @@ void DrawHelpOverlay(Ctx& ctx) {
 
 // Gives every slot its minimum in priority order while rows last, then grows them toward their
 // desired size in the same order. Slots left at zero are hidden.
-void Allocate(std::vector<Slot>& slots, int rows) {
+std::vector<Slot*> ByPriority(std::vector<Slot>& slots) {
   std::vector<Slot*> order;
   for (Slot& s : slots) order.push_back(&s);
   std::stable_sort(order.begin(), order.end(),
                    [](Slot* a, Slot* b) { return a->priority < b->priority; });
+  return order;
+}
+
+// Grows the shown slots toward their desired size, in priority order, while `rows` last.
+void GrowToDesired(const std::vector<Slot*>& order, int& rows) {
+  for (Slot* s : order) {
+    if (s->rows == 0 || rows <= 0) continue;
+    const int more = std::min(rows, std::max(0, s->desired - s->rows));
+    s->rows += more;
+    rows -= more;
+  }
+}
+
+void Allocate(std::vector<Slot>& slots, int rows) {
+  const std::vector<Slot*> order = ByPriority(slots);
   for (Slot* s : order) {
     if (rows >= s->min) {
       s->rows = s->min;
       rows -= s->min;
     }
   }
-  for (Slot* s : order) {
-    if (s->rows == 0) continue;
-    const int more = std::min(rows, std::max(0, s->desired - s->rows));
-    s->rows += more;
-    rows -= more;
-  }
+  GrowToDesired(order, rows);
   // Rows left over make graphs taller, then go to the tree.
   for (Slot* s : order) {
     if (s->rows == 0 || s->spare <= 0) continue;
@@ -310,16 +319,7 @@ Frame Render(const Model& model, const ViewState& view, Canvas& target) {
         // Its other rows go to the sections still shown that want more (the grid first).
         int free = body_rows - 1;
         for (const Slot& s : slots) free -= s.rows;
-        std::vector<Slot*> order;
-        for (Slot& s : slots) order.push_back(&s);
-        std::stable_sort(order.begin(), order.end(),
-                         [](Slot* a, Slot* b) { return a->priority < b->priority; });
-        for (Slot* s : order) {
-          if (s->rows == 0 || free <= 0) continue;
-          const int more = std::min(free, std::max(0, s->desired - s->rows));
-          s->rows += more;
-          free -= more;
-        }
+        GrowToDesired(ByPriority(slots), free);
       }
     }
   }
