@@ -52,7 +52,9 @@ exporter::MonitorState Trn2TrainingState() {
   exporter::MonitorState state;
   for (int t = 0; t <= 60; ++t) {
     const std::uint64_t seq = core.Sample(MonoTime(seconds(t)), WallTime(seconds(t)));
-    if (auto report = core.ReportAt(*sub, seq, t == 0, false)) state.Apply(*report);
+    if (auto report = core.ReportAt(
+            *sub, seq, t == 0 ? daemon::ReportScope::kFirst : daemon::ReportScope::kLive))
+      state.Apply(*report);
   }
   state.SetInventory(core.inventory());
   return state;
@@ -85,7 +87,8 @@ void BM_ApplyReport(benchmark::State& bench) {
                           [] { return daemon::HostFromText(StatText(0), kMeminfo); });
   auto sub = daemon::Subscription::FromRequest(v1::Subscribe(), seconds(1));
   for (int t = 0; t <= 30; ++t) core.Sample(MonoTime(seconds(t)), WallTime(seconds(t)));
-  const v1::Report report = *core.ReportAt(*sub, core.history().newest_seq(), true, false);
+  const v1::Report report =
+      *core.ReportAt(*sub, core.history().newest_seq(), daemon::ReportScope::kFirst);
   exporter::MonitorState state;
   for (auto _ : bench) {
     state.Apply(report);

@@ -23,7 +23,9 @@ tui::Model BuildModel(const char* device, const char* scenario) {
     const std::uint64_t seq =
         core.Sample(start + std::chrono::seconds(t), WallTime(std::chrono::seconds(t)));
     if (t == 0) model.SetWelcome(core.MakeWelcome(start));
-    if (auto r = core.ReportAt(sub, seq, t == 0, false)) model.Apply(*r);
+    if (auto r = core.ReportAt(sub, seq,
+                               t == 0 ? daemon::ReportScope::kFirst : daemon::ReportScope::kLive))
+      model.Apply(*r);
   }
   return model;
 }

@@ -1,15 +1,15 @@
 #include "exporter/monitor_config.h"
 
-#include <fstream>
-#include <regex>
-#include <sstream>
-
+#include "proto/common/file_reader.h"
 #include "proto/common/json_reader.h"
+#include "proto/common/tag_filter.h"
 
 namespace neuronmon::exporter {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::size_t kMaxMonitorConfigBytes = 1 << 20;
 
 struct GroupName {
   const char* name;
@@ -96,12 +96,9 @@ Result<MonitorConfig> ParseMonitorConfig(std::string_view text, const std::strin
       RuntimeSelector sel;
       sel.tag_filter = r.String("tag_filter");
       if (!sel.tag_filter.empty()) {
-        try {
-          std::regex test(sel.tag_filter, std::regex::ECMAScript);
-        } catch (const std::regex_error& e) {
-          r.Problem("tag_filter",
-                    "\"" + sel.tag_filter + "\" is not a valid regular expression: " + e.what());
-        }
+        // The daemon compiles it the same way; checking here names the file and field.
+        auto filter = TagFilter::Compile(sel.tag_filter, kDefaultMaxTagFilterBytes);
+        if (!filter.ok()) r.Problem("tag_filter", filter.status().message());
       }
       (void)r.String("address");  // Runtime 1.x selected runtimes by address; accepted and unused
       const Nanos period = Period(r, root_period);
@@ -117,13 +114,9 @@ Result<MonitorConfig> ParseMonitorConfig(std::string_view text, const std::strin
 }
 
 Result<MonitorConfig> LoadMonitorConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open the configuration file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (1 << 20))
-    return Status::InvalidArgument(path + ": file larger than 1 MiB");
-  return ParseMonitorConfig(text.str(), path);
+  Result<std::string> text = ReadRegularFile(path, kMaxMonitorConfigBytes);
+  if (!text.ok()) return text.status();
+  return ParseMonitorConfig(*text, path);
 }
 
 std::vector<v1::Subscribe> MonitorSubscriptions(const MonitorConfig& config) {

@@ -39,6 +39,8 @@ MonitorConfig DefaultMonitorConfig();
 // "SOURCE: FIELD: what is wrong" (e.g. `mon.conf: neuron_runtimes[0].metrics[1].type: unknown
 // metric group "gpu_counters" ...`). Comments are allowed.
 Result<MonitorConfig> ParseMonitorConfig(std::string_view text, const std::string& source);
+// Reads `path` and parses it. Errors name the file: it does not exist, is not a regular file (a
+// FIFO or /dev/zero would never end), or is larger than 1 MiB.
 Result<MonitorConfig> LoadMonitorConfig(const std::string& path);
 
 // The daemon subscriptions that implement `config`: one per runtime selector, the system groups

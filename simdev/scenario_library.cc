@@ -1,8 +1,8 @@
 #include "simdev/scenario_library.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+
+#include "proto/common/file_reader.h"
 
 namespace neuronmon::simdev {
 
@@ -35,13 +35,10 @@ Result<Scenario> LoadScenario(std::string_view name_or_path) {
                             "\" (built-in: " + known + "; or give a path to a .json file)");
   }
   const std::string path(name_or_path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open scenario file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (4 << 20))
-    return Status::InvalidArgument(path + ": file larger than 4 MiB");
-  return ParseScenario(text.str(), path);
+  // A regular file only: a FIFO or a device named as a scenario would block or never end.
+  Result<std::string> text = ReadRegularFile(path, 4 << 20);
+  if (!text.ok()) return text.status();
+  return ParseScenario(*text, path);
 }
 
 }  // namespace neuronmon::simdev

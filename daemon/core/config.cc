@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "daemon/core/history.h"
 #include "proto/common/duration.h"
 #include "proto/common/json_reader.h"
 #include "simdev/instance.h"
@@ -35,6 +36,10 @@ constexpr Nanos kMinTimeout = milliseconds(100);
 constexpr Nanos kMaxTimeout = hours(1);
 constexpr Nanos kMaxIdleTimeout = hours(24);
 constexpr double kMaxSpeed = 10000;
+// When a sized snapshot is taken: past model loading, so the runtimes and their memory are there.
+constexpr Nanos kSizingTime = std::chrono::minutes(2);
+// The analyzer's verdicts kept beside each snapshot.
+constexpr std::size_t kAnalysisBytesPerSnapshot = 512;
 constexpr std::int64_t kAnyInt = std::numeric_limits<std::int64_t>::max();
 constexpr double kAnyNumber = std::numeric_limits<double>::max();
 constexpr const char* kHostNameChars =
@@ -47,86 +52,6 @@ constexpr std::pair<LogLevel, const char*> kLogLevels[] = {
     {LogLevel::kInfo, "info"},
     {LogLevel::kDebug, "debug"},
 };
-
-// The text of packaging/neuron-monitord.json; config_test fails when the two differ.
-constexpr const char* kDefaultConfigText =
-    R"json(// neuron-monitord configuration (/etc/neuron-monitor/neuron-monitord.json).
-//
-// JSON with // and /* */ comments. Every key is optional: a key left out takes the default shown
-// here, so this file as shipped changes nothing. An unknown key is an error, so a misspelt key is
-// reported instead of ignored. Command-line flags override what this file says.
-// Durations are strings with a unit: "500ms", "1s", "1m30s", "2h" (ns, us, ms, s, m, h).
-{
-  // Device to sample. "sim:<preset>[:lnc=N]" simulates an instance type: trn1.2xlarge,
-  // trn1.32xlarge, trn1n.32xlarge, trn2.48xlarge (lnc=1 or 2), inf2.48xlarge, trn2-ultraserver.
-  "device": "sim:trn2.48xlarge",
-
-  // Workload of a simulated device: a built-in scenario name (healthy-training, input-bound,
-  // collective-bound, hbm-bound, straggler, ...) or the path of a scenario .json file.
-  "scenario": "healthy-training",
-
-  // Random seed of the simulation (an integer >= 0); the same seed gives the same readings.
-  "seed": 1,
-
-  // Base sampling period, 10ms to 1h. Clients' periods are rounded to multiples of it.
-  "period": "1s",
-
-  // Simulated clock speed: 1 is real time, 60 runs a simulated minute per second (above 0, at
-  // most 10000; sim: devices only).
-  "speed": 1,
-
-  // How much sampled history to keep for resuming clients and graphs: at least period, at most 24h.
-  "history_retention": "10m",
-
-  "listeners": {
-    // The local stream socket that neuron-top, neuron-monitor and neuron-ls connect to.
-    "unix": {
-      // false: no unix socket (then only TCP, if configured, serves streams).
-      "enabled": true,
-      // Socket path; "" picks /run/neuron-monitor/neuron-monitord.sock when run as root or by
-      // systemd, else $XDG_RUNTIME_DIR/neuron-monitor/neuron-monitord.sock.
-      "path": "",
-      // Permission bits of the socket file, an octal string from "0000" to "0777".
-      "mode": "0660",
-      // Group owning the socket file; "" keeps the daemon's own group.
-      "group": ""
-    },
-    // Stream over TCP: "HOST:PORT" (IPv4, [IPv6] or a host name); "" turns it off.
-    "tcp": {
-      "address": ""
-    },
-    // Prometheus /metrics over HTTP: "HOST:PORT"; "" turns it off.
-    "metrics": {
-      "address": "127.0.0.1:9413"
-    }
-  },
-
-  // File holding the token clients must present. Required when a listener (tcp or metrics)
-  // binds anything but loopback (127.0.0.0/8, [::1], localhost); "" means no token.
-  "auth_token_file": "",
-
-  "limits": {
-    // Stream clients connected at once, 1 to 100000.
-    "max_clients": 2048,
-    // Frames queued per client, 1 to 65536; a client further behind loses its oldest reports.
-    "queue_depth": 64,
-    // Time a new client has to send its Hello, 100ms to 1h.
-    "handshake_timeout": "5s",
-    // Time a client may leave one write unfinished before it is disconnected, 100ms to 1h.
-    "write_timeout": "10s",
-    // Disconnect a client that sends nothing for this long, up to 24h; "0s" means never.
-    // neuronmon's clients send a heartbeat every 5s, so use more than that.
-    "idle_timeout": "0s",
-    // Heartbeat sent to an otherwise idle stream, 100ms to 1h.
-    "heartbeat_interval": "5s",
-    // /metrics scrapes served at once, 1 to 1024.
-    "max_scrapes": 16
-  },
-
-  // Messages to log: "error", "warn", "info" or "debug".
-  "log_level": "info"
-}
-)json";
 
 // ---- Reading: types and syntax only. Value rules live in CheckValues so flags meet them too.
 
@@ -197,12 +122,28 @@ Nanos ReadDuration(JsonReader& r, std::string_view key, Nanos fallback) {
 
 void ReadLimits(JsonReader& r, LimitsConfig& l) {
   l.max_clients = ReadInteger(r, "max_clients", l.max_clients);
-  l.queue_depth = ReadInteger(r, "queue_depth", l.queue_depth);
+  l.max_clients_per_uid = ReadInteger(r, "max_clients_per_uid", l.max_clients_per_uid);
+  l.max_handshaking = ReadInteger(r, "max_handshaking", l.max_handshaking);
   l.handshake_timeout = ReadDuration(r, "handshake_timeout", l.handshake_timeout);
+  l.subscribe_timeout = ReadDuration(r, "subscribe_timeout", l.subscribe_timeout);
   l.write_timeout = ReadDuration(r, "write_timeout", l.write_timeout);
   l.idle_timeout = ReadDuration(r, "idle_timeout", l.idle_timeout);
   l.heartbeat_interval = ReadDuration(r, "heartbeat_interval", l.heartbeat_interval);
+  l.queue_depth = ReadInteger(r, "queue_depth", l.queue_depth);
+  l.max_queue_bytes = ReadInteger(r, "max_queue_bytes", l.max_queue_bytes);
+  l.max_control_frames = ReadInteger(r, "max_control_frames", l.max_control_frames);
+  l.max_queued_bytes_total = ReadInteger(r, "max_queued_bytes_total", l.max_queued_bytes_total);
+  l.subscribe_interval = ReadDuration(r, "subscribe_interval", l.subscribe_interval);
+  l.max_tag_filter_bytes = ReadInteger(r, "max_tag_filter_bytes", l.max_tag_filter_bytes);
   l.max_scrapes = ReadInteger(r, "max_scrapes", l.max_scrapes);
+  l.metrics_max_connections = ReadInteger(r, "metrics_max_connections", l.metrics_max_connections);
+  l.metrics_max_pending = ReadInteger(r, "metrics_max_pending", l.metrics_max_pending);
+  l.metrics_request_timeout = ReadDuration(r, "metrics_request_timeout", l.metrics_request_timeout);
+  l.metrics_idle_timeout = ReadDuration(r, "metrics_idle_timeout", l.metrics_idle_timeout);
+  l.metrics_connection_lifetime =
+      ReadDuration(r, "metrics_connection_lifetime", l.metrics_connection_lifetime);
+  l.metrics_max_requests = ReadInteger(r, "metrics_max_requests", l.metrics_max_requests);
+  l.max_history_bytes = ReadInteger(r, "max_history_bytes", l.max_history_bytes);
 }
 
 DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
@@ -247,6 +188,23 @@ std::string FormatNumber(double d) {
   return std::string(buffer, end.ptr);
 }
 
+// The history's size for this instance, estimated from one snapshot of it, must fit the memory
+// budget (the systemd unit's MemoryMax= is twice the default budget).
+void CheckHistoryMemory(const DaemonConfig& c, const Snapshot& sample, Found* found) {
+  const std::size_t capacity = HistoryCapacity(c.history_retention, c.period);
+  const double bytes = static_cast<double>(capacity) *
+                           static_cast<double>(OwnBytes(sample) + kAnalysisBytesPerSnapshot) +
+                       static_cast<double>(SharedMemoryBytes(sample));
+  if (bytes <= static_cast<double>(c.limits.max_history_bytes)) return;
+  found->push_back("history_retention: " + FormatDuration(c.history_retention) + " of " + c.device +
+                   " snapshots every " + FormatDuration(c.period) + " needs about " +
+                   std::to_string(static_cast<std::int64_t>(bytes / (1 << 20))) +
+                   " MiB, over limits.max_history_bytes (" +
+                   std::to_string(c.limits.max_history_bytes >> 20) +
+                   " MiB); shorten history_retention, lengthen period, or raise the limit (and "
+                   "the service's MemoryMax=)");
+}
+
 void CheckSampling(const DaemonConfig& c, Found* found) {
   Result<simdev::InstanceSpec> d = simdev::ParseDeviceSpec(c.device);
   if (!d.ok()) found->push_back("device: " + d.status().message());
@@ -256,6 +214,10 @@ void CheckSampling(const DaemonConfig& c, Found* found) {
   if (d.ok() && s.ok() && c.seed >= 0) {
     auto built = simdev::Instance::Create(*d, std::move(*s), static_cast<std::uint64_t>(c.seed));
     if (!built.ok()) found->push_back("scenario: " + built.status().message());
+    if (built.ok() && c.period >= kMinPeriod && c.period <= kMaxPeriod &&
+        c.history_retention >= c.period && c.history_retention <= kMaxRetention) {
+      CheckHistoryMemory(c, (*built)->Read(kSizingTime), found);
+    }
   }
   CheckRange(found, "seed", c.seed, 0, kAnyInt);
   CheckDuration(found, "period", c.period, kMinPeriod, kMaxPeriod);
@@ -290,16 +252,47 @@ void CheckListeners(const DaemonConfig& c, Found* found) {
   if (u.mode < 0 || u.mode > 0777) found->push_back("listeners.unix.mode: must be 0000 to 0777");
   CheckExposure(c.listeners.tcp, "listeners.tcp.address", c, found);
   CheckExposure(c.listeners.metrics, "listeners.metrics.address", c, found);
+  if (c.listeners.tcp && IsLoopback(*c.listeners.tcp) && TcpRequiresToken(c) &&
+      c.auth_token_file.empty()) {
+    found->push_back(
+        "listeners.tcp.address: every local user can connect to loopback TCP, which would bypass "
+        "the unix socket's mode " +
+        FormatFileMode(u.mode) +
+        "; set auth_token_file (clients pass it with --token-file), or make listeners.unix.mode "
+        "0666 if every user may read the metrics");
+  }
 }
 
 void CheckLimits(const LimitsConfig& l, Found* found) {
+  constexpr std::int64_t kGiB = 1 << 30;
   CheckRange(found, "limits.max_clients", l.max_clients, 1, 100000);
-  CheckRange(found, "limits.queue_depth", l.queue_depth, 1, 65536);
+  CheckRange(found, "limits.max_clients_per_uid", l.max_clients_per_uid, 1, 100000);
+  CheckRange(found, "limits.max_handshaking", l.max_handshaking, 1, 100000);
   CheckDuration(found, "limits.handshake_timeout", l.handshake_timeout, kMinTimeout, kMaxTimeout);
+  CheckDuration(found, "limits.subscribe_timeout", l.subscribe_timeout, Nanos::zero(),
+                kMaxIdleTimeout);
   CheckDuration(found, "limits.write_timeout", l.write_timeout, kMinTimeout, kMaxTimeout);
   CheckDuration(found, "limits.idle_timeout", l.idle_timeout, Nanos::zero(), kMaxIdleTimeout);
   CheckDuration(found, "limits.heartbeat_interval", l.heartbeat_interval, kMinTimeout, kMaxTimeout);
+  CheckRange(found, "limits.queue_depth", l.queue_depth, 1, 65536);
+  // A queue must hold at least one report of the largest instance.
+  CheckRange(found, "limits.max_queue_bytes", l.max_queue_bytes, 1 << 20, 4 * kGiB);
+  CheckRange(found, "limits.max_control_frames", l.max_control_frames, 4, 65536);
+  CheckRange(found, "limits.max_queued_bytes_total", l.max_queued_bytes_total, 1 << 20, 64 * kGiB);
+  CheckDuration(found, "limits.subscribe_interval", l.subscribe_interval, Nanos::zero(),
+                kMaxTimeout);
+  CheckRange(found, "limits.max_tag_filter_bytes", l.max_tag_filter_bytes, 1, 65536);
   CheckRange(found, "limits.max_scrapes", l.max_scrapes, 1, 1024);
+  CheckRange(found, "limits.metrics_max_connections", l.metrics_max_connections, 1, 100000);
+  CheckRange(found, "limits.metrics_max_pending", l.metrics_max_pending, 1, 100000);
+  CheckDuration(found, "limits.metrics_request_timeout", l.metrics_request_timeout, kMinTimeout,
+                kMaxTimeout);
+  CheckDuration(found, "limits.metrics_idle_timeout", l.metrics_idle_timeout, kMinTimeout,
+                kMaxTimeout);
+  CheckDuration(found, "limits.metrics_connection_lifetime", l.metrics_connection_lifetime,
+                kMinTimeout, kMaxIdleTimeout);
+  CheckRange(found, "limits.metrics_max_requests", l.metrics_max_requests, 1, 1000000);
+  CheckRange(found, "limits.max_history_bytes", l.max_history_bytes, 1 << 20, 1024 * kGiB);
 }
 
 void CheckValues(const DaemonConfig& c, Found* found) {
@@ -397,6 +390,9 @@ Result<std::string> ReadConfigText(const std::string& path) {
 
 }  // namespace
 
+// Generated at build time from packaging/neuron-monitord.json (default_config_text.cc).
+extern const char kDefaultConfigText[];
+
 DaemonConfig DefaultConfig() { return DaemonConfig{}; }
 
 std::string DefaultConfigText() { return kDefaultConfigText; }
@@ -457,6 +453,16 @@ Result<ListenAddress> ParseListenAddress(std::string_view text) {
 std::string FormatListenAddress(const ListenAddress& address) {
   const bool v6 = address.host.find(':') != std::string::npos;
   return (v6 ? "[" + address.host + "]" : address.host) + ":" + std::to_string(address.port);
+}
+
+bool LoopbackTcpRequiresToken(const DaemonConfig& config) {
+  const UnixListenerConfig& u = config.listeners.unix_socket;
+  return !(u.enabled && (u.mode & 0002) != 0);  // connecting to a unix socket needs write access
+}
+
+bool TcpRequiresToken(const DaemonConfig& config) {
+  if (!config.listeners.tcp) return false;
+  return !IsLoopback(*config.listeners.tcp) || LoopbackTcpRequiresToken(config);
 }
 
 bool IsLoopback(const ListenAddress& address) {

@@ -50,14 +50,33 @@ struct ListenersConfig {
   bool operator==(const ListenersConfig&) const = default;
 };
 
+// Every bound on what clients, scrapers and the history may cost (docs/security.md explains each).
 struct LimitsConfig {
-  std::int64_t max_clients = 2048;  // concurrent stream clients
-  std::int64_t queue_depth = 64;    // encoded frames queued per client
+  // Stream clients (unix and TCP).
+  std::int64_t max_clients = 2048;         // connected at once
+  std::int64_t max_clients_per_uid = 256;  // per local user (unix), per address (TCP)
+  std::int64_t max_handshaking = 64;       // not yet welcomed; when full the oldest is closed
   Nanos handshake_timeout = std::chrono::seconds(5);
+  Nanos subscribe_timeout = std::chrono::seconds(30);  // welcomed but not subscribed
   Nanos write_timeout = std::chrono::seconds(10);
   Nanos idle_timeout = Nanos::zero();  // zero: never
   Nanos heartbeat_interval = std::chrono::seconds(5);
-  std::int64_t max_scrapes = 16;  // concurrent /metrics scrapes
+  std::int64_t queue_depth = 64;                       // report frames queued per client
+  std::int64_t max_queue_bytes = 4 << 20;              // all frames queued per client
+  std::int64_t max_control_frames = 64;                // notices and errors queued, unread
+  std::int64_t max_queued_bytes_total = 64 << 20;      // all clients' queues together
+  Nanos subscribe_interval = std::chrono::seconds(1);  // at most one Subscribe applied per
+  std::int64_t max_tag_filter_bytes = 256;
+  // Prometheus /metrics.
+  std::int64_t max_scrapes = 16;              // concurrent scrapes
+  std::int64_t metrics_max_connections = 64;  // open connections
+  std::int64_t metrics_max_pending = 16;      // of which not yet past one authorized request
+  Nanos metrics_request_timeout = std::chrono::seconds(10);
+  Nanos metrics_idle_timeout = std::chrono::minutes(2);
+  Nanos metrics_connection_lifetime = std::chrono::minutes(10);
+  std::int64_t metrics_max_requests = 1000;  // per connection
+  // Memory.
+  std::int64_t max_history_bytes = 128 << 20;  // retained snapshots, estimated
   bool operator==(const LimitsConfig&) const = default;
 };
 
@@ -107,6 +126,13 @@ std::string FormatListenAddress(const ListenAddress& address);
 // True for 127.0.0.0/8, ::1 (and ::ffff:127.x.y.z) and "localhost"; false for wildcard addresses
 // and every other host name.
 bool IsLoopback(const ListenAddress& address);
+
+// Whether clients of the TCP stream listener must present the auth token: always off loopback,
+// and on loopback too unless the unix socket lets every local user connect (mode o+w) — otherwise
+// loopback TCP would let any local user around the socket's group restriction.
+bool TcpRequiresToken(const DaemonConfig& config);
+// The loopback half of that rule, for a TCP socket systemd passes (and TcpRequiresToken).
+bool LoopbackTcpRequiresToken(const DaemonConfig& config);
 
 // "error", "warn", "info", "debug".
 std::string LogLevelName(LogLevel level);

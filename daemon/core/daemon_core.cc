@@ -8,10 +8,6 @@
 
 namespace neuronmon::daemon {
 
-std::size_t HistoryCapacity(Nanos retention, Nanos period) {
-  return static_cast<std::size_t>(retention / period) + 1;
-}
-
 DaemonCore::DaemonCore(CoreOptions options, std::unique_ptr<Backend> backend, HostReader host)
     : options_(std::move(options)),
       backend_(std::move(backend)),
@@ -113,10 +109,11 @@ std::shared_ptr<const std::string> DaemonCore::LiveFrame(const Subscription& sub
 }
 
 std::optional<v1::Report> DaemonCore::ReportAt(const Subscription& sub, std::uint64_t seq,
-                                               bool all_groups, bool replay) const {
+                                               ReportScope scope) const {
   const Snapshot* end = history_.Find(seq);
+  const bool all_groups = scope == ReportScope::kFirst;
   if (end == nullptr || (!all_groups && !sub.AnyDue(seq))) return std::nullopt;
-  return Build(sub, *end, all_groups, replay);
+  return Build(sub, *end, all_groups, scope == ReportScope::kReplay);
 }
 
 void DaemonCore::Reconfigure(Nanos period, Nanos retention) {

@@ -29,6 +29,13 @@ struct CoreOptions {
   std::uint64_t instance_id = 0;  // Welcome.instance_id
 };
 
+// Which groups a report built from the history carries.
+enum class ReportScope {
+  kFirst,   // every subscribed group, due or not: the first report after a Subscribe
+  kLive,    // the groups due at its seq, as live clients received them
+  kReplay,  // as kLive, marked `replay` (a resuming client's catch-up)
+};
+
 // Adjusts reports after they are built (tests use it to stand in for parts of the pipeline).
 using ReportAnnotator = std::function<void(const Subscription&, v1::Report&)>;
 
@@ -47,11 +54,10 @@ class DaemonCore {
   // are logged by the caller through `last_error()` and yield nullptr.
   std::shared_ptr<const std::string> LiveFrame(const Subscription& sub);
   // The report for `sub` ending at retained snapshot `seq`, each group's window reaching back its
-  // own period (or to the oldest retained snapshot). `all_groups`: every subscribed group, due or
-  // not (the first report after Subscribe); otherwise only the due ones (replays, which then match
-  // what live clients received). nullopt when `seq` is not retained or nothing is due.
-  std::optional<v1::Report> ReportAt(const Subscription& sub, std::uint64_t seq, bool all_groups,
-                                     bool replay) const;
+  // own period (or to the oldest retained snapshot), with the groups `scope` says. nullopt when
+  // `seq` is not retained or (kLive, kReplay) nothing is due at it.
+  std::optional<v1::Report> ReportAt(const Subscription& sub, std::uint64_t seq,
+                                     ReportScope scope) const;
 
   const History& history() const { return history_; }
   Nanos period() const { return options_.period; }
@@ -86,8 +92,5 @@ class DaemonCore {
   std::deque<std::pair<std::uint64_t, std::shared_ptr<const Analysis>>> analyses_;
   std::string last_error_;
 };
-
-// History capacity for a retention and period: enough snapshots to span the retention.
-std::size_t HistoryCapacity(Nanos retention, Nanos period);
 
 }  // namespace neuronmon::daemon

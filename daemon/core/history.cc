@@ -36,4 +36,8 @@ const Snapshot* History::AtOrBefore(std::uint64_t seq) const {
   return &*(it - 1);
 }
 
+std::size_t HistoryCapacity(Nanos retention, Nanos period) {
+  return static_cast<std::size_t>(retention / period) + 1;
+}
+
 }  // namespace neuronmon::daemon

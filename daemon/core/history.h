@@ -40,4 +40,7 @@ class History {
   std::deque<Snapshot> ring_;
 };
 
+// History capacity for a retention and period: enough snapshots to span the retention.
+std::size_t HistoryCapacity(Nanos retention, Nanos period);
+
 }  // namespace neuronmon::daemon

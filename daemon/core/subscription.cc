@@ -52,7 +52,8 @@ const char* GroupName(v1::Group group) {
   }
 }
 
-Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nanos base_period) {
+Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nanos base_period,
+                                               std::size_t max_tag_filter_bytes) {
   Subscription s;
   const auto base = static_cast<std::uint64_t>(base_period.count());
   if (request.groups().empty()) {
@@ -74,12 +75,10 @@ Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nan
   }
   s.key_.tag_filter = request.tag_filter();
   if (!request.tag_filter().empty()) {
-    try {
-      s.regex_ = std::make_shared<const std::regex>(request.tag_filter(), std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return Status::InvalidArgument("tag_filter \"" + request.tag_filter() +
-                                     "\" is not a valid regular expression: " + e.what());
-    }
+    Result<std::unique_ptr<TagFilter>> filter =
+        TagFilter::Compile(request.tag_filter(), max_tag_filter_bytes);
+    if (!filter.ok()) return Status::InvalidArgument("tag_filter " + filter.status().message());
+    s.filter_ = std::move(*filter);
   }
   return s;
 }
@@ -92,7 +91,7 @@ bool Subscription::AnyDue(std::uint64_t seq) const {
 }
 
 bool Subscription::Matches(const std::string& tag) const {
-  return regex_ == nullptr || std::regex_search(tag, *regex_);
+  return filter_ == nullptr || filter_->Matches(tag);
 }
 
 std::string Subscription::Describe(Nanos base_period) const {
@@ -102,7 +101,7 @@ std::string Subscription::Describe(Nanos base_period) const {
     out += (out.empty() ? "" : ", ") + std::string(GroupName(g)) + " every " +
            FormatDuration(base_period * Every(g));
   }
-  if (!key_.tag_filter.empty()) out += "; tags /" + key_.tag_filter + "/";
+  if (!key_.tag_filter.empty()) out += "; tags /" + CutForMessage(key_.tag_filter, 80) + "/";
   return out;
 }
 

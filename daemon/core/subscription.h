@@ -8,12 +8,12 @@
 #include <compare>
 #include <cstdint>
 #include <memory>
-#include <regex>
 #include <string>
 
 #include "neuronmon/v1/envelope.pb.h"
 #include "proto/common/clock.h"
 #include "proto/common/status.h"
+#include "proto/common/tag_filter.h"
 
 namespace neuronmon::daemon {
 
@@ -35,8 +35,11 @@ struct SubscriptionKey {
 class Subscription {
  public:
   // Normalises `request`. An empty group list subscribes to every group at the base period.
-  // Errors (kInvalidArgument): an unknown group, a period over 1 day, an invalid tag_filter regex.
-  static Result<Subscription> FromRequest(const v1::Subscribe& request, Nanos base_period);
+  // Errors (kInvalidArgument): an unknown group, a period over 1 day, a tag_filter longer than
+  // `max_tag_filter_bytes` or not a valid RE2 pattern (see TagFilter).
+  static Result<Subscription> FromRequest(
+      const v1::Subscribe& request, Nanos base_period,
+      std::size_t max_tag_filter_bytes = kDefaultMaxTagFilterBytes);
 
   const SubscriptionKey& key() const { return key_; }
   bool Subscribed(v1::Group g) const { return key_.every[static_cast<int>(g)] != 0; }
@@ -46,15 +49,16 @@ class Subscription {
     return e != 0 && seq % e == 0;
   }
   bool AnyDue(std::uint64_t seq) const;
-  // True when the runtime's tag passes the filter (ECMAScript regex, searched anywhere in the tag
-  // like Go's MatchString).
+  // True when the runtime's tag passes the filter (RE2, searched anywhere in the tag like Go's
+  // MatchString). Results are cached per tag in the filter, which copies of this Subscription
+  // share: call from one thread.
   bool Matches(const std::string& tag) const;
   // One line for a Notice: "neuroncore_counters every 1s, memory_used every 5s; tags /llama/".
   std::string Describe(Nanos base_period) const;
 
  private:
   SubscriptionKey key_;
-  std::shared_ptr<const std::regex> regex_;  // null: every tag
+  std::shared_ptr<const TagFilter> filter_;  // null: every tag
 };
 
 }  // namespace neuronmon::daemon

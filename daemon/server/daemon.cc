@@ -1,12 +1,14 @@
 #include "daemon/server/daemon.h"
 
-#include <fstream>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <random>
-#include <sstream>
 
 #include "daemon/server/http_server.h"
 #include "daemon/server/stream_server.h"
 #include "proto/common/duration.h"
+#include "proto/common/file_reader.h"
 #include "proto/common/socket_path.h"
 
 namespace neuronmon::daemon {
@@ -15,14 +17,48 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 ServerLimits LimitsOf(const DaemonConfig& c) {
+  const auto size = [](std::int64_t v) { return static_cast<std::size_t>(v); };
   ServerLimits l;
-  l.max_clients = static_cast<std::size_t>(c.limits.max_clients);
-  l.queue_depth = static_cast<std::size_t>(c.limits.queue_depth);
+  l.max_clients = size(c.limits.max_clients);
+  l.max_clients_per_uid = size(c.limits.max_clients_per_uid);
+  l.max_handshaking = size(c.limits.max_handshaking);
+  l.queue_depth = size(c.limits.queue_depth);
+  l.max_queue_bytes = size(c.limits.max_queue_bytes);
+  l.max_control_frames = size(c.limits.max_control_frames);
+  l.max_queued_bytes_total = size(c.limits.max_queued_bytes_total);
+  l.max_tag_filter_bytes = size(c.limits.max_tag_filter_bytes);
   l.handshake_timeout = c.limits.handshake_timeout;
+  l.subscribe_timeout = c.limits.subscribe_timeout;
+  l.subscribe_interval = c.limits.subscribe_interval;
   l.write_timeout = c.limits.write_timeout;
   l.idle_timeout = c.limits.idle_timeout;
   l.heartbeat_interval = c.limits.heartbeat_interval;
   return l;
+}
+
+HttpServerOptions HttpOptionsOf(const DaemonConfig& c, const std::string& token) {
+  HttpServerOptions o;
+  o.handler.max_scrapes = static_cast<std::size_t>(c.limits.max_scrapes);
+  o.handler.token = token;
+  o.handler.version = NEURONMON_VERSION;
+  o.max_connections = static_cast<std::size_t>(c.limits.metrics_max_connections);
+  o.max_pending = static_cast<std::size_t>(c.limits.metrics_max_pending);
+  o.request_timeout = c.limits.metrics_request_timeout;
+  o.idle_timeout = c.limits.metrics_idle_timeout;
+  o.connection_lifetime = c.limits.metrics_connection_lifetime;
+  o.max_requests = static_cast<std::size_t>(c.limits.metrics_max_requests);
+  o.write_timeout = c.limits.write_timeout;
+  return o;
+}
+
+// Under systemd, the unit passes the token as the credential "token" (LoadCredential=): with no
+// auth_token_file configured, that is the file to read.
+void UseCredentialToken(DaemonConfig& config) {
+  if (!config.auth_token_file.empty()) return;
+  const char* dir = std::getenv("CREDENTIALS_DIRECTORY");
+  if (dir == nullptr || *dir == '\0') return;
+  const std::string path = std::string(dir) + "/token";
+  if (::access(path.c_str(), F_OK) == 0) config.auth_token_file = path;
 }
 
 BackendOptions BackendOf(const DaemonConfig& c) {
@@ -41,6 +77,7 @@ void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::s
   if (cli.scenario) config.scenario = *cli.scenario;
   if (cli.seed) config.seed = static_cast<std::int64_t>(*cli.seed);
   if (cli.speed) config.speed = *cli.speed;
+  if (cli.history_retention) config.history_retention = *cli.history_retention;
   if (cli.period) {
     Result<Nanos> p = ParseDuration(*cli.period);
     p.ok() ? void(config.period = *p) : problem("--period", p.status().message());
@@ -93,22 +130,11 @@ Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::stri
   }
   const std::size_t before = problems->size();
   ApplyFlags(cli, config, problems);
+  UseCredentialToken(config);
   Status valid = ValidateConfig(config, problems, cli.config_path);
   if (problems->size() > before) return Status::InvalidArgument((*problems)[before]);
   if (!valid.ok()) return valid;
   return config;
-}
-
-Result<std::string> ReadTokenFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(path + ": cannot read the auth token file");
-  std::string line;
-  std::getline(in, line);
-  const auto first = line.find_first_not_of(" \t\r");
-  const auto last = line.find_last_not_of(" \t\r");
-  if (first == std::string::npos)
-    return Status::InvalidArgument(path + ": the auth token file is empty");
-  return line.substr(first, last - first + 1);
 }
 
 Daemon::Daemon(asio::io_context& io, CommandLine cli, DaemonConfig config, Logger& log,
@@ -136,7 +162,7 @@ Status Daemon::Start() {
       std::move(*backend), [] { return ReadHost(); });
   std::string token;
   if (!config_.auth_token_file.empty()) {
-    Result<std::string> t = ReadTokenFile(config_.auth_token_file);
+    Result<std::string> t = ReadSecretFile(config_.auth_token_file);
     if (!t.ok()) return t.status();
     token = *t;
   }
@@ -172,7 +198,7 @@ Status Daemon::Listen() {
                 "): not a listening stream socket");
       continue;
     }
-    Status st = server_->AdoptListener(s.fd);
+    Status st = server_->AdoptListener(s.fd, LoopbackTcpRequiresToken(config_));
     if (!st.ok()) return st;
     have_unix = have_unix || s.kind == ListenSocketKind::kUnixStream;
   }
@@ -187,7 +213,7 @@ Status Daemon::Listen() {
   }
   if (config_.listeners.tcp) {
     const ListenAddress& a = *config_.listeners.tcp;
-    Status st = server_->ListenTcp(a.host, a.port, !IsLoopback(a));
+    Status st = server_->ListenTcp(a.host, a.port, TcpRequiresToken(config_));
     if (!st.ok()) return st;
   }
   return Status::Ok();
@@ -195,13 +221,7 @@ Status Daemon::Listen() {
 
 Status Daemon::ServeMetrics(const std::string& token) {
   const ListenAddress& a = *config_.listeners.metrics;
-  HttpServerOptions options;
-  options.handler.max_scrapes = static_cast<std::size_t>(config_.limits.max_scrapes);
-  options.handler.token = token;
-  options.handler.version = NEURONMON_VERSION;
-  options.request_timeout = config_.limits.handshake_timeout;
-  options.write_timeout = config_.limits.write_timeout;
-  http_ = std::make_unique<HttpServer>(io_, *core_, stats_, log_, std::move(options));
+  http_ = std::make_unique<HttpServer>(io_, *core_, stats_, log_, HttpOptionsOf(config_, token));
   Status st = http_->Listen(a.host, a.port, !IsLoopback(a));
   if (!st.ok()) return st;
   log_.Info("serving /metrics on " + http_->url());
@@ -223,7 +243,11 @@ void Daemon::OnSampleTimer() {
   const SampleSchedule::Tick tick = schedule_->OnWake(now);
   if (tick.missed > 0) {
     stats_.missed_ticks += tick.missed;
-    log_.Warn("sampler fell behind: skipped " + std::to_string(tick.missed) + " tick(s)");
+    if (auto d = log_limiter_.Admit("missed_ticks", now); d.allowed) {
+      log_.Warn(WithSuppressedCount(
+          "sampler fell behind: skipped " + std::to_string(tick.missed) + " tick(s)",
+          d.suppressed));
+    }
   }
   const auto t0 = Clock::now();
   core_->Sample(now, std::chrono::system_clock::now());
@@ -311,7 +335,7 @@ void Daemon::Reload() {
     ArmSampler();
   }
   server_->SetLimits(LimitsOf(*next));
-  if (http_) http_->SetMaxScrapes(static_cast<std::size_t>(next->limits.max_scrapes));
+  if (http_) http_->SetLimits(HttpOptionsOf(*next, ""));
   config_ = std::move(*next);
   ++stats_.reloads;
   v1::Notice notice;

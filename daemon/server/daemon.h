@@ -33,6 +33,7 @@ struct CommandLine {
   std::optional<std::uint64_t> seed;
   std::optional<std::string> period;
   std::optional<double> speed;
+  std::optional<Nanos> history_retention;  // not a flag: the in-process daemon sets it
 };
 
 // Loads the config file (or the defaults when the default file is absent), applies the flags and
@@ -94,11 +95,9 @@ class Daemon {
   asio::signal_set signals_;
   MonoTime last_sample_;
   bool stopping_ = false;
+  LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;
 };
-
-// Reads an auth token file: its first line, trimmed. Errors name the file.
-Result<std::string> ReadTokenFile(const std::string& path);
 
 LogSeverity SeverityOf(LogLevel level);
 

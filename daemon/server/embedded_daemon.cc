@@ -10,8 +10,14 @@
 #include <thread>
 
 #include "daemon/server/daemon.h"
+#include "proto/common/duration.h"
 
 namespace neuronmon::daemon {
+namespace {
+
+constexpr std::int64_t kEmbeddedSnapshots = 600;
+
+}  // namespace
 
 struct EmbeddedDaemon::Impl {
   asio::io_context io;
@@ -34,6 +40,13 @@ Result<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const EmbeddedOpti
   cli.seed = options.seed;
   cli.speed = options.speed;
   cli.period = options.period;
+  // A client's own daemon keeps as many snapshots as the service does by default (10 minutes at
+  // 1 s), whatever its period: enough for the graphs, and within the memory budget.
+  if (options.period) {
+    if (Result<Nanos> p = ParseDuration(*options.period); p.ok()) {
+      cli.history_retention = std::min<Nanos>(*p * kEmbeddedSnapshots, std::chrono::minutes(10));
+    }
+  }
   DaemonConfig config = DefaultConfig();
   std::vector<std::string> problems;
   // No config file: an embedded daemon is configured by its client's flags alone.

@@ -1,6 +1,7 @@
 #include "daemon/server/http_server.h"
 
 #include <map>
+#include <set>
 
 // Beast after asio.h, which includes <utility> first (see asio.h).
 #include <boost/beast/core.hpp>
@@ -31,9 +32,11 @@ struct HttpServer::Impl {
       : io(io_context),
         log(logger),
         options(std::move(server_options)),
-        handler(core, stats, options.handler) {}
+        handler(core, stats, options.handler),
+        backoff_timer(io_context) {}
 
   void Accept(const std::shared_ptr<Impl>& self);
+  void Admit(const std::shared_ptr<Impl>& self, tcp::socket socket);
 
   asio::io_context& io;
   Logger& log;
@@ -45,6 +48,11 @@ struct HttpServer::Impl {
   std::optional<std::uint16_t> port;
   std::string url;
   std::map<std::uint64_t, std::weak_ptr<HttpSession>> sessions;
+  std::set<std::uint64_t> pending;
+  asio::steady_timer backoff_timer;
+  Nanos accept_backoff{0};
+  LogRateLimiter log_limiter{
+      std::chrono::seconds(10)};  // sessions without an authorized request answered, oldest first
   std::uint64_t next_id = 1;
 };
 
@@ -58,10 +66,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   ~HttpSession() {
     if (holds_scrape_) server_->handler.ScrapeDone();
     server_->sessions.erase(id_);
+    server_->pending.erase(id_);
   }
 
-  void Start() { ReadRequest(); }
-  void Close() { stream_.close(); }
+  void Start() {
+    started_ = std::chrono::steady_clock::now();
+    ReadRequest();
+  }
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().close(ignored);
+  }
 
  private:
   HttpServer::Impl& server() { return *server_; }
@@ -80,7 +95,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // request timeout.
   void WaitForNextRequest() {
     if (buffer_.size() > 0) return ReadRequest();
-    stream_.expires_after(Steady(server().options.idle_timeout));
+    // Idle no longer than the connection may live.
+    const auto lifetime_end = started_ + Steady(server().options.connection_lifetime);
+    stream_.expires_at(std::min(
+        std::chrono::steady_clock::now() + Steady(server().options.idle_timeout), lifetime_end));
     stream_.async_read_some(buffer_.prepare(4096),
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->buffer_.commit(n);
@@ -109,8 +127,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     const auto authorization = req[http::field::authorization];
     head.authorization = std::string_view(authorization.data(), authorization.size());
     head.requires_token = server().requires_token;
-    HttpReply reply = server().handler.Handle(head, std::chrono::steady_clock::now());
-    Write(std::move(reply), req.version(), req.keep_alive(), req.method() == http::verb::head);
+    const auto now = std::chrono::steady_clock::now();
+    HttpReply reply = server().handler.Handle(head, now);
+    ++requests_;
+    if (reply.status < 300) server().pending.erase(id_);  // authorized: no longer evictable
+    // A connection that has served its share, or lived its time, closes after this reply.
+    const bool keep = req.keep_alive() && requests_ < server().options.max_requests &&
+                      now - started_ < Steady(server().options.connection_lifetime);
+    Write(std::move(reply), req.version(), keep, req.method() == http::verb::head);
   }
 
   void ReplyError(int status, const std::string& what) {
@@ -150,11 +174,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     WaitForNextRequest();
   }
 
-  // Stops sending and reads (and drops) what the client still sends, for at most kLinger.
+  // Stops sending and reads (and drops) what the client still sends, for at most kLinger in all:
+  // one deadline, not one per read, or a client that keeps sending would hold the connection.
   void Linger() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(kLinger);
+    if (!linger_deadline_) {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      linger_deadline_ = std::chrono::steady_clock::now() + kLinger;
+      stream_.expires_at(*linger_deadline_);
+    }
     buffer_.consume(buffer_.size());
     stream_.async_read_some(buffer_.prepare(4096),
                             [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -175,31 +203,58 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
   bool holds_scrape_ = false;
+  std::chrono::steady_clock::time_point started_;
+  std::size_t requests_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> linger_deadline_;
 };
 
 void HttpServer::Impl::Accept(const std::shared_ptr<Impl>& self) {
   acceptor->async_accept([self](beast::error_code ec, tcp::socket socket) {
-    if (self->stopped) return;
-    if (ec) {
-      self->log.Warn("http: accept failed: " + ec.message());
-    } else if (self->sessions.size() >= self->options.max_connections) {
-      self->log.Debug("http: " + std::to_string(self->sessions.size()) +
-                      " connections open; refusing another");
-      // The socket closes as it goes out of scope.
-    } else {
-      if (self->options.send_buffer_bytes > 0) {
-        beast::error_code ignored;
-        socket.set_option(
-            asio::socket_base::send_buffer_size(static_cast<int>(self->options.send_buffer_bytes)),
-            ignored);
-      }
-      const std::uint64_t id = self->next_id++;
-      auto session = std::make_shared<HttpSession>(std::move(socket), self, id);
-      self->sessions.emplace(id, session);
-      session->Start();
+    if (self->stopped || ec == asio::error::operation_aborted) return;
+    if (!ec) {
+      self->accept_backoff = Nanos(0);
+      self->Admit(self, std::move(socket));
+      return self->Accept(self);
     }
-    self->Accept(self);
+    if (auto d = self->log_limiter.Admit("accept", std::chrono::steady_clock::now()); d.allowed) {
+      self->log.Warn(WithSuppressedCount("http: accept failed: " + ec.message(), d.suppressed));
+    }
+    // Out of descriptors or memory the listener stays readable: back off instead of spinning.
+    self->accept_backoff = std::clamp<Nanos>(
+        self->accept_backoff * 2, std::chrono::milliseconds(50), std::chrono::seconds(1));
+    self->backoff_timer.expires_after(Steady(self->accept_backoff));
+    self->backoff_timer.async_wait([self](const boost::system::error_code& wait_ec) {
+      if (!wait_ec && !self->stopped) self->Accept(self);
+    });
   });
+}
+
+void HttpServer::Impl::Admit(const std::shared_ptr<Impl>& self, tcp::socket socket) {
+  // The oldest connection that has not yet been answered makes room for the newcomer.
+  while (pending.size() >= options.max_pending) {
+    const std::uint64_t oldest = *pending.begin();
+    pending.erase(pending.begin());
+    auto it = sessions.find(oldest);
+    if (it == sessions.end()) continue;
+    if (auto session = it->second.lock()) {
+      log.Debug("http: closing a connection with no authorized request to make room");
+      session->Close();
+    }
+  }
+  if (sessions.size() >= options.max_connections) {
+    log.Debug("http: " + std::to_string(sessions.size()) + " connections open; refusing another");
+    return;  // the socket closes as it goes out of scope
+  }
+  if (options.send_buffer_bytes > 0) {
+    beast::error_code ignored;
+    socket.set_option(
+        asio::socket_base::send_buffer_size(static_cast<int>(options.send_buffer_bytes)), ignored);
+  }
+  const std::uint64_t id = next_id++;
+  auto session = std::make_shared<HttpSession>(std::move(socket), self, id);
+  sessions.emplace(id, session);
+  pending.insert(id);
+  session->Start();
 }
 
 HttpServer::HttpServer(asio::io_context& io, const DaemonCore& core, const DaemonStats& stats,
@@ -239,13 +294,26 @@ Status HttpServer::Listen(const std::string& host, std::uint16_t port, bool requ
 std::optional<std::uint16_t> HttpServer::port() const { return impl_->port; }
 std::string HttpServer::url() const { return impl_->url; }
 std::size_t HttpServer::connection_count() const { return impl_->sessions.size(); }
-void HttpServer::SetMaxScrapes(std::size_t max) { impl_->handler.set_max_scrapes(max); }
+void HttpServer::SetLimits(const HttpServerOptions& options) {
+  HttpServerOptions& o = impl_->options;
+  o.max_connections = options.max_connections;
+  o.max_pending = options.max_pending;
+  o.max_header_bytes = options.max_header_bytes;
+  o.max_body_bytes = options.max_body_bytes;
+  o.request_timeout = options.request_timeout;
+  o.idle_timeout = options.idle_timeout;
+  o.write_timeout = options.write_timeout;
+  o.connection_lifetime = options.connection_lifetime;
+  o.max_requests = options.max_requests;
+  impl_->handler.set_max_scrapes(options.handler.max_scrapes);
+}
 
 void HttpServer::Shutdown() {
   if (impl_->stopped) return;
   impl_->stopped = true;
   boost::system::error_code ignored;
   if (impl_->acceptor) impl_->acceptor->close(ignored);
+  impl_->backoff_timer.cancel();
   // Closing cancels each session's pending operation; its handler sees `stopped` and returns.
   for (auto& [id, weak] : std::map(impl_->sessions)) {
     if (auto session = weak.lock()) session->Close();

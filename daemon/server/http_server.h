@@ -1,11 +1,16 @@
 // HttpServer: the daemon's Prometheus endpoint, HTTP/1.1 over TCP (Boost.Beast, kept inside
 // http_server.cc so only that file pays for it). It parses requests with bounded sizes and times
 // — headers over max_header_bytes get 431, bodies over max_body_bytes 413, a request whose bytes
-// do not all arrive within request_timeout is dropped (a slowloris holds only its own
-// connection), a keep-alive connection idle past idle_timeout is closed, a reply not written
-// within write_timeout is abandoned — and hands each request to a MetricsHandler for the answer
-// (routes, auth, the scrape cap). HEAD gets GET's headers without the body; keep-alive is
-// supported. Connections beyond max_connections are closed at once.
+// do not all arrive within request_timeout (one absolute deadline) is dropped, a keep-alive
+// connection idle past idle_timeout is closed, a reply not written within write_timeout is
+// abandoned, a connection past connection_lifetime or max_requests is closed after its current
+// reply, and a closing connection drains the client's input for at most one second in all —
+// and hands each request to a MetricsHandler for the answer (routes, auth, the scrape cap). HEAD
+// gets GET's headers without the body; keep-alive is supported.
+// Slots: at most max_connections, of which at most max_pending have not yet had a request
+// answered with a 2xx (so not yet authorized); when those are full the oldest of them is closed
+// for the newcomer, so a flood of connections that never send a valid request cannot lock
+// Prometheus out. Connections beyond max_connections are closed at once.
 // Runs on the daemon's io_context thread and builds every exposition from DaemonCore on the spot;
 // it never samples. Borrows `core`, `stats` and `log`, which must outlive it. Not thread-safe.
 #pragma once
@@ -27,11 +32,14 @@ namespace neuronmon::daemon {
 struct HttpServerOptions {
   MetricsHandlerOptions handler;
   std::size_t max_connections = 64;
+  std::size_t max_pending = 16;  // connections without an answered, authorized request yet
   std::size_t max_header_bytes = 8 * 1024;
   std::size_t max_body_bytes = 8 * 1024;
   Nanos request_timeout = std::chrono::seconds(10);  // from accept or the request's first byte
   Nanos idle_timeout = std::chrono::minutes(2);      // keep-alive wait for the next request
   Nanos write_timeout = std::chrono::seconds(10);
+  Nanos connection_lifetime = std::chrono::minutes(10);  // then closed after the current reply
+  std::size_t max_requests = 1000;                       // per connection
   std::size_t send_buffer_bytes = 0;  // SO_SNDBUF of each connection; 0: the kernel's autotuning
 };
 
@@ -55,8 +63,9 @@ class HttpServer {
   void Shutdown();
 
   std::size_t connection_count() const;
-  // A new cap for concurrent scrapes (after a reload).
-  void SetMaxScrapes(std::size_t max);
+  // New limits after a reload: every field but `handler.token` and `handler.version` applies to
+  // requests and connections from now on.
+  void SetLimits(const HttpServerOptions& options);
 
   struct Impl;
 

@@ -1,12 +1,20 @@
 #include "daemon/server/session.h"
 
+#include <algorithm>
+
 #include "daemon/server/stream_server.h"
+#include "proto/common/file_reader.h"
+#include "proto/common/tag_filter.h"
+#include "proto/common/terminal_text.h"
 
 namespace neuronmon::daemon {
 namespace {
 
 constexpr std::size_t kMaxBatchFrames = 64;
 constexpr std::size_t kMaxBatchBytes = 4 << 20;
+// Reports a replay builds ahead of the writer: enough to keep one batch going, while the memory
+// a replaying client holds stays small.
+constexpr std::size_t kReplayLookahead = 8;
 
 std::shared_ptr<const std::string> Encode(const v1::Envelope& envelope) {
   Result<std::string> frame = wire::EncodeFrame(envelope);
@@ -22,43 +30,92 @@ v1::Envelope ErrorEnvelope(v1::ErrorCode code, const std::string& message, bool 
   return e;
 }
 
+v1::Envelope GapEnvelope(v1::GapReason reason, std::uint64_t first, std::uint64_t last,
+                         std::string text) {
+  v1::Envelope gap;
+  v1::Notice* n = gap.mutable_notice();
+  n->set_kind(v1::NOTICE_KIND_GAP);
+  n->set_gap_reason(reason);
+  n->set_first_seq(first);
+  n->set_last_seq(last);
+  n->set_text(std::move(text));
+  return gap;
+}
+
 asio::steady_timer::duration ToTimer(Nanos d) {
   return std::chrono::duration_cast<asio::steady_timer::duration>(d);
 }
 
+MonoTime Now() { return std::chrono::steady_clock::now(); }
+
 }  // namespace
 
 Session::Session(StreamServer& server, GenericSocket socket, std::uint64_t id, Transport transport,
-                 std::string peer, bool requires_token)
+                 std::string peer, std::string peer_key, bool requires_token)
     : server_(server),
       socket_(std::move(socket)),
       id_(id),
       transport_(transport),
       peer_(std::move(peer)),
+      peer_key_(std::move(peer_key)),
       requires_token_(requires_token),
-      handshake_timer_(server.io()),
+      timer_(server.io()),
       decoder_(wire::kDefaultInboundMaxFrame),
-      last_send_(std::chrono::steady_clock::now()),
+      last_send_(Now()),
       last_receive_(last_send_) {}
 
+template <typename Fn>
+void Session::Guarded(const char* what, Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    server_.LogLimited(LogSeverity::kError, "internal_error",
+                       "client " + std::to_string(id_) + " (" + peer_ + "): internal error in " +
+                           what + ": " + e.what() + "; disconnecting it");
+    Close("internal_error");
+  } catch (...) {
+    server_.LogLimited(LogSeverity::kError, "internal_error",
+                       "client " + std::to_string(id_) + " (" + peer_ + "): internal error in " +
+                           what + "; disconnecting it");
+    Close("internal_error");
+  }
+}
+
 void Session::Start() {
-  handshake_timer_.expires_after(ToTimer(server_.limits().handshake_timeout));
-  handshake_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    if (ec || self->welcomed_ || self->closing_) return;
-    self->Fail(v1::ERROR_CODE_HANDSHAKE_TIMEOUT, "no Hello within the handshake deadline", true,
-               "handshake_timeout");
-  });
+  ArmTimer(server_.limits().handshake_timeout, &Session::OnHandshakeDeadline);
   ReadSome();
 }
 
-void Session::Reject(v1::ErrorCode code, const std::string& message) {
-  Fail(code, message, true, "rejected");
+void Session::ArmTimer(Nanos after, void (Session::*on_expiry)()) {
+  timer_.expires_after(ToTimer(after));  // cancels the previous deadline
+  timer_.async_wait([self = shared_from_this(), on_expiry](const boost::system::error_code& ec) {
+    if (ec || self->closed_ || self->closing_) return;
+    self->Guarded("a timer", [&] { (self.get()->*on_expiry)(); });
+  });
+}
+
+void Session::OnHandshakeDeadline() {
+  if (welcomed_) return;
+  Fail(v1::ERROR_CODE_HANDSHAKE_TIMEOUT, "no Hello within the handshake deadline", true,
+       "handshake_timeout");
+}
+
+void Session::OnSubscribeDeadline() {
+  if (subscription_ || pending_subscribe_) return;
+  Fail(v1::ERROR_CODE_IDLE_TIMEOUT, "no Subscribe within the subscribe deadline", true,
+       "subscribe_timeout");
+}
+
+void Session::Reject(v1::ErrorCode code, const std::string& message, const std::string& reason) {
+  Fail(code, message, true, reason);
 }
 
 void Session::ReadSome() {
-  socket_.async_read_some(asio::buffer(read_buffer_),
-                          [self = shared_from_this()](const boost::system::error_code& ec,
-                                                      std::size_t n) { self->OnRead(ec, n); });
+  socket_.async_read_some(
+      asio::buffer(read_buffer_),
+      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+        self->Guarded("a read", [&] { self->OnRead(ec, n); });
+      });
 }
 
 void Session::OnRead(const boost::system::error_code& ec, std::size_t n) {
@@ -68,10 +125,10 @@ void Session::OnRead(const boost::system::error_code& ec, std::size_t n) {
     Close(ec == asio::error::eof ? "closed" : "read_error");
     return;
   }
-  last_receive_ = std::chrono::steady_clock::now();
+  last_receive_ = Now();
   if (closing_) return ReadSome();  // drain and ignore while the goodbye is written
   std::string_view input(read_buffer_.data(), n);
-  while (!input.empty() && !closing_) {
+  while (!input.empty() && !closing_ && !closed_) {
     v1::Envelope envelope;
     const auto outcome = decoder_.Decode(input, envelope);
     if (outcome == wire::FrameDecoder::Outcome::kNeedMore) break;
@@ -118,74 +175,133 @@ void Session::OnHello(const v1::Hello& hello) {
                     " is not supported (this daemon speaks 1)",
                 true, "protocol");
   }
-  if (requires_token_ && (server_.token().empty() || hello.token() != server_.token())) {
+  if (requires_token_ &&
+      (server_.token().empty() || !SecretsEqual(hello.token(), server_.token()))) {
     return Fail(v1::ERROR_CODE_UNAUTHENTICATED, "missing or wrong auth token", true,
                 "unauthenticated");
   }
   welcomed_ = true;
-  handshake_timer_.cancel();
-  server_.log().Debug("client " + std::to_string(id_) + " (" + peer_ + ") is " +
-                      (hello.client_name().empty() ? "unnamed" : hello.client_name()));
+  server_.OnWelcomed(*this);
+  const Nanos subscribe_timeout = server_.limits().subscribe_timeout;
+  if (subscribe_timeout > Nanos::zero()) {
+    ArmTimer(subscribe_timeout, &Session::OnSubscribeDeadline);
+  } else {
+    timer_.cancel();
+  }
+  if (server_.log().Enabled(LogSeverity::kDebug)) {
+    const std::string name = SanitizeForTerminal(CutForMessage(hello.client_name(), 64));
+    server_.log().Debug("client " + std::to_string(id_) + " (" + peer_ + ") is " +
+                        (name.empty() ? "unnamed" : name));
+  }
   v1::Envelope welcome;
-  *welcome.mutable_welcome() = server_.core().MakeWelcome(std::chrono::steady_clock::now());
+  *welcome.mutable_welcome() = server_.core().MakeWelcome(Now());
   Queue(welcome);
 }
 
 void Session::OnSubscribe(const v1::Subscribe& subscribe) {
-  DaemonCore& core = server_.core();
-  Result<Subscription> sub = Subscription::FromRequest(subscribe, core.period());
+  Result<Subscription> sub = Subscription::FromRequest(subscribe, server_.core().period(),
+                                                       server_.limits().max_tag_filter_bytes);
   if (!sub.ok()) {
     return Fail(v1::ERROR_CODE_INVALID_SUBSCRIPTION, sub.status().message(), false, "");
   }
-  subscription_ = std::move(*sub);
+  const MonoTime now = Now();
+  const Nanos interval = server_.limits().subscribe_interval;
+  if (!last_subscribe_ || now - *last_subscribe_ >= interval) {
+    pending_subscribe_.reset();
+    return ApplySubscribe(subscribe, std::move(*sub), now);
+  }
+  // Too soon after the previous one: the latest request waits for the interval to pass, so a
+  // flood of Subscribes builds at most one first report (or replay) per interval.
+  const bool armed = pending_subscribe_.has_value();
+  pending_subscribe_ = subscribe;
+  if (!armed) ArmTimer(*last_subscribe_ + interval - now, &Session::OnPendingSubscribe);
+}
+
+void Session::OnPendingSubscribe() {
+  if (!pending_subscribe_) return;
+  v1::Subscribe request = std::move(*pending_subscribe_);
+  pending_subscribe_.reset();
+  // Checked again: a reload may have changed the period or the limits since it arrived.
+  Result<Subscription> sub = Subscription::FromRequest(request, server_.core().period(),
+                                                       server_.limits().max_tag_filter_bytes);
+  if (!sub.ok()) {
+    return Fail(v1::ERROR_CODE_INVALID_SUBSCRIPTION, sub.status().message(), false, "");
+  }
+  ApplySubscribe(request, std::move(*sub), Now());
+}
+
+void Session::ApplySubscribe(const v1::Subscribe& subscribe, Subscription sub, MonoTime now) {
+  DaemonCore& core = server_.core();
+  if (!subscription_) timer_.cancel();  // the subscribe deadline is met
+  subscription_ = std::move(sub);
+  last_subscribe_ = now;
   // Reports queued for the old subscription no longer apply.
-  std::erase_if(outbox_, [](const Frame& f) { return f.seq != 0; });
+  for (auto it = outbox_.begin(); it != outbox_.end();) {
+    if (it->seq == 0) {
+      ++it;
+      continue;
+    }
+    Account(it->bytes->size(), false);
+    it = outbox_.erase(it);
+  }
   queued_reports_ = 0;
   gap_first_ = gap_last_ = 0;
+  replay_next_ = 0;
   v1::Envelope ok;
   ok.mutable_notice()->set_kind(v1::NOTICE_KIND_SUBSCRIBED);
   ok.mutable_notice()->set_text(subscription_->Describe(core.period()));
   Queue(ok);
-  const History& history = core.history();
-  if (history.empty()) return;
+  if (closed_ || core.history().empty()) return;
+  if (subscribe.has_resume_after_seq() &&
+      subscribe.resume_after_seq() < core.history().newest_seq()) {
+    return StartReplay(subscribe.resume_after_seq());
+  }
+  const std::uint64_t newest = core.history().newest_seq();
   if (subscribe.has_resume_after_seq()) {
     const std::uint64_t after = subscribe.resume_after_seq();
-    if (after + 1 < history.oldest_seq()) {
-      v1::Envelope gap;
-      v1::Notice* n = gap.mutable_notice();
-      n->set_kind(v1::NOTICE_KIND_GAP);
-      n->set_gap_reason(v1::GAP_REASON_RETENTION);
-      n->set_first_seq(after + 1);
-      n->set_last_seq(history.oldest_seq() - 1);
-      n->set_text("reports older than the retained history were not replayed");
-      Queue(gap);
-    }
-    replay_next_ = std::max(after + 1, history.oldest_seq());
-    if (replay_next_ > history.newest_seq()) replay_next_ = 0;
-    MaybeWrite();
-    return;
+    if (after == newest) return;  // the client has everything: live reports follow
+    // Ahead of anything this daemon produced: the client's seqs came from another instance.
+    Queue(GapEnvelope(v1::GAP_REASON_RESUME_AHEAD, newest + 1, after,
+                      "resume_after_seq " + std::to_string(after) +
+                          " is ahead of the newest report " + std::to_string(newest) +
+                          "; nothing replayed, streaming from the newest"));
   }
   // The first report carries every subscribed group at once, as neuron-monitor's first record.
-  if (auto first = core.ReportAt(*subscription_, history.newest_seq(), true, false)) {
+  if (auto first = core.ReportAt(*subscription_, newest, ReportScope::kFirst)) {
     v1::Envelope e;
     *e.mutable_report() = std::move(*first);
-    if (auto bytes = Encode(e)) Enqueue({bytes, history.newest_seq()});
+    if (auto bytes = Encode(e)) Enqueue({bytes, newest});
   }
+}
+
+void Session::StartReplay(std::uint64_t after) {
+  const History& history = server_.core().history();
+  // REQUIRES: after < newest, so after + 1 cannot overflow.
+  if (after + 1 < history.oldest_seq()) {
+    Queue(GapEnvelope(v1::GAP_REASON_RETENTION, after + 1, history.oldest_seq() - 1,
+                      "reports older than the retained history were not replayed"));
+  }
+  replay_next_ = std::max(after + 1, history.oldest_seq());
+  MaybeWrite();
 }
 
 void Session::Fail(v1::ErrorCode code, const std::string& message, bool fatal,
                    const std::string& reason) {
+  if (closed_) return;
   if (fatal) {
-    server_.log().Info("client " + std::to_string(id_) + " (" + peer_ + "): " + message);
+    server_.LogLimited(LogSeverity::kInfo, "fail:" + reason,
+                       "client " + std::to_string(id_) + " (" + peer_ + "): " + message);
   }
   Queue(ErrorEnvelope(code, message, fatal));
-  if (fatal) {
+  if (fatal && !closed_) {
     closing_ = true;
     close_reason_ = reason;
-    outbox_.erase(
-        std::remove_if(outbox_.begin(), outbox_.end(), [](const Frame& f) { return f.seq != 0; }),
-        outbox_.end());
+    timer_.cancel();
+    while (DropOldestReport()) {
+    }
+    gap_first_ = gap_last_ = 0;
     replay_next_ = 0;
+    pending_subscribe_.reset();
     MaybeWrite();
   }
 }
@@ -200,6 +316,10 @@ void Session::Send(const v1::Envelope& envelope) {
   Queue(envelope);
 }
 
+void Session::Pump() {
+  if (replaying() && !closing_) Guarded("a replay", [&] { MaybeWrite(); });
+}
+
 void Session::Shutdown() {
   if (closed_) return;
   v1::Envelope bye;
@@ -212,28 +332,70 @@ void Session::Shutdown() {
   MaybeWrite();
 }
 
+void Session::Account(std::size_t bytes, bool add) {
+  if (add) {
+    queued_bytes_ += bytes;
+  } else {
+    queued_bytes_ -= std::min(bytes, queued_bytes_);
+  }
+  server_.AdjustQueuedBytes(bytes, add);
+}
+
 void Session::Queue(const v1::Envelope& envelope) {
   if (closed_) return;
   auto bytes = Encode(envelope);
   if (bytes == nullptr) return;
+  const ServerLimits& limits = server_.limits();
+  if (queued_controls_ >= limits.max_control_frames) {
+    server_.LogLimited(LogSeverity::kWarn, "control_budget",
+                       "client " + std::to_string(id_) + " (" + peer_ + ") left " +
+                           std::to_string(queued_controls_) +
+                           " notices and errors unread (limits.max_control_frames); "
+                           "disconnecting it");
+    return Close("control_budget");
+  }
+  while (queued_bytes_ + bytes->size() > limits.max_queue_bytes && DropOldestReport()) {
+  }
+  if (queued_bytes_ + bytes->size() > limits.max_queue_bytes) {
+    server_.LogLimited(LogSeverity::kWarn, "queue_budget",
+                       "client " + std::to_string(id_) + " (" + peer_ + ") has " +
+                           std::to_string(queued_bytes_) +
+                           " bytes unread (limits.max_queue_bytes); disconnecting it");
+    return Close("queue_budget");
+  }
+  Account(bytes->size(), true);
   outbox_.push_back({std::move(bytes), 0});
+  ++queued_controls_;
   MaybeWrite();
+}
+
+bool Session::OverReportBudget(std::size_t incoming) const {
+  const ServerLimits& limits = server_.limits();
+  return queued_reports_ >= limits.queue_depth ||
+         queued_bytes_ + incoming > limits.max_queue_bytes ||
+         server_.queued_bytes_total() + incoming > limits.max_queued_bytes_total;
+}
+
+// Drops the oldest queued report, to be named in a gap Notice; false when none is queued.
+bool Session::DropOldestReport() {
+  auto oldest =
+      std::find_if(outbox_.begin(), outbox_.end(), [](const Frame& f) { return f.seq != 0; });
+  if (oldest == outbox_.end()) return false;
+  if (gap_first_ == 0) gap_first_ = oldest->seq;
+  gap_last_ = oldest->seq;
+  Account(oldest->bytes->size(), false);
+  outbox_.erase(oldest);
+  --queued_reports_;
+  ++server_.stats().frames_dropped;
+  return true;
 }
 
 void Session::Enqueue(Frame frame) {
   if (closed_ || closing_) return;
-  if (queued_reports_ >= server_.limits().queue_depth) {
-    // Drop the oldest queued report; a gap Notice will say which seqs never came.
-    auto oldest =
-        std::find_if(outbox_.begin(), outbox_.end(), [](const Frame& f) { return f.seq != 0; });
-    if (oldest != outbox_.end()) {
-      if (gap_first_ == 0) gap_first_ = oldest->seq;
-      gap_last_ = oldest->seq;
-      outbox_.erase(oldest);
-      --queued_reports_;
-      ++server_.stats().frames_dropped;
-    }
+  const std::size_t size = frame.bytes->size();
+  while (OverReportBudget(size) && DropOldestReport()) {
   }
+  Account(size, true);
   outbox_.push_back(std::move(frame));
   ++queued_reports_;
   MaybeWrite();
@@ -241,14 +403,32 @@ void Session::Enqueue(Frame frame) {
 
 void Session::FillFromReplay() {
   DaemonCore& core = server_.core();
-  while (replay_next_ != 0 && queued_reports_ < server_.limits().queue_depth) {
+  const History& history = core.history();
+  while (replay_next_ != 0 && queued_reports_ < kReplayLookahead &&
+         server_.queued_bytes_total() < server_.limits().max_queued_bytes_total) {
+    if (history.empty()) {
+      replay_next_ = 0;
+      break;
+    }
+    if (replay_next_ < history.oldest_seq()) {
+      // Evicted while this client read slowly: say so rather than skip them silently.
+      const std::uint64_t first = replay_next_;
+      replay_next_ = history.oldest_seq();
+      if (auto bytes = Encode(GapEnvelope(v1::GAP_REASON_RETENTION, first, replay_next_ - 1,
+                                          "reports evicted from the history during the replay"))) {
+        Account(bytes->size(), true);
+        outbox_.push_back({std::move(bytes), 0});
+        ++queued_controls_;
+      }
+    }
     const std::uint64_t seq = replay_next_;
-    replay_next_ = seq < core.history().newest_seq() ? seq + 1 : 0;
-    if (auto report = core.ReportAt(*subscription_, seq, false, true)) {
+    replay_next_ = seq < history.newest_seq() ? seq + 1 : 0;
+    if (auto report = core.ReportAt(*subscription_, seq, ReportScope::kReplay)) {
       v1::Envelope e;
       *e.mutable_report() = std::move(*report);
       if (auto bytes = Encode(e)) {
-        outbox_.push_back({bytes, seq});
+        Account(bytes->size(), true);
+        outbox_.push_back({std::move(bytes), seq});
         ++queued_reports_;
       }
     }
@@ -257,22 +437,24 @@ void Session::FillFromReplay() {
 
 void Session::MaybeWrite() {
   if (closed_ || !in_flight_.empty()) return;
-  if (replay_next_ != 0 && subscription_) FillFromReplay();
+  if (replay_next_ != 0 && subscription_ && !closing_) FillFromReplay();
   if (gap_first_ != 0) {
-    v1::Envelope gap;
-    v1::Notice* n = gap.mutable_notice();
-    n->set_kind(v1::NOTICE_KIND_GAP);
-    n->set_gap_reason(v1::GAP_REASON_SLOW_CLIENT);
-    n->set_first_seq(gap_first_);
-    n->set_last_seq(gap_last_);
-    n->set_text("reports dropped: the client did not read fast enough");
+    auto bytes = Encode(GapEnvelope(v1::GAP_REASON_SLOW_CLIENT, gap_first_, gap_last_,
+                                    "reports dropped: the client did not read fast enough"));
     gap_first_ = gap_last_ = 0;
-    if (auto bytes = Encode(gap)) in_flight_.push_back({bytes, 0});
+    if (bytes) {
+      Account(bytes->size(), true);
+      in_flight_.push_back({std::move(bytes), 0});
+    }
   }
   std::size_t bytes = 0;
   while (!outbox_.empty() && in_flight_.size() < kMaxBatchFrames && bytes < kMaxBatchBytes) {
     bytes += outbox_.front().bytes->size();
-    if (outbox_.front().seq != 0) --queued_reports_;
+    if (outbox_.front().seq != 0) {
+      --queued_reports_;
+    } else {
+      --queued_controls_;
+    }
     in_flight_.push_back(std::move(outbox_.front()));
     outbox_.pop_front();
   }
@@ -283,10 +465,12 @@ void Session::MaybeWrite() {
   std::vector<asio::const_buffer> buffers;
   buffers.reserve(in_flight_.size());
   for (const Frame& f : in_flight_) buffers.push_back(asio::buffer(*f.bytes));
-  write_started_ = std::chrono::steady_clock::now();
-  asio::async_write(socket_, buffers,
-                    [self = shared_from_this()](const boost::system::error_code& ec,
-                                                std::size_t n) { self->OnWrite(ec, n); });
+  write_started_ = Now();
+  asio::async_write(
+      socket_, buffers,
+      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+        self->Guarded("a write", [&] { self->OnWrite(ec, n); });
+      });
 }
 
 void Session::OnWrite(const boost::system::error_code& ec, std::size_t n) {
@@ -295,23 +479,26 @@ void Session::OnWrite(const boost::system::error_code& ec, std::size_t n) {
   DaemonStats& stats = server_.stats();
   stats.frames_sent += in_flight_.size();
   stats.bytes_sent += n;
-  last_send_ = std::chrono::steady_clock::now();
+  last_send_ = Now();
+  for (const Frame& f : in_flight_) Account(f.bytes->size(), false);
   in_flight_.clear();
   MaybeWrite();
 }
 
 void Session::CheckStuck(MonoTime now) {
+  if (closed_) return;
   const Nanos idle = server_.limits().idle_timeout;
   if (idle > Nanos(0) && !closing_ && now - last_receive_ > idle) {
     return Fail(v1::ERROR_CODE_IDLE_TIMEOUT, "nothing received within the idle timeout", true,
                 "idle_timeout");
   }
   if (!in_flight_.empty() && now - write_started_ > server_.limits().write_timeout) {
-    server_.log().Warn(
+    server_.LogLimited(
+        LogSeverity::kWarn, "write_timeout",
         "client " + std::to_string(id_) + " (" + peer_ + ") has not read for " +
-        std::to_string(
-            std::chrono::duration_cast<std::chrono::seconds>(now - write_started_).count()) +
-        " s; disconnecting it");
+            std::to_string(
+                std::chrono::duration_cast<std::chrono::seconds>(now - write_started_).count()) +
+            " s; disconnecting it");
     Close("write_timeout");
   }
 }
@@ -319,11 +506,13 @@ void Session::CheckStuck(MonoTime now) {
 void Session::Close(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
-  handshake_timer_.cancel();
+  timer_.cancel();
   boost::system::error_code ignored;
   socket_.shutdown(GenericSocket::shutdown_both, ignored);
   socket_.close(ignored);
+  Account(queued_bytes_, false);
   outbox_.clear();
+  // in_flight_ stays: the aborted write's buffers live until its handler runs (and returns).
   server_.Remove(*this, reason);
 }
 

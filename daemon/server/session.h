@@ -1,13 +1,20 @@
 // Session: one client connection to the stream server. It reads and validates frames (Hello, then
 // Subscribe / Heartbeat), answers with Welcome / Error / Notice, and writes reports with at most
-// one write in flight. Reports wait in a bounded queue of shared, already-encoded frames; when a
-// slow client's queue is full the oldest report is dropped and a gap Notice (seq range, reason)
-// takes its place, and a write stuck past the write timeout disconnects the client. Nothing a
-// client does — or fails to do — blocks the sampler or any other client. Lifetime: owned by
-// shared_ptrs held by its pending async operations and by the server's set of sessions; Close()
-// releases the server's reference. All methods run on the io_context thread.
+// one write in flight. Everything queued for the client — reports, and the Notices, Errors and
+// acknowledgements it has not read — counts against its budget (ServerLimits): when a slow
+// client's reports exceed queue_depth or max_queue_bytes, or all clients' queues together exceed
+// max_queued_bytes_total, the oldest report is dropped and a gap Notice (seq range, reason) takes
+// its place; a client with more than max_control_frames control frames unread is disconnected,
+// and so is one whose write stays stuck past the write timeout. Subscribes are applied at most once
+// per subscribe_interval (the latest wins), so flooding them costs at most one report build per
+// interval. Deadlines: the Hello within handshake_timeout, the first Subscribe within
+// subscribe_timeout. Nothing a client does — or fails to do — blocks the sampler or any other
+// client, and no exception escapes a handler: a session whose handler throws is closed and logged.
+// Lifetime: owned by shared_ptrs held by its pending async operations and by the server's set of
+// sessions; Close() releases the server's reference. All methods run on the io_context thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -27,18 +34,22 @@ class StreamServer;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
+  // `peer_key` groups connections for the per-user limit ("uid 1000", "tcp 127.0.0.1"); empty
+  // for connections that are not limited (the in-process embedding).
   Session(StreamServer& server, GenericSocket socket, std::uint64_t id, Transport transport,
-          std::string peer, bool requires_token);
+          std::string peer, std::string peer_key, bool requires_token);
 
   // Starts the handshake deadline and the read loop.
   void Start();
   // Sends `error` and closes once it is written (too many clients, before Start).
-  void Reject(v1::ErrorCode code, const std::string& message);
+  void Reject(v1::ErrorCode code, const std::string& message, const std::string& reason);
 
   // Offers the live report frame for `seq` (shared with other sessions).
   void Deliver(std::shared_ptr<const std::string> frame, std::uint64_t seq);
-  // Sends a control message (Notice, Heartbeat); `fatal` closes after it is written.
+  // Sends a control message (Notice, Heartbeat).
   void Send(const v1::Envelope& envelope);
+  // Continues a replay held back by the all-clients byte budget.
+  void Pump();
   // The daemon is stopping: a shutdown Notice, then close once written.
   void Shutdown();
   // Closes now, counting the disconnect under `reason`.
@@ -50,12 +61,16 @@ class Session : public std::enable_shared_from_this<Session> {
   void CheckStuck(MonoTime now);
 
   bool subscribed() const { return subscription_.has_value() && !closing_; }
+  bool welcomed() const { return welcomed_; }
   bool replaying() const { return replay_next_ != 0; }
   const Subscription& subscription() const { return *subscription_; }
   std::uint64_t id() const { return id_; }
   Transport transport() const { return transport_; }
   const std::string& peer() const { return peer_; }
+  const std::string& peer_key() const { return peer_key_; }
   MonoTime last_send() const { return last_send_; }
+  // Bytes of frames queued or being written.
+  std::size_t queued_bytes() const { return queued_bytes_; }
 
  private:
   struct Frame {
@@ -68,20 +83,33 @@ class Session : public std::enable_shared_from_this<Session> {
   void Handle(const v1::Envelope& envelope);
   void OnHello(const v1::Hello& hello);
   void OnSubscribe(const v1::Subscribe& subscribe);
+  void ApplySubscribe(const v1::Subscribe& subscribe, Subscription sub, MonoTime now);
+  void StartReplay(std::uint64_t after);
+  void ArmTimer(Nanos after, void (Session::*on_expiry)());
+  void OnHandshakeDeadline();
+  void OnSubscribeDeadline();
+  void OnPendingSubscribe();
   void Fail(v1::ErrorCode code, const std::string& message, bool fatal, const std::string& reason);
   void Enqueue(Frame frame);
+  bool DropOldestReport();
+  bool OverReportBudget(std::size_t incoming) const;
   void FillFromReplay();
   void MaybeWrite();
   void OnWrite(const boost::system::error_code& ec, std::size_t n);
   void Queue(const v1::Envelope& envelope);
+  void Account(std::size_t bytes, bool add);
+  template <typename Fn>
+  void Guarded(const char* what, Fn&& fn);
 
   StreamServer& server_;
   GenericSocket socket_;
   const std::uint64_t id_;
   const Transport transport_;
   const std::string peer_;
+  const std::string peer_key_;
   const bool requires_token_;
-  asio::steady_timer handshake_timer_;
+  // One deadline at a time: the Hello, then the first Subscribe, then a coalesced Subscribe.
+  asio::steady_timer timer_;
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buffer_;
   bool welcomed_ = false;
@@ -89,8 +117,12 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closed_ = false;
   std::string close_reason_;
   std::optional<Subscription> subscription_;
+  std::optional<v1::Subscribe> pending_subscribe_;  // waiting for subscribe_interval to pass
+  std::optional<MonoTime> last_subscribe_;          // when a Subscribe was last applied
   std::deque<Frame> outbox_;
   std::size_t queued_reports_ = 0;
+  std::size_t queued_controls_ = 0;
+  std::size_t queued_bytes_ = 0;  // outbox and in flight
   std::vector<Frame> in_flight_;
   std::uint64_t gap_first_ = 0;  // pending gap Notice (0: none)
   std::uint64_t gap_last_ = 0;

@@ -55,10 +55,13 @@ Status ClearStaleSocket(const std::string& path) {
 }  // namespace
 
 struct StreamServer::Listener {
+  explicit Listener(asio::io_context& io) : backoff_timer(io) {}
   Transport transport = Transport::kUnix;
   bool requires_token = false;
   std::string description;
   std::variant<std::unique_ptr<LocalAcceptor>, std::unique_ptr<TcpAcceptor>> acceptor;
+  asio::steady_timer backoff_timer;
+  Nanos backoff{0};  // after a failed accept; zero once one succeeds
 };
 
 StreamServer::StreamServer(asio::io_context& io, DaemonCore& core, Logger& log, DaemonStats& stats,
@@ -66,8 +69,28 @@ StreamServer::StreamServer(asio::io_context& io, DaemonCore& core, Logger& log, 
     : io_(io), core_(core), log_(log), stats_(stats), limits_(limits), token_(std::move(token)) {}
 
 StreamServer::~StreamServer() {
-  for (auto& [id, s] : sessions_) s->Close("shutdown");
+  // Close() removes each session from sessions_: iterate over a copy.
+  for (auto& s : Sessions()) s->Close("shutdown");
   if (!unix_path_.empty()) ::unlink(unix_path_.c_str());
+}
+
+std::vector<std::shared_ptr<Session>> StreamServer::Sessions() const {
+  std::vector<std::shared_ptr<Session>> out;
+  out.reserve(sessions_.size());
+  for (const auto& [id, s] : sessions_) out.push_back(s);
+  return out;
+}
+
+void StreamServer::LogLimited(LogSeverity severity, const std::string& key,
+                              const std::string& message) {
+  if (!log_.Enabled(severity)) return;
+  const LogRateLimiter::Decision d = log_limiter_.Admit(key, std::chrono::steady_clock::now());
+  if (d.allowed) log_.Log(severity, WithSuppressedCount(message, d.suppressed));
+}
+
+void StreamServer::AdjustQueuedBytes(std::size_t bytes, bool add) {
+  queued_bytes_total_ = add ? queued_bytes_total_ + bytes
+                            : queued_bytes_total_ - std::min(bytes, queued_bytes_total_);
 }
 
 Status StreamServer::ListenUnix(const UnixListenOptions& options) {
@@ -100,7 +123,7 @@ Status StreamServer::ListenUnix(const UnixListenOptions& options) {
   acceptor->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return Status::IoError("cannot listen on " + options.path + ": " + ec.message());
   unix_path_ = options.path;
-  auto listener = std::make_unique<Listener>();
+  auto listener = std::make_unique<Listener>(io_);
   listener->transport = Transport::kUnix;
   listener->description = "unix:" + options.path;
   listener->acceptor = std::move(acceptor);
@@ -126,7 +149,7 @@ Status StreamServer::ListenTcp(const std::string& host, std::uint16_t port, bool
     return Status::IoError("cannot listen on " + host + ":" + std::to_string(port) + ": " +
                            ec.message());
   }
-  auto listener = std::make_unique<Listener>();
+  auto listener = std::make_unique<Listener>(io_);
   listener->transport = Transport::kTcp;
   listener->requires_token = requires_token;
   const auto bound = acceptor->local_endpoint(ec);
@@ -137,13 +160,13 @@ Status StreamServer::ListenTcp(const std::string& host, std::uint16_t port, bool
   return Status::Ok();
 }
 
-Status StreamServer::AdoptListener(int fd) {
+Status StreamServer::AdoptListener(int fd, bool loopback_requires_token) {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     return Status::IoError("socket-activation fd " + std::to_string(fd) + ": " + Errno(errno));
   }
-  auto listener = std::make_unique<Listener>();
+  auto listener = std::make_unique<Listener>(io_);
   boost::system::error_code ec;
   if (addr.ss_family == AF_UNIX) {
     auto acceptor = std::make_unique<LocalAcceptor>(io_);
@@ -157,7 +180,7 @@ Status StreamServer::AdoptListener(int fd) {
                      ec);
     listener->transport = Transport::kTcp;
     const auto ep = acceptor->local_endpoint(ec);
-    listener->requires_token = !ep.address().is_loopback();
+    listener->requires_token = !ep.address().is_loopback() || loopback_requires_token;
     listener->description = "tcp:" + ep.address().to_string() + ":" + std::to_string(ep.port()) +
                             " (socket activation)";
     listener->acceptor = std::move(acceptor);
@@ -174,14 +197,18 @@ void StreamServer::Accept(Listener& listener) {
       [&](auto& acceptor) {
         acceptor->async_accept([this, &listener](const boost::system::error_code& ec, auto socket) {
           if (shutting_down_ || ec == asio::error::operation_aborted) return;
-          if (!ec) {
+          if (ec) return OnAcceptError(listener, ec);
+          listener.backoff = Nanos(0);
+          try {
             const auto protocol = socket.local_endpoint().protocol();
             GenericSocket generic(
                 io_, asio::generic::stream_protocol(protocol.family(), protocol.protocol()),
                 socket.release());
             OnAccepted(listener, std::move(generic));
-          } else {
-            log_.Warn("accept on " + listener.description + " failed: " + ec.message());
+          } catch (const std::exception& e) {
+            // e.g. the peer reset before we looked at it, or memory ran out: lose this one only.
+            LogLimited(LogSeverity::kWarn, "accept_setup:" + listener.description,
+                       "client on " + listener.description + " dropped: " + e.what());
           }
           Accept(listener);
         });
@@ -189,16 +216,31 @@ void StreamServer::Accept(Listener& listener) {
       listener.acceptor);
 }
 
-std::string StreamServer::PeerOf(GenericSocket& socket, Transport transport) {
+void StreamServer::OnAcceptError(Listener& listener, const boost::system::error_code& ec) {
+  LogLimited(LogSeverity::kWarn, "accept:" + listener.description,
+             "accept on " + listener.description + " failed: " + ec.message());
+  // Out of descriptors (EMFILE, ENFILE) or memory, the listener stays readable: accepting again at
+  // once would spin. Wait, longer each time, for closing sessions to free some.
+  listener.backoff = std::clamp<Nanos>(listener.backoff * 2, std::chrono::milliseconds(50),
+                                       std::chrono::seconds(1));
+  listener.backoff_timer.expires_after(
+      std::chrono::duration_cast<asio::steady_timer::duration>(listener.backoff));
+  listener.backoff_timer.async_wait([this, &listener](const boost::system::error_code& wait_ec) {
+    if (!wait_ec && !shutting_down_) Accept(listener);
+  });
+}
+
+StreamServer::Peer StreamServer::PeerOf(GenericSocket& socket, Transport transport) {
+  if (transport == Transport::kEmbedded) return {"in-process", ""};
   if (transport == Transport::kUnix) {
     ucred cred{};
     socklen_t len = sizeof cred;
     if (::getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
-      return "uid " + std::to_string(cred.uid) + " pid " + std::to_string(cred.pid);
+      const std::string uid = "uid " + std::to_string(cred.uid);
+      return {uid + " pid " + std::to_string(cred.pid), uid};
     }
-    return "unix peer";
+    return {"unix peer", "uid ?"};
   }
-  if (transport == Transport::kEmbedded) return "in-process";
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   char host[64] = "?";
@@ -211,41 +253,78 @@ std::string StreamServer::PeerOf(GenericSocket& socket, Transport transport) {
     const unsigned port =
         ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
                                          : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
-    return std::string(host) + ":" + std::to_string(port);
+    return {std::string(host) + ":" + std::to_string(port), "tcp " + std::string(host)};
   }
-  return "tcp peer";
+  return {"tcp peer", "tcp ?"};
 }
 
 void StreamServer::OnAccepted(Listener& listener, GenericSocket socket) {
-  const std::string peer = PeerOf(socket, listener.transport);
-  auto session = std::make_shared<Session>(*this, std::move(socket), next_id_++, listener.transport,
-                                           peer, listener.requires_token);
+  const Peer peer = PeerOf(socket, listener.transport);
   ++stats_.connections_total;
+  std::string refusal;
   if (sessions_.size() >= limits_.max_clients) {
-    log_.Warn("refusing client " + peer + " on " + listener.description + ": " +
-              std::to_string(limits_.max_clients) + " clients already connected");
+    refusal = "too many clients (limit " + std::to_string(limits_.max_clients) + ")";
+  } else if (!peer.key.empty() && per_peer_[peer.key] >= limits_.max_clients_per_uid) {
+    refusal = "too many clients from " + peer.key + " (limit " +
+              std::to_string(limits_.max_clients_per_uid) + " per uid or address)";
+  }
+  if (!refusal.empty()) {
+    // Not counted against its peer: it closes once the error is written.
+    auto session =
+        std::make_shared<Session>(*this, std::move(socket), next_id_++, listener.transport,
+                                  peer.description, "", listener.requires_token);
+    LogLimited(
+        LogSeverity::kWarn, "refuse:" + peer.key,
+        "refusing client " + peer.description + " on " + listener.description + ": " + refusal);
     sessions_.emplace(session->id(), session);
     ++stats_.clients[static_cast<int>(listener.transport)];
-    session->Reject(v1::ERROR_CODE_TOO_MANY_CLIENTS,
-                    "too many clients (limit " + std::to_string(limits_.max_clients) + ")");
+    session->Reject(v1::ERROR_CODE_TOO_MANY_CLIENTS, refusal, "too_many_clients");
     return;
   }
-  log_.Info("client " + std::to_string(session->id()) + " connected on " + listener.description +
-            " (" + peer + ")");
+  MakeRoomForHandshake();
+  auto session = std::make_shared<Session>(*this, std::move(socket), next_id_++, listener.transport,
+                                           peer.description, peer.key, listener.requires_token);
+  LogLimited(LogSeverity::kInfo, "connect",
+             "client " + std::to_string(session->id()) + " connected on " + listener.description +
+                 " (" + peer.description + ")");
+  Admit(session, listener.transport);
+}
+
+// Closes the oldest connection still in its handshake when max_handshaking are: a client that
+// says Hello at once gets in however many idle connections someone opened.
+void StreamServer::MakeRoomForHandshake() {
+  while (handshaking_.size() >= limits_.max_handshaking) {
+    auto it = sessions_.find(*handshaking_.begin());
+    if (it == sessions_.end()) {
+      handshaking_.erase(handshaking_.begin());
+      continue;
+    }
+    auto oldest = it->second;
+    LogLimited(LogSeverity::kWarn, "handshake_evicted",
+               "closing client " + std::to_string(oldest->id()) + " (" + oldest->peer() +
+                   "): still in its handshake while " + std::to_string(handshaking_.size()) +
+                   " connections wait (limits.max_handshaking)");
+    oldest->Close("handshake_evicted");
+  }
+}
+
+void StreamServer::Admit(const std::shared_ptr<Session>& session, Transport transport) {
   sessions_.emplace(session->id(), session);
-  ++stats_.clients[static_cast<int>(listener.transport)];
+  handshaking_.insert(session->id());
+  if (!session->peer_key().empty()) ++per_peer_[session->peer_key()];
+  ++stats_.clients[static_cast<int>(transport)];
   session->Start();
 }
 
+void StreamServer::OnWelcomed(Session& session) { handshaking_.erase(session.id()); }
+
 void StreamServer::ServeConnected(int fd, Transport transport) {
   GenericSocket socket(io_, asio::generic::stream_protocol(AF_UNIX, 0), fd);
-  std::string peer = PeerOf(socket, transport);
+  Peer peer = PeerOf(socket, transport);
   auto session = std::make_shared<Session>(*this, std::move(socket), next_id_++, transport,
-                                           std::move(peer), false);
+                                           std::move(peer.description), peer.key, false);
   ++stats_.connections_total;
-  ++stats_.clients[static_cast<int>(transport)];
-  sessions_.emplace(session->id(), session);
-  session->Start();
+  Admit(session, transport);
 }
 
 void StreamServer::Remove(Session& session, const std::string& reason) {
@@ -253,58 +332,60 @@ void StreamServer::Remove(Session& session, const std::string& reason) {
   if (it == sessions_.end()) return;
   auto keep = it->second;  // the session may be destroyed once erased
   sessions_.erase(it);
+  handshaking_.erase(session.id());
+  if (!session.peer_key().empty()) {
+    auto peer = per_peer_.find(session.peer_key());
+    if (peer != per_peer_.end() && --peer->second == 0) per_peer_.erase(peer);
+  }
   --stats_.clients[static_cast<int>(session.transport())];
   ++stats_.disconnects[reason];
   if (reason != "shutdown") {
-    log_.Info("client " + std::to_string(session.id()) + " (" + session.peer() +
-              ") disconnected: " + reason);
+    LogLimited(LogSeverity::kInfo, "disconnect:" + reason,
+               "client " + std::to_string(session.id()) + " (" + session.peer() +
+                   ") disconnected: " + reason);
   }
   MaybeFinishShutdown();
 }
 
 void StreamServer::Broadcast() {
-  // Copy: a failing write may remove sessions while we iterate.
-  std::vector<std::shared_ptr<Session>> sessions;
-  sessions.reserve(sessions_.size());
-  for (auto& [id, s] : sessions_) sessions.push_back(s);
+  // A copy: a failing write may remove sessions while we iterate.
   const std::uint64_t seq = core_.history().newest_seq();
-  for (auto& s : sessions) {
+  for (auto& s : Sessions()) {
+    if (s->replaying()) {
+      s->Pump();  // a replay held back by the all-clients budget
+      continue;
+    }
     if (!s->subscribed()) continue;
     if (auto frame = core_.LiveFrame(s->subscription())) s->Deliver(std::move(frame), seq);
   }
-  if (!core_.last_error().empty()) log_.Error(core_.last_error());
+  if (!core_.last_error().empty()) LogLimited(LogSeverity::kError, "report", core_.last_error());
 }
 
 void StreamServer::Heartbeat(MonoTime now) {
-  {
-    std::vector<std::shared_ptr<Session>> sessions;
-    for (auto& [id, s] : sessions_) sessions.push_back(s);
-    for (auto& s : sessions) s->CheckStuck(now);
-  }
+  for (auto& s : Sessions()) s->CheckStuck(now);
   const auto interval = limits_.heartbeat_interval;
   if (interval <= Nanos(0)) return;
   v1::Envelope beat;
   beat.mutable_heartbeat()->set_newest_seq(core_.history().newest_seq());
   beat.mutable_heartbeat()->set_wall_time_unix_ns(ToUnixNanos(std::chrono::system_clock::now()));
-  std::vector<std::shared_ptr<Session>> sessions;
-  for (auto& [id, s] : sessions_) sessions.push_back(s);
-  for (auto& s : sessions) {
-    if (now - s->last_send() >= interval) s->Send(beat);
+  for (auto& s : Sessions()) {
+    if (s->welcomed() && now - s->last_send() >= interval) s->Send(beat);
   }
 }
 
 void StreamServer::NoticeAll(const v1::Notice& notice) {
   v1::Envelope e;
   *e.mutable_notice() = notice;
-  std::vector<std::shared_ptr<Session>> sessions;
-  for (auto& [id, s] : sessions_) sessions.push_back(s);
-  for (auto& s : sessions) s->Send(e);
+  for (auto& s : Sessions()) {
+    if (s->welcomed()) s->Send(e);
+  }
 }
 
 void StreamServer::Shutdown(Nanos deadline, std::function<void()> done) {
   shutting_down_ = true;
   shutdown_done_ = std::move(done);
   for (auto& listener : listeners_) {
+    listener->backoff_timer.cancel();
     std::visit(
         [](auto& a) {
           boost::system::error_code ignored;
@@ -316,17 +397,13 @@ void StreamServer::Shutdown(Nanos deadline, std::function<void()> done) {
     ::unlink(unix_path_.c_str());
     unix_path_.clear();
   }
-  std::vector<std::shared_ptr<Session>> sessions;
-  for (auto& [id, s] : sessions_) sessions.push_back(s);
-  for (auto& s : sessions) s->Shutdown();
+  for (auto& s : Sessions()) s->Shutdown();
   shutdown_timer_ = std::make_unique<asio::steady_timer>(io_);
   shutdown_timer_->expires_after(
       std::chrono::duration_cast<asio::steady_timer::duration>(deadline));
   shutdown_timer_->async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
-    std::vector<std::shared_ptr<Session>> left;
-    for (auto& [id, s] : sessions_) left.push_back(s);
-    for (auto& s : left) s->Close("shutdown");
+    for (auto& s : Sessions()) s->Close("shutdown");
     MaybeFinishShutdown();
   });
   MaybeFinishShutdown();

@@ -1,7 +1,13 @@
 // StreamServer: the protobuf stream endpoint of the daemon — unix socket (and optional TCP)
 // acceptors, the set of client sessions, and fan-out of each sample's reports. Each distinct
 // subscription's report is encoded once (DaemonCore::LiveFrame) and the same bytes are queued to
-// every session that asked for it. Runs on one io_context thread; not thread-safe.
+// every session that asked for it.
+// Slots cannot be hoarded: at most max_clients sessions, max_clients_per_uid per local user (unix,
+// by SO_PEERCRED) or per address (TCP), and max_handshaking not yet welcomed — when that is full
+// the oldest unwelcomed connection is closed to make room, so a client that says Hello at once
+// always gets in. An accept that fails for want of descriptors or memory backs off (50 ms, doubling
+// to 1 s) instead of spinning. Repeating log lines go through a rate limiter: one per key per 10 s,
+// with a count of those suppressed. Runs on one io_context thread; not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,10 +29,19 @@ namespace neuronmon::daemon {
 
 class Session;
 
+// The config's `limits` as the stream server uses them (config.h and docs/security.md say more).
 struct ServerLimits {
   std::size_t max_clients = 2048;
-  std::size_t queue_depth = 64;  // report frames queued per client
+  std::size_t max_clients_per_uid = 256;  // per uid (unix) or per address (TCP)
+  std::size_t max_handshaking = 64;       // connections not yet welcomed
+  std::size_t queue_depth = 64;           // report frames queued per client
+  std::size_t max_queue_bytes = 4 << 20;  // all frames queued per client
+  std::size_t max_control_frames = 64;    // notices and errors queued per client
+  std::size_t max_queued_bytes_total = 64 << 20;
+  std::size_t max_tag_filter_bytes = 256;
   Nanos handshake_timeout = std::chrono::seconds(5);
+  Nanos subscribe_timeout = std::chrono::seconds(30);  // 0: never
+  Nanos subscribe_interval = std::chrono::seconds(1);
   Nanos write_timeout = std::chrono::seconds(10);
   Nanos idle_timeout{0};  // 0: never
   Nanos heartbeat_interval = std::chrono::seconds(5);
@@ -48,8 +64,9 @@ class StreamServer {
   Status ListenUnix(const UnixListenOptions& options);
   // Binds TCP `host:port`; `requires_token` makes Hello carry the auth token.
   Status ListenTcp(const std::string& host, std::uint16_t port, bool requires_token);
-  // Serves a listening socket passed by systemd (LISTEN_FDS).
-  Status AdoptListener(int fd);
+  // Serves a listening socket passed by systemd (LISTEN_FDS). A TCP one asks for the token off
+  // loopback, and on loopback when `loopback_requires_token` (see TcpRequiresToken).
+  Status AdoptListener(int fd, bool loopback_requires_token);
   // Serves an already connected socket (the in-process embedding's socketpair end).
   void ServeConnected(int fd, Transport transport);
 
@@ -69,6 +86,9 @@ class StreamServer {
   std::size_t session_count() const { return sessions_.size(); }
   std::vector<std::string> listening_on() const;
 
+  // Bytes queued for every client together.
+  std::size_t queued_bytes_total() const { return queued_bytes_total_; }
+
   // For sessions.
   DaemonCore& core() { return core_; }
   Logger& log() { return log_; }
@@ -76,12 +96,25 @@ class StreamServer {
   const std::string& token() const { return token_; }
   asio::io_context& io() { return io_; }
   void Remove(Session& session, const std::string& reason);
+  void OnWelcomed(Session& session);
+  void AdjustQueuedBytes(std::size_t bytes, bool add);
+  // Logs `message` unless another under `key` was logged in the last 10 s (then it is counted and
+  // the next one let through says how many were suppressed).
+  void LogLimited(LogSeverity severity, const std::string& key, const std::string& message);
 
  private:
   struct Listener;
+  struct Peer {
+    std::string description;  // "uid 1000 pid 4242", "127.0.0.1:51234"
+    std::string key;          // "uid 1000", "tcp 127.0.0.1"; empty: not limited
+  };
   void Accept(Listener& listener);
   void OnAccepted(Listener& listener, GenericSocket socket);
-  std::string PeerOf(GenericSocket& socket, Transport transport);
+  void OnAcceptError(Listener& listener, const boost::system::error_code& ec);
+  Peer PeerOf(GenericSocket& socket, Transport transport);
+  void Admit(const std::shared_ptr<Session>& session, Transport transport);
+  void MakeRoomForHandshake();
+  std::vector<std::shared_ptr<Session>> Sessions() const;
   void MaybeFinishShutdown();
 
   asio::io_context& io_;
@@ -92,6 +125,10 @@ class StreamServer {
   std::string token_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::map<std::uint64_t, std::shared_ptr<Session>> sessions_;
+  std::set<std::uint64_t> handshaking_;          // ids of sessions not yet welcomed, oldest first
+  std::map<std::string, std::size_t> per_peer_;  // sessions per Peer::key
+  std::size_t queued_bytes_total_ = 0;
+  LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::uint64_t next_id_ = 1;
   std::string unix_path_;  // removed at shutdown
   bool shutting_down_ = false;

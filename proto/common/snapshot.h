@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -171,5 +172,12 @@ struct Snapshot {
   std::vector<RuntimeSample> runtimes;  // ascending pid
   HostSample host;
 };
+
+// The heap and inline bytes `snapshot` holds of its own: what each retained snapshot costs the
+// history. The runtimes' memory breakdowns are shared between snapshots while they do not change
+// and are left out; SharedMemoryBytes counts them. Estimates (allocator overhead not included),
+// for sizing the history before it is filled.
+std::size_t OwnBytes(const Snapshot& snapshot);
+std::size_t SharedMemoryBytes(const Snapshot& snapshot);
 
 }  // namespace neuronmon

@@ -94,7 +94,7 @@ TEST(Analyzer, UnjudgedApplicationsAreCollectingDataNotAbsent) {
     request.add_groups()->set_group(v1::GROUP_BOTTLENECK_ANALYSIS);
     auto sub = Subscription::FromRequest(request, seconds(1));
     ASSERT_TRUE(sub.ok());
-    auto report = run.core->ReportAt(*sub, run.core->history().newest_seq(), true, false);
+    auto report = run.core->ReportAt(*sub, run.core->history().newest_seq(), ReportScope::kFirst);
     ASSERT_TRUE(report.has_value());
     EXPECT_EQ(report->findings_size(), 0) << name << ": a finding before any evaluation";
     const Analysis& second = run.At(1);

@@ -87,7 +87,7 @@ TEST(ConfigTest, DefaultFileParsesToDefaults) {
 
 TEST(ConfigTest, PackagedFileIsDefaultConfigText) {
   const std::string path = std::string(NEURONMON_SOURCE_DIR) + "/packaging/neuron-monitord.json";
-  EXPECT_EQ(ReadFile(path), DefaultConfigText()) << "update kDefaultConfigText in config.cc";
+  EXPECT_EQ(ReadFile(path), DefaultConfigText()) << "the embedded default config is stale";
   Result<DaemonConfig> loaded = LoadConfigFile(path, nullptr);
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(*loaded, DefaultConfig());
@@ -96,26 +96,55 @@ TEST(ConfigTest, PackagedFileIsDefaultConfigText) {
 TEST(ConfigTest, EveryFieldIsRead) {
   const DaemonConfig c = Parse(R"({
     "device": "sim:trn2.48xlarge:lnc=2", "scenario": "straggler", "seed": 42,
-    "period": "250ms", "speed": 60.5, "history_retention": "1h",
+    "period": "250ms", "speed": 60.5, "history_retention": "5m",
     "listeners": {
       "unix": {"enabled": false, "path": "/tmp/x.sock", "mode": "0600", "group": "neuron"},
       "tcp": {"address": "[::1]:7000"}, "metrics": {"address": ""}},
     "auth_token_file": "/etc/neuron-monitor/token",
-    "limits": {"max_clients": 10, "queue_depth": 8, "handshake_timeout": "1s",
-               "write_timeout": "2s", "idle_timeout": "5m", "heartbeat_interval": "3s",
-               "max_scrapes": 2},
+    "limits": {"max_clients": 10, "max_clients_per_uid": 9, "max_handshaking": 7,
+               "handshake_timeout": "1s", "subscribe_timeout": "4s", "write_timeout": "2s",
+               "idle_timeout": "5m", "heartbeat_interval": "3s", "queue_depth": 8,
+               "max_queue_bytes": 2097152, "max_control_frames": 6,
+               "max_queued_bytes_total": 8388608, "subscribe_interval": "250ms",
+               "max_tag_filter_bytes": 100, "max_scrapes": 2, "metrics_max_connections": 5,
+               "metrics_max_pending": 4, "metrics_request_timeout": "6s",
+               "metrics_idle_timeout": "7s", "metrics_connection_lifetime": "8m",
+               "metrics_max_requests": 11, "max_history_bytes": 209715200},
     "log_level": "debug"})");
   EXPECT_EQ(c.device, "sim:trn2.48xlarge:lnc=2");
   EXPECT_EQ(c.scenario, "straggler");
   EXPECT_EQ(c.seed, 42);
   EXPECT_EQ(c.period, milliseconds(250));
   EXPECT_EQ(c.speed, 60.5);
-  EXPECT_EQ(c.history_retention, hours(1));
+  EXPECT_EQ(c.history_retention, minutes(5));
   EXPECT_EQ(c.listeners.unix_socket, (UnixListenerConfig{false, "/tmp/x.sock", 0600, "neuron"}));
   EXPECT_EQ(c.listeners.tcp, (ListenAddress{"::1", 7000}));
   EXPECT_EQ(c.listeners.metrics, std::nullopt);
   EXPECT_EQ(c.auth_token_file, "/etc/neuron-monitor/token");
-  EXPECT_EQ(c.limits, (LimitsConfig{10, 8, seconds(1), seconds(2), minutes(5), seconds(3), 2}));
+  LimitsConfig limits;
+  limits.max_clients = 10;
+  limits.max_clients_per_uid = 9;
+  limits.max_handshaking = 7;
+  limits.handshake_timeout = seconds(1);
+  limits.subscribe_timeout = seconds(4);
+  limits.write_timeout = seconds(2);
+  limits.idle_timeout = minutes(5);
+  limits.heartbeat_interval = seconds(3);
+  limits.queue_depth = 8;
+  limits.max_queue_bytes = 2 << 20;
+  limits.max_control_frames = 6;
+  limits.max_queued_bytes_total = 8 << 20;
+  limits.subscribe_interval = milliseconds(250);
+  limits.max_tag_filter_bytes = 100;
+  limits.max_scrapes = 2;
+  limits.metrics_max_connections = 5;
+  limits.metrics_max_pending = 4;
+  limits.metrics_request_timeout = seconds(6);
+  limits.metrics_idle_timeout = seconds(7);
+  limits.metrics_connection_lifetime = minutes(8);
+  limits.metrics_max_requests = 11;
+  limits.max_history_bytes = 200 << 20;
+  EXPECT_EQ(c.limits, limits);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
 }
 
@@ -155,7 +184,7 @@ TEST(ConfigTest, DurationsNeedAUnitAndARange) {
   EXPECT_THAT(Problems(R"({"limits": {"handshake_timeout": "10ms"}})"),
               ElementsAre("test.json: limits.handshake_timeout: must be between 100ms and 1h "
                           "(got \"10ms\")"));
-  EXPECT_EQ(Parse(R"({"period": "10ms"})").period, milliseconds(10));
+  EXPECT_EQ(Parse(R"({"period": "10ms", "history_retention": "10s"})").period, milliseconds(10));
 }
 
 TEST(ConfigTest, SpeedMustBePositiveAndBounded) {
@@ -265,8 +294,50 @@ TEST(ConfigTest, AddressesInTheFile) {
   EXPECT_THAT(Problems(R"({"listeners": {"tcp": {"address": "1.2.3.4:99999"}}})"),
               ElementsAre("test.json: listeners.tcp.address: \"1.2.3.4:99999\": port must be a "
                           "number from 1 to 65535"));
-  EXPECT_EQ(Parse(R"({"listeners": {"tcp": {"address": "[::1]:9413"}}})").listeners.tcp,
+  EXPECT_EQ(Parse(R"({"listeners": {"tcp": {"address": "[::1]:9413"}, "unix": {"mode": "0666"}}})")
+                .listeners.tcp,
             (ListenAddress{"::1", 9413}));
+}
+
+// Loopback TCP lets every local user in: with the unix socket restricted to a group, it would be
+// a way around that restriction, so it needs the token too.
+TEST(ConfigTest, LoopbackTcpNeedsTheTokenWhenTheUnixSocketIsRestricted) {
+  EXPECT_THAT(
+      Problems(R"({"listeners": {"tcp": {"address": "127.0.0.1:9414"}}})"),
+      ElementsAre("test.json: listeners.tcp.address: every local user can connect to loopback "
+                  "TCP, which would bypass the unix socket's mode 0660; set auth_token_file "
+                  "(clients pass it with --token-file), or make listeners.unix.mode 0666 if "
+                  "every user may read the metrics"));
+  DaemonConfig c = Parse(R"({"listeners": {"tcp": {"address": "127.0.0.1:9414"}},
+                             "auth_token_file": "/etc/neuron-monitor/token"})");
+  EXPECT_TRUE(TcpRequiresToken(c));
+  c = Parse(R"({"listeners": {"tcp": {"address": "127.0.0.1:9414"}, "unix": {"mode": "0666"}}})");
+  EXPECT_FALSE(TcpRequiresToken(c));
+  c.listeners.unix_socket.enabled = false;  // no socket at all: TCP is the only way in
+  EXPECT_TRUE(TcpRequiresToken(c));
+  c.listeners.tcp = ListenAddress{"0.0.0.0", 9414};
+  c.listeners.unix_socket.enabled = true;
+  EXPECT_TRUE(TcpRequiresToken(c));
+}
+
+// The history's memory is estimated for the instance: a long retention at a short period on a big
+// instance would outgrow the service's MemoryMax=.
+TEST(ConfigTest, HistoryMustFitTheMemoryBudget) {
+  const std::vector<std::string> p = Problems(
+      R"({"device": "sim:trn2-ultraserver", "period": "100ms", "history_retention": "2h"})");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_THAT(p[0],
+              ::testing::StartsWith("test.json: history_retention: 2h of sim:trn2-ultraserver "
+                                    "snapshots every 100ms needs about "));
+  EXPECT_THAT(p[0], ::testing::HasSubstr("MiB, over limits.max_history_bytes (128 MiB)"));
+  // The default retention fits on every preset.
+  for (const char* device : {"sim:trn1.2xlarge", "sim:trn2.48xlarge", "sim:trn2-ultraserver"}) {
+    EXPECT_EQ(Parse(std::string(R"({"device": ")") + device + R"("})").device, device);
+  }
+  EXPECT_EQ(Parse(R"({"device": "sim:trn2-ultraserver", "period": "100ms",
+                      "history_retention": "2h", "limits": {"max_history_bytes": 68719476736}})")
+                .history_retention,
+            hours(2));
 }
 
 TEST(ConfigTest, ListenersOffLoopbackRequireAToken) {
@@ -303,8 +374,9 @@ TEST(ConfigTest, DeviceAndScenarioAreChecked) {
   EXPECT_THAT(unknown[0], StartsWith("test.json: scenario: unknown scenario \"nope\" (built-in: "));
   EXPECT_THAT(unknown[0], HasSubstr("healthy-training"));
   const std::string missing = TempPath("missing-scenario.json");
-  EXPECT_THAT(Problems(R"({"scenario": ")" + missing + "\"}"),
-              ElementsAre("test.json: scenario: " + missing + ": cannot open scenario file"));
+  EXPECT_THAT(
+      Problems(R"({"scenario": ")" + missing + "\"}"),
+      ElementsAre("test.json: scenario: " + missing + ": cannot open: No such file or directory"));
   // A scenario that names devices the instance does not have is refused here, not at start.
   EXPECT_THAT(Problems(R"({"device": "sim:trn1.2xlarge", "scenario": "straggler"})"),
               ElementsAre(StartsWith("test.json: scenario: straggler: ")));

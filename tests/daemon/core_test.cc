@@ -333,12 +333,12 @@ TEST(DaemonCore, EncodesEachDistinctSubscriptionOncePerWindow) {
   }
   const auto slow_frame = core.LiveFrame(*slow);  // seq 6... not due either
   EXPECT_EQ(slow_frame, nullptr);
-  std::optional<v1::Report> first = core.ReportAt(*slow, 6, /*all_groups=*/true, false);
+  std::optional<v1::Report> first = core.ReportAt(*slow, 6, ReportScope::kFirst);
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->window_start_seq(), 1u);
   EXPECT_EQ(first->period_ns(), 5'000'000'000u);
-  EXPECT_FALSE(core.ReportAt(*slow, 6, false, true).has_value());
-  EXPECT_TRUE(core.ReportAt(*slow, 5, false, true)->replay());
+  EXPECT_FALSE(core.ReportAt(*slow, 6, ReportScope::kReplay).has_value());
+  EXPECT_TRUE(core.ReportAt(*slow, 5, ReportScope::kReplay)->replay());
   const v1::Welcome w = core.MakeWelcome(clock.Now());
   EXPECT_EQ(w.oldest_seq(), 1u);
   EXPECT_EQ(w.newest_seq(), 6u);

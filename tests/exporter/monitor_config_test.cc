@@ -118,5 +118,31 @@ TEST(MonitorConfig, DefaultIsEveryGroupEveryFiveSeconds) {
   EXPECT_TRUE(subs[0].tag_filter().empty());
 }
 
+// Tag filters are RE2 (Go's syntax, linear time): a pattern std::regex would backtrack on for
+// seconds is fine, one RE2 rejects (backreferences) is an error naming the field, and an
+// over-long one is refused without being echoed back whole.
+TEST(MonitorConfig, TagFiltersAreRe2AndBounded) {
+  Result<MonitorConfig> ok = ParseMonitorConfig(
+      R"({"neuron_runtimes": [{"tag_filter": "(.*)*(.*)*X"}, {"tag_filter": "(?i)^llama-\\d+$"}]})",
+      "monitor.conf");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ErrorOf(R"({"neuron_runtimes": [{"tag_filter": "(a)\\1"}]})"),
+            "monitor.conf: neuron_runtimes[0].tag_filter: \"(a)\\1\" is not a valid regular "
+            "expression: invalid escape sequence: \\1");
+  const std::string long_filter(300, 'a');
+  const std::string error =
+      ErrorOf(R"({"neuron_runtimes": [{"tag_filter": ")" + long_filter + R"("}]})");
+  EXPECT_EQ(error,
+            "monitor.conf: neuron_runtimes[0].tag_filter: is 300 bytes long; the limit is 256 "
+            "bytes");
+}
+
+// -c names a file that must be a regular file of at most 1 MiB: /dev/zero would never end.
+TEST(MonitorConfig, LoadRefusesWhatIsNotASmallRegularFile) {
+  EXPECT_EQ(LoadMonitorConfig("/dev/zero").status().message(), "/dev/zero: not a regular file");
+  EXPECT_EQ(LoadMonitorConfig("/nonexistent/mon.json").status().message(),
+            "/nonexistent/mon.json: cannot open: No such file or directory");
+}
+
 }  // namespace
 }  // namespace neuronmon::exporter

@@ -121,7 +121,8 @@ MonitorState RunSimulation(const std::string& device, const std::string& scenari
   EXPECT_TRUE(sub.ok());
   for (int t = 0; t <= 60; ++t) {
     const std::uint64_t seq = core.Sample(MonoTime(seconds(t)), kWallStart + seconds(t));
-    std::optional<v1::Report> report = core.ReportAt(*sub, seq, /*all_groups=*/t == 0, false);
+    std::optional<v1::Report> report =
+        core.ReportAt(*sub, seq, t == 0 ? daemon::ReportScope::kFirst : daemon::ReportScope::kLive);
     if (report) state.Apply(*report);
   }
   state.SetInventory(core.inventory());

@@ -22,10 +22,12 @@ DaemonFixture::DaemonFixture(std::function<void(daemon::DaemonConfig&)> tweak, s
   cli.period = period;
   cli.socket = socket_;
   cli.metrics_listen = "off";
+  cli.history_retention = std::chrono::seconds(30);  // periods are short: keep the history small
   std::vector<std::string> problems;
   auto config = daemon::ResolveConfig(cli, &problems);
   if (!config.ok()) throw std::runtime_error(config.status().message());
   config->limits.handshake_timeout = std::chrono::milliseconds(300);
+  config->limits.metrics_request_timeout = std::chrono::milliseconds(300);
   config->limits.write_timeout = std::chrono::seconds(2);
   config->limits.heartbeat_interval = std::chrono::seconds(1);
   if (tweak) tweak(*config);

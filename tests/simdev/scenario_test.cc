@@ -1,6 +1,8 @@
 #include "simdev/scenario.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -135,10 +137,28 @@ TEST(Scenario, LoadsUserFilesAndNamesUnknownOnes) {
   EXPECT_EQ(LoadScenario(file.string()).status().message(),
             file.string() + ": runtimes[0].idel: unknown field");
   EXPECT_EQ(LoadScenario((dir / "none.json").string()).status().message(),
-            (dir / "none.json").string() + ": cannot open scenario file");
+            (dir / "none.json").string() + ": cannot open: No such file or directory");
   std::filesystem::remove_all(dir);
   EXPECT_NE(LoadScenario("no-such").status().message().find("built-in: collective-bound"),
             std::string::npos);
+}
+
+// A scenario path is read only when it is a regular file of at most 4 MiB: a FIFO would block the
+// daemon's start (and every --check-config) forever, /dev/zero would never end.
+TEST(Scenario, RefusesWhatIsNotASmallRegularFile) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("neuronmon-scenario-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string fifo = (dir / "fifo.json").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(LoadScenario(fifo).status().message(), fifo + ": not a regular file");
+  EXPECT_EQ(LoadScenario("/dev/zero").status().message(), "/dev/zero: not a regular file");
+  EXPECT_EQ(LoadScenario(dir.string() + "/").status().message(),
+            dir.string() + "/: not a regular file");
+  const std::string big = (dir / "big.json").string();
+  std::ofstream(big) << std::string((4 << 20) + 1, ' ');
+  EXPECT_EQ(LoadScenario(big).status().message(), big + ": file larger than 4 MiB");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

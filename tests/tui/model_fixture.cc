@@ -43,7 +43,11 @@ Model BuildModel(const std::string& device, const std::string& scenario, int sec
     const std::uint64_t seq = core.Sample(start + std::chrono::seconds(t),
                                           WallTime(std::chrono::seconds(1767225600 + t)));
     if (t == 0) model.SetWelcome(core.MakeWelcome(start));
-    if (auto report = core.ReportAt(sub, seq, t == 0, t < seconds)) model.Apply(*report);
+    if (auto report = core.ReportAt(sub, seq,
+                                    t == 0        ? ReportScope::kFirst
+                                    : t < seconds ? ReportScope::kReplay
+                                                  : ReportScope::kLive))
+      model.Apply(*report);
   }
   model.connection = ConnectionState::kLive;
   model.endpoint = "unix:/run/neuron-monitor/neuron-monitord.sock";
