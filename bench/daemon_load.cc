@@ -5,6 +5,11 @@
 //   daemon_load --socket /run/neuron-monitor/neuron-monitord.sock --clients 10 --duration 60s
 //
 // With --daemon it starts the daemon itself (temp socket, --device as given) and stops it after.
+// Its config (daemon_load.json in the temp dir) raises limits.max_clients, max_clients_per_uid
+// and max_handshaking to at least --clients: all of this tool's clients share one uid and say
+// Hello at once, which the defaults (256 per uid, 64 in their handshake) would refuse. It also
+// lifts max_history_bytes to 1 GiB, so a short --period keeps the default 10-minute history
+// (the daemon refuses to start when the history's estimate is over that limit: 144 MiB at 100ms).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -243,9 +248,15 @@ int main(int argc, char** argv) {
     dir = std::filesystem::temp_directory_path() / ("daemon_load-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     socket_path = (dir / "d.sock").string();
+    const std::string config = (dir / "daemon_load.json").string();
+    std::ofstream(config) << "{\"limits\": {\"max_clients\": " << std::max(2048, clients + 64)
+                          << ", \"max_clients_per_uid\": " << std::max(256, clients + 64)
+                          << ", \"max_handshaking\": " << std::max(64, clients + 64)
+                          << ", \"max_history_bytes\": 1073741824}}\n";
     std::vector<std::string> args = {daemon_binary, "--socket",    socket_path, "--device",
                                      device,        "--period",    period_text, "--metrics-listen",
-                                     "off",         "--log-level", "warn"};
+                                     "off",         "--log-level", "warn",      "--config",
+                                     config};
     std::vector<char*> argv_c;
     for (auto& a : args) argv_c.push_back(a.data());
     argv_c.push_back(nullptr);

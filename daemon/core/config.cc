@@ -135,6 +135,8 @@ void ReadLimits(JsonReader& r, LimitsConfig& l) {
   l.max_queued_bytes_total = ReadInteger(r, "max_queued_bytes_total", l.max_queued_bytes_total);
   l.subscribe_interval = ReadDuration(r, "subscribe_interval", l.subscribe_interval);
   l.max_tag_filter_bytes = ReadInteger(r, "max_tag_filter_bytes", l.max_tag_filter_bytes);
+  l.filter_compiles_per_second =
+      ReadInteger(r, "filter_compiles_per_second", l.filter_compiles_per_second);
   l.max_scrapes = ReadInteger(r, "max_scrapes", l.max_scrapes);
   l.metrics_max_connections = ReadInteger(r, "metrics_max_connections", l.metrics_max_connections);
   l.metrics_max_pending = ReadInteger(r, "metrics_max_pending", l.metrics_max_pending);
@@ -282,6 +284,7 @@ void CheckLimits(const LimitsConfig& l, Found* found) {
   CheckDuration(found, "limits.subscribe_interval", l.subscribe_interval, Nanos::zero(),
                 kMaxTimeout);
   CheckRange(found, "limits.max_tag_filter_bytes", l.max_tag_filter_bytes, 1, 65536);
+  CheckRange(found, "limits.filter_compiles_per_second", l.filter_compiles_per_second, 1, 100000);
   CheckRange(found, "limits.max_scrapes", l.max_scrapes, 1, 1024);
   CheckRange(found, "limits.metrics_max_connections", l.metrics_max_connections, 1, 100000);
   CheckRange(found, "limits.metrics_max_pending", l.metrics_max_pending, 1, 100000);

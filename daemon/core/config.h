@@ -67,6 +67,7 @@ struct LimitsConfig {
   std::int64_t max_queued_bytes_total = 64 << 20;      // all clients' queues together
   Nanos subscribe_interval = std::chrono::seconds(1);  // at most one Subscribe applied per
   std::int64_t max_tag_filter_bytes = 256;
+  std::int64_t filter_compiles_per_second = 5;  // new tag filters, per uid or address
   // Prometheus /metrics.
   std::int64_t max_scrapes = 16;              // concurrent scrapes
   std::int64_t metrics_max_connections = 64;  // open connections

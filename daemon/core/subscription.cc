@@ -53,7 +53,8 @@ const char* GroupName(v1::Group group) {
 }
 
 Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nanos base_period,
-                                               std::size_t max_tag_filter_bytes) {
+                                               std::size_t max_tag_filter_bytes,
+                                               TagFilterCache* cache) {
   Subscription s;
   const auto base = static_cast<std::uint64_t>(base_period.count());
   if (request.groups().empty()) {
@@ -75,8 +76,9 @@ Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nan
   }
   s.key_.tag_filter = request.tag_filter();
   if (!request.tag_filter().empty()) {
-    Result<std::unique_ptr<TagFilter>> filter =
-        TagFilter::Compile(request.tag_filter(), max_tag_filter_bytes);
+    Result<std::shared_ptr<const TagFilter>> filter =
+        cache != nullptr ? cache->Get(request.tag_filter(), max_tag_filter_bytes)
+                         : TagFilter::Compile(request.tag_filter(), max_tag_filter_bytes);
     if (!filter.ok()) return Status::InvalidArgument("tag_filter " + filter.status().message());
     s.filter_ = std::move(*filter);
   }

@@ -37,9 +37,11 @@ class Subscription {
   // Normalises `request`. An empty group list subscribes to every group at the base period.
   // Errors (kInvalidArgument): an unknown group, a period over 1 day, a tag_filter longer than
   // `max_tag_filter_bytes` or not a valid RE2 pattern (see TagFilter).
+  // `cache`, when given, supplies (and keeps) the compiled filter.
   static Result<Subscription> FromRequest(
       const v1::Subscribe& request, Nanos base_period,
-      std::size_t max_tag_filter_bytes = kDefaultMaxTagFilterBytes);
+      std::size_t max_tag_filter_bytes = kDefaultMaxTagFilterBytes,
+      TagFilterCache* cache = nullptr);
 
   const SubscriptionKey& key() const { return key_; }
   bool Subscribed(v1::Group g) const { return key_.every[static_cast<int>(g)] != 0; }

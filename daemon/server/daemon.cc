@@ -27,6 +27,7 @@ ServerLimits LimitsOf(const DaemonConfig& c) {
   l.max_control_frames = size(c.limits.max_control_frames);
   l.max_queued_bytes_total = size(c.limits.max_queued_bytes_total);
   l.max_tag_filter_bytes = size(c.limits.max_tag_filter_bytes);
+  l.filter_compiles_per_second = static_cast<double>(c.limits.filter_compiles_per_second);
   l.handshake_timeout = c.limits.handshake_timeout;
   l.subscribe_timeout = c.limits.subscribe_timeout;
   l.subscribe_interval = c.limits.subscribe_interval;
@@ -165,6 +166,7 @@ Status Daemon::Start() {
     Result<std::string> t = ReadSecretFile(config_.auth_token_file);
     if (!t.ok()) return t.status();
     token = *t;
+    log_.Info("auth token read from " + config_.auth_token_file);
   }
   server_ = std::make_unique<StreamServer>(io_, *core_, log_, stats_, LimitsOf(config_), token);
   if (mode_.listen) {

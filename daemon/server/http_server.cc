@@ -130,7 +130,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     const auto now = std::chrono::steady_clock::now();
     HttpReply reply = server().handler.Handle(head, now);
     ++requests_;
-    if (reply.status < 300) server().pending.erase(id_);  // authorized: no longer evictable
     // A connection that has served its share, or lived its time, closes after this reply.
     const bool keep = req.keep_alive() && requests_ < server().options.max_requests &&
                       now - started_ < Steady(server().options.connection_lifetime);
@@ -169,6 +168,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       server().handler.ScrapeDone();
     }
     if (ec || server().stopped) return;
+    // A 2xx reply it has read in full: an authorized client, no longer the first to be evicted. A
+    // client that asks and never reads stays evictable while it holds a scrape slot.
+    if (response_.result_int() < 300) server().pending.erase(id_);
     if (!response_.keep_alive()) return Linger();
     response_ = {};  // the rendered body is not kept between requests
     WaitForNextRequest();

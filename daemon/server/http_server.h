@@ -7,12 +7,13 @@
 // reply, and a closing connection drains the client's input for at most one second in all —
 // and hands each request to a MetricsHandler for the answer (routes, auth, the scrape cap). HEAD
 // gets GET's headers without the body; keep-alive is supported.
-// Slots: at most max_connections, of which at most max_pending have not yet had a request
-// answered with a 2xx (so not yet authorized); when those are full the oldest of them is closed
-// for the newcomer, so a flood of connections that never send a valid request cannot lock
-// Prometheus out. Connections beyond max_connections are closed at once.
-// Runs on the daemon's io_context thread and builds every exposition from DaemonCore on the spot;
-// it never samples. Borrows `core`, `stats` and `log`, which must outlive it. Not thread-safe.
+// Slots: at most max_connections, of which at most max_pending have not yet read a 2xx reply in
+// full (so are not yet known to be an authorized client that reads); when those are full the
+// oldest of them is closed for the newcomer, so a flood of connections that never send a valid
+// request, or ask and never read (holding a scrape slot), cannot lock Prometheus out. Connections
+// beyond max_connections are closed at once. Runs on the daemon's io_context thread and builds
+// every exposition from DaemonCore on the spot; it never samples. Borrows `core`, `stats` and
+// `log`, which must outlive it. Not thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,8 @@ namespace {
 
 constexpr std::size_t kMaxBatchFrames = 64;
 constexpr std::size_t kMaxBatchBytes = 4 << 20;
+// How soon a Subscribe held back by its user's compile budget is tried again.
+constexpr Nanos kCompileRetry = std::chrono::milliseconds(250);
 // Reports a replay builds ahead of the writer: enough to keep one batch going, while the memory
 // a replaying client holds stays small.
 constexpr std::size_t kReplayLookahead = 8;
@@ -100,12 +102,6 @@ void Session::OnHandshakeDeadline() {
        "handshake_timeout");
 }
 
-void Session::OnSubscribeDeadline() {
-  if (subscription_ || pending_subscribe_) return;
-  Fail(v1::ERROR_CODE_IDLE_TIMEOUT, "no Subscribe within the subscribe deadline", true,
-       "subscribe_timeout");
-}
-
 void Session::Reject(v1::ErrorCode code, const std::string& message, const std::string& reason) {
   Fail(code, message, true, reason);
 }
@@ -181,13 +177,9 @@ void Session::OnHello(const v1::Hello& hello) {
                 "unauthenticated");
   }
   welcomed_ = true;
+  welcomed_at_ = Now();
   server_.OnWelcomed(*this);
-  const Nanos subscribe_timeout = server_.limits().subscribe_timeout;
-  if (subscribe_timeout > Nanos::zero()) {
-    ArmTimer(subscribe_timeout, &Session::OnSubscribeDeadline);
-  } else {
-    timer_.cancel();
-  }
+  timer_.cancel();  // the handshake deadline is met; the subscribe deadline is CheckStuck's
   if (server_.log().Enabled(LogSeverity::kDebug)) {
     const std::string name = SanitizeForTerminal(CutForMessage(hello.client_name(), 64));
     server_.log().Debug("client " + std::to_string(id_) + " (" + peer_ + ") is " +
@@ -199,40 +191,44 @@ void Session::OnHello(const v1::Hello& hello) {
 }
 
 void Session::OnSubscribe(const v1::Subscribe& subscribe) {
-  Result<Subscription> sub = Subscription::FromRequest(subscribe, server_.core().period(),
-                                                       server_.limits().max_tag_filter_bytes);
-  if (!sub.ok()) {
-    return Fail(v1::ERROR_CODE_INVALID_SUBSCRIPTION, sub.status().message(), false, "");
-  }
+  // Nothing is checked or compiled yet: a flood of Subscribes costs at most one check, one filter
+  // compile and one report build per interval, the latest request winning.
+  pending_subscribe_ = subscribe;
+  if (pending_armed_) return;
   const MonoTime now = Now();
   const Nanos interval = server_.limits().subscribe_interval;
-  if (!last_subscribe_ || now - *last_subscribe_ >= interval) {
-    pending_subscribe_.reset();
-    return ApplySubscribe(subscribe, std::move(*sub), now);
-  }
-  // Too soon after the previous one: the latest request waits for the interval to pass, so a
-  // flood of Subscribes builds at most one first report (or replay) per interval.
-  const bool armed = pending_subscribe_.has_value();
-  pending_subscribe_ = subscribe;
-  if (!armed) ArmTimer(*last_subscribe_ + interval - now, &Session::OnPendingSubscribe);
+  if (!last_subscribe_ || now - *last_subscribe_ >= interval) return TryPendingSubscribe(now);
+  pending_armed_ = true;
+  ArmTimer(*last_subscribe_ + interval - now, &Session::OnPendingSubscribe);
 }
 
 void Session::OnPendingSubscribe() {
-  if (!pending_subscribe_) return;
-  v1::Subscribe request = std::move(*pending_subscribe_);
+  pending_armed_ = false;
+  if (pending_subscribe_) TryPendingSubscribe(Now());
+}
+
+void Session::TryPendingSubscribe(MonoTime now) {
+  const ServerLimits& limits = server_.limits();
+  const std::string& filter = pending_subscribe_->tag_filter();
+  if (!filter.empty() && filter.size() <= limits.max_tag_filter_bytes &&
+      !server_.filter_cache().Contains(filter) && !server_.AdmitFilterCompile(peer_key_, now)) {
+    // This user has compiled its share of new filters for now: the request waits its turn.
+    pending_armed_ = true;
+    return ArmTimer(kCompileRetry, &Session::OnPendingSubscribe);
+  }
+  const v1::Subscribe request = std::move(*pending_subscribe_);
   pending_subscribe_.reset();
-  // Checked again: a reload may have changed the period or the limits since it arrived.
-  Result<Subscription> sub = Subscription::FromRequest(request, server_.core().period(),
-                                                       server_.limits().max_tag_filter_bytes);
+  last_subscribe_ = now;
+  Result<Subscription> sub = Subscription::FromRequest(
+      request, server_.core().period(), limits.max_tag_filter_bytes, &server_.filter_cache());
   if (!sub.ok()) {
     return Fail(v1::ERROR_CODE_INVALID_SUBSCRIPTION, sub.status().message(), false, "");
   }
-  ApplySubscribe(request, std::move(*sub), Now());
+  ApplySubscribe(request, std::move(*sub), now);
 }
 
 void Session::ApplySubscribe(const v1::Subscribe& subscribe, Subscription sub, MonoTime now) {
   DaemonCore& core = server_.core();
-  if (!subscription_) timer_.cancel();  // the subscribe deadline is met
   subscription_ = std::move(sub);
   last_subscribe_ = now;
   // Reports queued for the old subscription no longer apply.
@@ -302,6 +298,7 @@ void Session::Fail(v1::ErrorCode code, const std::string& message, bool fatal,
     gap_first_ = gap_last_ = 0;
     replay_next_ = 0;
     pending_subscribe_.reset();
+    pending_armed_ = false;
     MaybeWrite();
   }
 }
@@ -487,12 +484,18 @@ void Session::OnWrite(const boost::system::error_code& ec, std::size_t n) {
 
 void Session::CheckStuck(MonoTime now) {
   if (closed_) return;
-  const Nanos idle = server_.limits().idle_timeout;
-  if (idle > Nanos(0) && !closing_ && now - last_receive_ > idle) {
+  const ServerLimits& limits = server_.limits();
+  if (limits.idle_timeout > Nanos(0) && !closing_ && now - last_receive_ > limits.idle_timeout) {
     return Fail(v1::ERROR_CODE_IDLE_TIMEOUT, "nothing received within the idle timeout", true,
                 "idle_timeout");
   }
-  if (!in_flight_.empty() && now - write_started_ > server_.limits().write_timeout) {
+  // Welcomed, but never subscribed (a Subscribe still waiting its turn counts as one).
+  if (limits.subscribe_timeout > Nanos(0) && welcomed_ && !closing_ && !subscription_ &&
+      !pending_subscribe_ && now - welcomed_at_ > limits.subscribe_timeout) {
+    return Fail(v1::ERROR_CODE_IDLE_TIMEOUT, "no Subscribe within the subscribe deadline", true,
+                "subscribe_timeout");
+  }
+  if (!in_flight_.empty() && now - write_started_ > limits.write_timeout) {
     server_.LogLimited(
         LogSeverity::kWarn, "write_timeout",
         "client " + std::to_string(id_) + " (" + peer_ + ") has not read for " +

@@ -6,12 +6,14 @@
 // max_queued_bytes_total, the oldest report is dropped and a gap Notice (seq range, reason) takes
 // its place; a client with more than max_control_frames control frames unread is disconnected,
 // and so is one whose write stays stuck past the write timeout. Subscribes are applied at most once
-// per subscribe_interval (the latest wins), so flooding them costs at most one report build per
-// interval. Deadlines: the Hello within handshake_timeout, the first Subscribe within
-// subscribe_timeout. Nothing a client does — or fails to do — blocks the sampler or any other
-// client, and no exception escapes a handler: a session whose handler throws is closed and logged.
-// Lifetime: owned by shared_ptrs held by its pending async operations and by the server's set of
-// sessions; Close() releases the server's reference. All methods run on the io_context thread.
+// per subscribe_interval (the latest wins), and a new tag filter is compiled only within its user's
+// budget (StreamServer::AdmitFilterCompile), so flooding them costs at most one check, one compile
+// and one report build per interval. Deadlines: the Hello within handshake_timeout, the first
+// Subscribe within subscribe_timeout (checked by CheckStuck). Nothing a client does — or fails to
+// do — blocks the sampler or any other client, and no exception escapes a handler: a session whose
+// handler throws is closed and logged. Lifetime: owned by shared_ptrs held by its pending async
+// operations and by the server's set of sessions; Close() releases the server's reference. All
+// methods run on the io_context thread.
 #pragma once
 
 #include <array>
@@ -83,11 +85,11 @@ class Session : public std::enable_shared_from_this<Session> {
   void Handle(const v1::Envelope& envelope);
   void OnHello(const v1::Hello& hello);
   void OnSubscribe(const v1::Subscribe& subscribe);
+  void TryPendingSubscribe(MonoTime now);
   void ApplySubscribe(const v1::Subscribe& subscribe, Subscription sub, MonoTime now);
   void StartReplay(std::uint64_t after);
   void ArmTimer(Nanos after, void (Session::*on_expiry)());
   void OnHandshakeDeadline();
-  void OnSubscribeDeadline();
   void OnPendingSubscribe();
   void Fail(v1::ErrorCode code, const std::string& message, bool fatal, const std::string& reason);
   void Enqueue(Frame frame);
@@ -108,7 +110,7 @@ class Session : public std::enable_shared_from_this<Session> {
   const std::string peer_;
   const std::string peer_key_;
   const bool requires_token_;
-  // One deadline at a time: the Hello, then the first Subscribe, then a coalesced Subscribe.
+  // One deadline at a time: the Hello, then a Subscribe waiting its turn.
   asio::steady_timer timer_;
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buffer_;
@@ -117,8 +119,11 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closed_ = false;
   std::string close_reason_;
   std::optional<Subscription> subscription_;
-  std::optional<v1::Subscribe> pending_subscribe_;  // waiting for subscribe_interval to pass
-  std::optional<MonoTime> last_subscribe_;          // when a Subscribe was last applied
+  // The latest Subscribe not yet applied, waiting for subscribe_interval to pass (or for its
+  // user's tag-filter compile budget); `timer_` is armed for it while `pending_armed_`.
+  std::optional<v1::Subscribe> pending_subscribe_;
+  bool pending_armed_ = false;
+  std::optional<MonoTime> last_subscribe_;  // when a Subscribe was last handled
   std::deque<Frame> outbox_;
   std::size_t queued_reports_ = 0;
   std::size_t queued_controls_ = 0;
@@ -129,6 +134,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::uint64_t replay_next_ = 0;  // next seq to replay from history (0: not replaying)
   MonoTime last_send_;
   MonoTime last_receive_;
+  MonoTime welcomed_at_;
   MonoTime write_started_;
 };
 

@@ -318,6 +318,19 @@ void StreamServer::Admit(const std::shared_ptr<Session>& session, Transport tran
 
 void StreamServer::OnWelcomed(Session& session) { handshaking_.erase(session.id()); }
 
+bool StreamServer::AdmitFilterCompile(const std::string& key, MonoTime now) {
+  if (key.empty()) return true;
+  const double rate = limits_.filter_compiles_per_second;
+  auto [it, added] = compile_budget_.try_emplace(key, Bucket{rate, now});
+  Bucket& b = it->second;
+  b.tokens =
+      std::min(rate, b.tokens + rate * std::chrono::duration<double>(now - b.refilled).count());
+  b.refilled = now;
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
 void StreamServer::ServeConnected(int fd, Transport transport) {
   GenericSocket socket(io_, asio::generic::stream_protocol(AF_UNIX, 0), fd);
   Peer peer = PeerOf(socket, transport);
@@ -335,7 +348,10 @@ void StreamServer::Remove(Session& session, const std::string& reason) {
   handshaking_.erase(session.id());
   if (!session.peer_key().empty()) {
     auto peer = per_peer_.find(session.peer_key());
-    if (peer != per_peer_.end() && --peer->second == 0) per_peer_.erase(peer);
+    if (peer != per_peer_.end() && --peer->second == 0) {
+      per_peer_.erase(peer);
+      compile_budget_.erase(session.peer_key());
+    }
   }
   --stats_.clients[static_cast<int>(session.transport())];
   ++stats_.disconnects[reason];

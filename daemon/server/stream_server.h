@@ -24,6 +24,7 @@
 #include "daemon/server/asio.h"
 #include "daemon/server/log.h"
 #include "proto/common/status.h"
+#include "proto/common/tag_filter.h"
 
 namespace neuronmon::daemon {
 
@@ -39,6 +40,7 @@ struct ServerLimits {
   std::size_t max_control_frames = 64;    // notices and errors queued per client
   std::size_t max_queued_bytes_total = 64 << 20;
   std::size_t max_tag_filter_bytes = 256;
+  double filter_compiles_per_second = 5;  // new tag filters compiled per uid or address
   Nanos handshake_timeout = std::chrono::seconds(5);
   Nanos subscribe_timeout = std::chrono::seconds(30);  // 0: never
   Nanos subscribe_interval = std::chrono::seconds(1);
@@ -98,6 +100,11 @@ class StreamServer {
   void Remove(Session& session, const std::string& reason);
   void OnWelcomed(Session& session);
   void AdjustQueuedBytes(std::size_t bytes, bool add);
+  // Compiled tag filters, shared by every session.
+  TagFilterCache& filter_cache() { return filter_cache_; }
+  // Whether the peer `key` may compile one more tag filter now (a token bucket per uid or
+  // address: filter_compiles_per_second, as many in a burst); empty keys are not limited.
+  bool AdmitFilterCompile(const std::string& key, MonoTime now);
   // Logs `message` unless another under `key` was logged in the last 10 s (then it is counted and
   // the next one let through says how many were suppressed).
   void LogLimited(LogSeverity severity, const std::string& key, const std::string& message);
@@ -128,6 +135,12 @@ class StreamServer {
   std::set<std::uint64_t> handshaking_;          // ids of sessions not yet welcomed, oldest first
   std::map<std::string, std::size_t> per_peer_;  // sessions per Peer::key
   std::size_t queued_bytes_total_ = 0;
+  TagFilterCache filter_cache_;
+  struct Bucket {
+    double tokens = 0;
+    MonoTime refilled;
+  };
+  std::map<std::string, Bucket> compile_budget_;  // by Peer::key, while it has sessions
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::uint64_t next_id_ = 1;
   std::string unix_path_;  // removed at shutdown

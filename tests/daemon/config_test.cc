@@ -106,7 +106,7 @@ TEST(ConfigTest, EveryFieldIsRead) {
                "idle_timeout": "5m", "heartbeat_interval": "3s", "queue_depth": 8,
                "max_queue_bytes": 2097152, "max_control_frames": 6,
                "max_queued_bytes_total": 8388608, "subscribe_interval": "250ms",
-               "max_tag_filter_bytes": 100, "max_scrapes": 2, "metrics_max_connections": 5,
+               "max_tag_filter_bytes": 100, "filter_compiles_per_second": 3, "max_scrapes": 2, "metrics_max_connections": 5,
                "metrics_max_pending": 4, "metrics_request_timeout": "6s",
                "metrics_idle_timeout": "7s", "metrics_connection_lifetime": "8m",
                "metrics_max_requests": 11, "max_history_bytes": 209715200},
@@ -136,6 +136,7 @@ TEST(ConfigTest, EveryFieldIsRead) {
   limits.max_queued_bytes_total = 8 << 20;
   limits.subscribe_interval = milliseconds(250);
   limits.max_tag_filter_bytes = 100;
+  limits.filter_compiles_per_second = 3;
   limits.max_scrapes = 2;
   limits.metrics_max_connections = 5;
   limits.metrics_max_pending = 4;

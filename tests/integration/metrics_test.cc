@@ -243,5 +243,86 @@ TEST(MetricsHttp, ScrapesBeyondTheCapGet503) {
   ExpectScrapes(h.port());
 }
 
+// After an error reply the daemon drains what the client still sends for one second in all — it
+// used to re-arm that second with every byte, so a client trickling bytes held the connection.
+TEST(MetricsHttp, LingerAfterAnErrorIsBounded) {
+  auto d = MetricsDaemon();
+  const std::uint16_t port = PortOf(*d);
+  HttpClient c(port);
+  ASSERT_TRUE(c.Send("GET /metrics\x01 HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto reply = c.Read(seconds(2));
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->status, 400);
+  const auto t0 = std::chrono::steady_clock::now();
+  bool closed = false;
+  while (!closed && std::chrono::steady_clock::now() - t0 < seconds(4)) {
+    closed = !c.Send("x");
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_TRUE(closed);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(2500));
+  ExpectScrapes(port);
+}
+
+// Keep-alive is bounded: after max_requests requests, or once the connection is older than its
+// lifetime, the reply says `Connection: close` and the connection ends.
+TEST(MetricsHttp, KeepAliveIsBoundedByRequestsAndLifetime) {
+  daemon::HttpServerOptions options;
+  options.max_requests = 2;
+  Harness h(/*requires_token=*/false, std::chrono::steady_clock::now(), options);
+  HttpClient c(h.port());
+  for (int i = 1; i <= 2; ++i) {
+    ASSERT_TRUE(c.Send("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const auto r = c.Read(seconds(2));
+    ASSERT_TRUE(r.has_value()) << i;
+    EXPECT_EQ(r->Header("connection"), i == 2 ? "close" : "") << i;
+  }
+  EXPECT_TRUE(c.ClosedWithin(seconds(3)));
+
+  daemon::HttpServerOptions short_lived;
+  short_lived.connection_lifetime = milliseconds(300);
+  Harness h2(/*requires_token=*/false, std::chrono::steady_clock::now(), short_lived);
+  HttpClient old(h2.port());
+  ASSERT_TRUE(old.Send("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(old.Read(seconds(2)).has_value());
+  std::this_thread::sleep_for(milliseconds(400));
+  // Idle past its lifetime, or asked once more: either way it ends.
+  const bool sent = old.Send("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n");
+  if (sent) {
+    const auto last = old.Read(seconds(2));
+    if (last.has_value()) {
+      EXPECT_EQ(last->Header("connection"), "close");
+    }
+  }
+  EXPECT_TRUE(old.ClosedWithin(seconds(3)));
+}
+
+// Connections that never send a valid request — or ask and never read — cannot hold the slots:
+// past metrics_max_pending, the oldest of them is closed for a newcomer.
+TEST(MetricsHttp, PendingConnectionsMakeRoomForScrapers) {
+  daemon::HttpServerOptions options;
+  options.max_pending = 3;
+  options.max_connections = 8;
+  options.handler.max_scrapes = 1;
+  options.send_buffer_bytes = 4096;
+  options.request_timeout = seconds(30);
+  Harness h(/*requires_token=*/false, std::chrono::steady_clock::now(), options,
+            "sim:trn1.32xlarge");
+  // One asks for a scrape and never reads it, holding the only scrape slot.
+  HttpClient hog(h.port(), /*rcvbuf=*/4096);
+  ASSERT_TRUE(hog.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_EQ(hog.ReadSome(12, seconds(5)), "HTTP/1.1 200");
+  // Others connect and say nothing.
+  std::vector<std::unique_ptr<HttpClient>> idle;
+  for (int i = 0; i < 2; ++i) idle.push_back(std::make_unique<HttpClient>(h.port()));
+  std::this_thread::sleep_for(milliseconds(100));
+  // A scraper arrives: the oldest pending connection, the hog, makes room, freeing the slot.
+  const auto r = Fetch(h.port(), "/metrics");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(hog.ClosedWithin(seconds(2)));
+  EXPECT_FALSE(idle[1]->ClosedWithin(milliseconds(100)));
+}
+
 }  // namespace
 }  // namespace neuronmon::testing

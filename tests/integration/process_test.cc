@@ -229,5 +229,53 @@ TEST(DaemonProcess, PrintDefaultConfigIsValidConfig) {
   EXPECT_EQ(check.Wait(milliseconds(10000)), 0) << Slurp(dir.path / "out.txt");
 }
 
+// CPU time (user + system) the process has used so far.
+double CpuSeconds(pid_t pid) {
+  std::istringstream stat(Slurp("/proc/" + std::to_string(pid) + "/stat"));
+  std::string field;
+  // Fields 14 and 15 are utime and stime, after "pid (comm) state ...". comm has no spaces here.
+  for (int i = 1; i <= 13; ++i) stat >> field;
+  double utime = 0, stime = 0;
+  stat >> utime >> stime;
+  return (utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+std::size_t Count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Out of descriptors, the listening socket stays readable: the daemon used to retry accept at
+// once, spinning a core and logging every failure. It backs off and logs once per interval, and
+// accepts again as soon as descriptors are free.
+TEST(DaemonProcess, AcceptBacksOffWhenOutOfDescriptors) {
+  TempDir dir;
+  const fs::path config = dir.path / "neuron-monitord.json";
+  const fs::path socket = dir.path / "run" / "d.sock";
+  WriteConfig(config, socket, "100ms");
+  Process daemon({"/usr/bin/prlimit", "--nofile=48:48", "--", NEURONMON_DAEMON_BINARY, "--config",
+                  config.string()},
+                 {}, dir.path / "daemon.log");
+  ASSERT_GT(daemon.pid(), 0);
+  for (int i = 0; i < 200 && !fs::exists(socket); ++i) ::usleep(20000);
+  ASSERT_TRUE(fs::exists(socket)) << Slurp(dir.path / "daemon.log");
+  std::vector<std::unique_ptr<RawClient>> hogs;
+  for (int i = 0; i < 80; ++i) hogs.push_back(std::make_unique<RawClient>(socket.string()));
+  ::usleep(300000);  // the daemon has run out of descriptors
+  const double cpu_before = CpuSeconds(daemon.pid());
+  ::usleep(1500000);
+  const double cpu = CpuSeconds(daemon.pid()) - cpu_before;
+  const std::string log = Slurp(dir.path / "daemon.log");
+  EXPECT_GE(Count(log, "failed: Too many open files"), 1u) << log.substr(0, 2000);
+  EXPECT_LE(Count(log, "failed: Too many open files"), 2u) << "rate-limited";
+  EXPECT_LT(cpu, 0.5) << "spinning on accept";
+  hogs.clear();
+  RawClient client(socket.string());
+  client.Hello();
+  EXPECT_TRUE(client.ReadUntil(Body::kWelcome, milliseconds(5000)).has_value())
+      << "accepting again once descriptors are free" << Slurp(dir.path / "daemon.log");
+}
+
 }  // namespace
 }  // namespace neuronmon::testing

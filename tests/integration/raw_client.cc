@@ -1,5 +1,7 @@
 #include "tests/integration/raw_client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -22,6 +24,18 @@ RawClient::RawClient(const std::string& path, int rcvbuf) {
 }
 
 RawClient::RawClient(int connected_fd) : fd_(connected_fd) {}
+
+RawClient::RawClient(Tcp tcp) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(tcp.port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
 
 RawClient::~RawClient() {
   if (fd_ >= 0) ::close(fd_);

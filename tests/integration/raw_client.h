@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,11 @@ class RawClient {
   // Connects to a unix socket; `rcvbuf` > 0 shrinks the receive buffer (a slow reader).
   explicit RawClient(const std::string& path, int rcvbuf = 0);
   explicit RawClient(int connected_fd);
+  // Connects to TCP 127.0.0.1:`port`.
+  struct Tcp {
+    std::uint16_t port;
+  };
+  explicit RawClient(Tcp tcp);
   ~RawClient();
   RawClient(const RawClient&) = delete;
   RawClient& operator=(const RawClient&) = delete;

@@ -23,6 +23,7 @@ exit 0
 STUB
 printf '#!/bin/sh\nexit 2\n' >"$stubs/getent"  # no such user yet
 chmod +x "$stubs"/*
+for cmd in od tr mv; do ln -s "$(command -v $cmd)" "$stubs/$cmd"; done
 
 # run SCRIPT ARGS...: with only the stand-ins on PATH; prints the commands it ran.
 run() {
@@ -47,6 +48,21 @@ else
   hasnt "$calls" "deb-systemd-invoke" "fresh install without a running systemd"
 fi
 echo "ok: postinst configure (fresh): user, enable$([ $systemd_running = 1 ] && echo ', start')"
+
+# The token the unit's LoadCredential= needs: made once, root-only, kept on upgrades.
+root=$nm_tmp/dpkg-root
+mkdir -p "$root/etc/neuron-monitor"
+DPKG_ROOT=$root run postinst configure "" >/dev/null
+token=$root/etc/neuron-monitor/token
+[ -f "$token" ] || nm_fail "postinst made no token"
+[ "$(stat -c %a "$token")" = 600 ] || nm_fail "the token has mode $(stat -c %a "$token"), not 600"
+grep -qxE '[0-9a-f]{64}' "$token" || nm_fail "the token is not 64 hex digits: $(cat "$token")"
+first=$(cat "$token")
+DPKG_ROOT=$root run postinst configure 0.0.9 >/dev/null
+[ "$(cat "$token")" = "$first" ] || nm_fail "an upgrade replaced the token"
+calls=$(DPKG_ROOT=$root run postrm purge)
+has "$calls" "rm -f $root/etc/neuron-monitor/token" "purge"
+echo "ok: postinst makes a root-only token once; purge removes it"
 
 calls=$(run postinst configure 0.0.9)
 [ $systemd_running = 0 ] || has "$calls" "deb-systemd-invoke restart neuron-monitord.service" "upgrade"

@@ -41,9 +41,15 @@ wait_for LISTENING=1 10 || nm_fail "the notification listener did not start"
 
 # As systemd starts it: a clean environment plus what the unit asks for. The test watchdog is
 # 2 s rather than the unit's $(setting WatchdogSec), so that a keep-alive arrives quickly.
+# LoadCredential=token:... as systemd does it: a private copy in $CREDENTIALS_DIRECTORY.
+[ "$(setting LoadCredential)" = token:/etc/neuron-monitor/token ] ||
+  nm_fail "the unit does not pass /etc/neuron-monitor/token as the credential \"token\""
+credentials=$nm_tmp/credentials
+mkdir -m 0700 "$credentials"
+(umask 0377 && echo "service-test-token" >"$credentials/token")
 nm_service_env
 daemon_env=("${nm_daemon_env[@]}" "RUNTIME_DIRECTORY=$run" "NOTIFY_SOCKET=$notify"
-  WATCHDOG_USEC=2000000)
+  "CREDENTIALS_DIRECTORY=$credentials" WATCHDOG_USEC=2000000)
 umask=$(setting UMask)
 (
   umask "${umask:-0022}"
@@ -64,6 +70,9 @@ socket=$run/neuron-monitord.sock
 mode=$(stat -c %a "$socket")
 [ "$mode" = 660 ] || nm_fail "the socket has mode $mode, not 660"
 echo "ok: listening on \$RUNTIME_DIRECTORY/neuron-monitord.sock, mode $mode"
+grep -qF "auth token read from $credentials/token" "$log" ||
+  nm_fail "the daemon did not take the token credential: $(cat "$log")"
+echo "ok: the token comes from \$CREDENTIALS_DIRECTORY"
 
 "$nm_root/usr/bin/neuron-ls" --socket "$socket" >"$nm_tmp/ls.txt" 2>&1 ||
   nm_fail "neuron-ls failed: $(cat "$nm_tmp/ls.txt")"
