@@ -58,6 +58,14 @@ int main(int argc, char** argv) {
     log.Error(started.message());
     return 1;
   }
-  io.run();
-  return 0;
+  // The last resort: every handler catches what it can throw; should one not, log it and go on
+  // serving rather than std::terminate.
+  for (;;) {
+    try {
+      io.run();
+      return 0;
+    } catch (const std::exception& e) {
+      log.Error(std::string("internal error: ") + e.what());
+    }
+  }
 }

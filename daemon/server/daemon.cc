@@ -252,7 +252,17 @@ void Daemon::OnSampleTimer() {
     }
   }
   const auto t0 = Clock::now();
-  core_->Sample(now, std::chrono::system_clock::now());
+  try {
+    core_->Sample(now, std::chrono::system_clock::now());
+  } catch (const std::exception& e) {
+    // A sample that could not be taken (std::bad_alloc, say) is skipped, not fatal.
+    if (auto d = log_limiter_.Admit("sample_error", now); d.allowed) {
+      log_.Error(WithSuppressedCount(std::string("sample failed: ") + e.what(), d.suppressed));
+    }
+    ++stats_.missed_ticks;
+    ArmSampler();
+    return;
+  }
   const double took = std::chrono::duration<double>(Clock::now() - t0).count();
   ++stats_.samples;
   stats_.last_sample_seconds = took;

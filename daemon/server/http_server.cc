@@ -81,14 +81,27 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
  private:
   HttpServer::Impl& server() { return *server_; }
 
+  // No exception (std::bad_alloc building a reply, say) leaves a handler: the connection is
+  // closed and the daemon goes on.
+  template <typename Fn>
+  void Guarded(Fn&& fn) {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      server().log.Error(std::string("http: internal error, connection closed: ") + e.what());
+      Close();
+    }
+  }
+
   void ReadRequest() {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(server().options.max_header_bytes));
     parser_->body_limit(server().options.max_body_bytes);
     stream_.expires_after(Steady(server().options.request_timeout));
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnRead(ec); });
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       self->Guarded([&] { self->OnRead(ec); });
+                     });
   }
 
   // Keep-alive: the idle timeout runs until the next request's first bytes arrive, then the
@@ -157,9 +170,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     response_.content_length(reply.body.size());
     if (!head) response_.body() = std::move(reply.body);
     stream_.expires_after(Steady(server().options.write_timeout));
-    http::async_write(
-        stream_, response_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnWritten(ec); });
+    http::async_write(stream_, response_,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        self->Guarded([&] { self->OnWritten(ec); });
+                      });
   }
 
   void OnWritten(beast::error_code ec) {

@@ -372,7 +372,15 @@ void StreamServer::Broadcast() {
       continue;
     }
     if (!s->subscribed()) continue;
-    if (auto frame = core_.LiveFrame(s->subscription())) s->Deliver(std::move(frame), seq);
+    try {
+      if (auto frame = core_.LiveFrame(s->subscription())) s->Deliver(std::move(frame), seq);
+    } catch (const std::exception& e) {
+      // One client's report could not be built (std::bad_alloc, say): lose that client only.
+      LogLimited(LogSeverity::kError, "internal_error",
+                 "client " + std::to_string(s->id()) + " (" + s->peer() +
+                     "): internal error building its report: " + e.what() + "; disconnecting it");
+      s->Close("internal_error");
+    }
   }
   if (!core_.last_error().empty()) LogLimited(LogSeverity::kError, "report", core_.last_error());
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -371,6 +372,35 @@ TEST(StreamAbuse, WorldReadableTokenFileIsRefused) {
               token_path + ": mode 0644 lets every user read the token; make it 0600 or 0640");
   }
   std::filesystem::remove(token_path);
+}
+
+// An exception while building one client's report (std::bad_alloc, say) closes that client only:
+// it used to reach std::terminate and take the daemon down with everyone on it.
+TEST(StreamAbuse, AnExceptionBuildingOneClientsReportLosesThatClientOnly) {
+  std::atomic<int> calls{0};  // outlives the daemon, whose annotator counts in it
+  DaemonFixture d;
+  d.OnDaemon([&](daemon::Daemon& daemon) {
+    daemon.core().SetAnnotator([&](const daemon::Subscription& sub, v1::Report&) {
+      // The first report (built when it subscribes) passes; its first live report throws.
+      if (sub.key().tag_filter == "boom" && calls++ == 1) throw std::bad_alloc();
+    });
+  });
+  RawClient victim(d.socket_path());
+  Welcome(victim);
+  victim.Subscribe(Groups({v1::GROUP_NEURONCORE_COUNTERS}, "boom"));
+  EXPECT_TRUE(victim.ClosedWithin(seconds(3)));
+  EXPECT_GE(calls.load(), 2);
+  std::map<std::string, std::uint64_t> disconnects;
+  d.OnDaemon([&](daemon::Daemon& daemon) { disconnects = daemon.stats().disconnects; });
+  EXPECT_EQ(disconnects["internal_error"], 1u);
+  ExpectServing(d);
+  // And when the very first report throws, inside the Subscribe's handling.
+  calls = 1;
+  RawClient second(d.socket_path());
+  Welcome(second);
+  second.Subscribe(Groups({v1::GROUP_NEURONCORE_COUNTERS}, "boom"));
+  EXPECT_TRUE(second.ClosedWithin(seconds(3)));
+  ExpectServing(d);
 }
 
 // ~StreamServer closed each session while iterating over the map Close() erases from.
