@@ -4,10 +4,15 @@
 // test ends by showing that a well-behaved client is still served.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -206,6 +211,47 @@ TEST(StreamAbuse, ConnectionsPerUidAreLimited) {
   EXPECT_EQ(error->error().message(), "too many clients from uid " + std::to_string(::geteuid()) +
                                           " (limit 2 per uid or address)");
   EXPECT_TRUE(third.ClosedWithin(seconds(2)));
+}
+
+// Another user who opens hundreds of connections holds only their share of the slots:
+// neuron-top, run by someone else, still gets in. (Needs root, to be that other user.)
+TEST(StreamAbuse, OneUsersConnectionsCannotLockOthersOut) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to connect as another user";
+  DaemonFixture d([](daemon::DaemonConfig& c) {
+    c.listeners.unix_socket.mode = 0666;  // so that user may connect at all
+    c.limits.max_clients = 64;
+    c.limits.max_clients_per_uid = 16;
+  });
+  ::chmod(d.dir().c_str(), 0755);
+  ::chmod((d.dir() / "run").c_str(), 0755);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t hog = ::fork();
+  ASSERT_GE(hog, 0);
+  if (hog == 0) {  // the other user: nobody
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    int opened = 0;
+    for (int i = 0; i < 200; ++i) {
+      const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+      sockaddr_un addr{};
+      addr.sun_family = AF_UNIX;
+      std::strncpy(addr.sun_path, d.socket_path().c_str(), sizeof addr.sun_path - 1);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) ++opened;
+    }
+    const char byte = opened > 0 ? 1 : 0;
+    (void)!::write(ready[1], &byte, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  EXPECT_EQ(byte, 1) << "the other user could not connect at all";
+  std::this_thread::sleep_for(milliseconds(300));  // the daemon has refused the excess
+  ExpectServing(d);
+  ::kill(hog, SIGKILL);
+  ::waitpid(hog, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
 }
 
 // A client that says Hello but never subscribes is reclaimed.
