@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "daemon/server/daemon.h"
+#include "proto/wire/protobuf_logs.h"
 #include "simdev/scenario_library.h"
 
 int main(int argc, char** argv) {
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   if (check) return std::cout << cli.config_path << ": configuration is valid\n", 0;
 
   std::signal(SIGPIPE, SIG_IGN);
+  neuronmon::wire::SilenceProtobufParseLogs();
   Logger log;
   asio::io_context io;
   Daemon daemon(io, cli, std::move(*config), log, DaemonMode{});

@@ -21,6 +21,9 @@ std::chrono::steady_clock::duration Steady(Nanos n) {
 // How long a closing connection may keep sending before it is cut: reading what the client still
 // sends lets it see the error reply instead of a reset.
 constexpr auto kLinger = std::chrono::seconds(1);
+// A scrape whose reply has been written for this long without being read may lose its slot to a
+// new scrape. Prometheus reads a reply of a few hundred KB in milliseconds.
+constexpr Nanos kStalledScrape = std::chrono::seconds(1);
 
 }  // namespace
 
@@ -37,6 +40,7 @@ struct HttpServer::Impl {
 
   void Accept(const std::shared_ptr<Impl>& self);
   void Admit(const std::shared_ptr<Impl>& self, tcp::socket socket);
+  void FreeStalledScrape(std::chrono::steady_clock::time_point now);
 
   asio::io_context& io;
   Logger& log;
@@ -72,6 +76,21 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Start() {
     started_ = std::chrono::steady_clock::now();
     ReadRequest();
+  }
+  // When this connection has held a scrape slot with a reply it has not read for longer than
+  // `stalled`: the time its write started; nullopt otherwise.
+  std::optional<std::chrono::steady_clock::time_point> StalledScrapeSince(
+      std::chrono::steady_clock::time_point now, Nanos stalled) const {
+    if (!holds_scrape_ || now - write_started_ < Steady(stalled)) return std::nullopt;
+    return write_started_;
+  }
+  // Gives the scrape slot back now and closes the connection.
+  void AbandonScrape() {
+    if (holds_scrape_) {
+      holds_scrape_ = false;
+      server().handler.ScrapeDone();
+    }
+    Close();
   }
   void Close() {
     beast::error_code ignored;
@@ -141,6 +160,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     head.authorization = std::string_view(authorization.data(), authorization.size());
     head.requires_token = server().requires_token;
     const auto now = std::chrono::steady_clock::now();
+    if (server().handler.scrapes_in_flight() >= server().options.handler.max_scrapes) {
+      server().FreeStalledScrape(now);
+    }
     HttpReply reply = server().handler.Handle(head, now);
     ++requests_;
     // A connection that has served its share, or lived its time, closes after this reply.
@@ -170,6 +192,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     response_.content_length(reply.body.size());
     if (!head) response_.body() = std::move(reply.body);
     stream_.expires_after(Steady(server().options.write_timeout));
+    write_started_ = std::chrono::steady_clock::now();
     http::async_write(stream_, response_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
                         self->Guarded([&] { self->OnWritten(ec); });
@@ -220,6 +243,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   http::response<http::string_body> response_;
   bool holds_scrape_ = false;
   std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point write_started_;
   std::size_t requests_ = 0;
   std::optional<std::chrono::steady_clock::time_point> linger_deadline_;
 };
@@ -271,6 +295,26 @@ void HttpServer::Impl::Admit(const std::shared_ptr<Impl>& self, tcp::socket sock
   sessions.emplace(id, session);
   pending.insert(id);
   session->Start();
+}
+
+// Every scrape slot is taken and a new scrape asks for one: the connection that has left its reply
+// unread the longest, past kStalledScrape, gives its slot up — a client that asks and never reads
+// cannot hold the slots for the whole write timeout.
+void HttpServer::Impl::FreeStalledScrape(std::chrono::steady_clock::time_point now) {
+  std::shared_ptr<HttpSession> stalest;
+  std::chrono::steady_clock::time_point since = now;
+  for (auto& [id, weak] : sessions) {
+    auto session = weak.lock();
+    if (!session) continue;
+    if (auto s = session->StalledScrapeSince(now, kStalledScrape); s && *s < since) {
+      since = *s;
+      stalest = session;
+    }
+  }
+  if (stalest) {
+    log.Debug("http: a scrape reply unread for over a second gives its slot to a new scrape");
+    stalest->AbandonScrape();
+  }
 }
 
 HttpServer::HttpServer(asio::io_context& io, const DaemonCore& core, const DaemonStats& stats,

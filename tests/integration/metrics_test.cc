@@ -243,6 +243,24 @@ TEST(MetricsHttp, ScrapesBeyondTheCapGet503) {
   ExpectScrapes(h.port());
 }
 
+// A scraper that asks and never reads holds its slot for at most about a second once another
+// scrape needs it, not for the whole write timeout.
+TEST(MetricsHttp, AStalledScrapeGivesItsSlotToANewOne) {
+  daemon::HttpServerOptions options;
+  options.handler.max_scrapes = 1;
+  options.send_buffer_bytes = 4096;
+  Harness h(/*requires_token=*/false, std::chrono::steady_clock::now(), options,
+            "sim:trn1.32xlarge");
+  HttpClient stuck(h.port(), /*rcvbuf=*/4096);
+  stuck.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_EQ(stuck.ReadSome(12, seconds(5)), "HTTP/1.1 200");
+  std::this_thread::sleep_for(milliseconds(1200));
+  const auto r = Fetch(h.port(), "/metrics");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(stuck.ClosedWithin(seconds(2)));
+}
+
 // After an error reply the daemon drains what the client still sends for one second in all — it
 // used to re-arm that second with every byte, so a client trickling bytes held the connection.
 TEST(MetricsHttp, LingerAfterAnErrorIsBounded) {

@@ -229,6 +229,32 @@ TEST(DaemonProcess, PrintDefaultConfigIsValidConfig) {
   EXPECT_EQ(check.Wait(milliseconds(10000)), 0) << Slurp(dir.path / "out.txt");
 }
 
+// A frame protobuf cannot parse (a string field with invalid UTF-8) is the daemon's error to
+// report, once, to that client; libprotobuf's own "[libprotobuf ERROR ...]" line per frame, which a
+// peer could make flood the journal, is not written.
+TEST(DaemonProcess, UnparsableFramesDoNotFloodTheLog) {
+  TempDir dir;
+  const fs::path config = dir.path / "neuron-monitord.json";
+  const fs::path socket = dir.path / "run" / "d.sock";
+  WriteConfig(config, socket, "100ms");
+  Process daemon({NEURONMON_DAEMON_BINARY, "--config", config.string()}, {},
+                 dir.path / "daemon.log");
+  ASSERT_GT(daemon.pid(), 0);
+  for (int i = 0; i < 200 && !fs::exists(socket); ++i) ::usleep(20000);
+  for (int i = 0; i < 5; ++i) {
+    RawClient client(socket.string());
+    client.Hello();
+    ASSERT_TRUE(client.ReadUntil(Body::kWelcome).has_value());
+    // Envelope{subscribe: Subscribe{tag_filter: "\xff"}}, which proto3 refuses to parse.
+    client.SendBytes(std::string("\x05\x1a\x03\x12\x01\xff", 6));
+    auto error = client.ReadUntil(Body::kError);
+    ASSERT_TRUE(error.has_value());
+    EXPECT_EQ(error->error().code(), v1::ERROR_CODE_MALFORMED_FRAME);
+  }
+  const std::string log = Slurp(dir.path / "daemon.log");
+  EXPECT_EQ(log.find("libprotobuf"), std::string::npos) << log;
+}
+
 // CPU time (user + system) the process has used so far.
 double CpuSeconds(pid_t pid) {
   std::istringstream stat(Slurp("/proc/" + std::to_string(pid) + "/stat"));
