@@ -15,6 +15,19 @@ DaemonFixture::DaemonFixture(std::function<void(daemon::DaemonConfig&)> tweak, s
   dir_ = std::filesystem::temp_directory_path() /
          ("neuronmon-it-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
   std::filesystem::create_directories(dir_);
+  try {
+    Start(std::move(tweak), std::move(device), std::move(period));
+  } catch (...) {
+    // The destructor does not run for a constructor that throws: clean up here.
+    if (log_fd_ >= 0) ::close(log_fd_);
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    throw;
+  }
+}
+
+void DaemonFixture::Start(std::function<void(daemon::DaemonConfig&)> tweak, std::string device,
+                          std::string period) {
   socket_ = (dir_ / "run" / "d.sock").string();
   daemon::CommandLine cli;
   cli.config_path = (dir_ / "absent.json").string();

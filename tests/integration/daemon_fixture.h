@@ -31,6 +31,9 @@ class DaemonFixture {
   void Stop();
 
  private:
+  void Start(std::function<void(daemon::DaemonConfig&)> tweak, std::string device,
+             std::string period);
+
   std::filesystem::path dir_;
   std::string socket_;
   int log_fd_ = -1;
