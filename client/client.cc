@@ -1,5 +1,6 @@
 #include "client/client.h"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -14,9 +15,12 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <random>
 #include <thread>
 
+#include "proto/common/duration.h"
 #include "proto/common/socket_path.h"
+#include "proto/common/terminal_text.h"
 #include "proto/wire/frame_codec.h"
 
 namespace neuronmon::client {
@@ -32,41 +36,97 @@ int Millis(Nanos d) {
       std::chrono::duration_cast<std::chrono::milliseconds>(d).count(), 0, 1 << 30));
 }
 
-Result<int> ConnectUnix(const std::string& path) {
+// Waits for a non-blocking connect on `fd` to finish; the error text when it does not.
+std::optional<std::string> FinishConnect(int fd, SteadyTime deadline) {
+  pollfd p{fd, POLLOUT, 0};
+  const auto left = deadline - std::chrono::steady_clock::now();
+  if (left <= Nanos(0) || ::poll(&p, 1, Millis(left)) <= 0) return "timed out";
+  int error = 0;
+  socklen_t len = sizeof error;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0) return Errno();
+  if (error != 0) return std::string(std::strerror(error));
+  return std::nullopt;
+}
+
+// The socket back in blocking mode: the reader polls, then reads what is there.
+void MakeBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK); }
+
+Result<int> ConnectUnix(const std::string& path, Nanos timeout) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof addr.sun_path) return Status::InvalidArgument(path + ": path too long");
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status::IoError("socket: " + Errno());
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    const std::string why = Errno();
+  const SteadyTime deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) return Status::IoError("socket: " + Errno());
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      MakeBlocking(fd);
+      return fd;
+    }
+    const int error = errno;
     ::close(fd);
-    return Status::Unavailable("cannot connect to " + path + ": " + why);
+    // A full listen backlog answers EAGAIN at once: try again until the deadline.
+    if (error != EAGAIN || std::chrono::steady_clock::now() >= deadline) {
+      return Status::Unavailable("cannot connect to " + path + ": " +
+                                 (error == EAGAIN ? "timed out" : std::strerror(error)));
+    }
+    ::poll(nullptr, 0, 10);
   }
-  return fd;
 }
 
-Result<int> ConnectTcp(const std::string& host, std::uint16_t port) {
+Result<int> ConnectTcp(const std::string& host, std::uint16_t port, Nanos timeout) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
   if (rc != 0) return Status::Unavailable("cannot resolve " + host + ": " + gai_strerror(rc));
+  const SteadyTime deadline = std::chrono::steady_clock::now() + timeout;
   std::string why = "no address";
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    const int fd =
+        ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
     if (fd < 0) continue;
-    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+    std::optional<std::string> failed;
+    if (::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      failed = errno == EINPROGRESS ? FinishConnect(fd, deadline) : Errno();
+    }
+    if (!failed) {
       ::freeaddrinfo(found);
+      MakeBlocking(fd);
       return fd;
     }
-    why = Errno();
+    why = *failed;
     ::close(fd);
   }
   ::freeaddrinfo(found);
   return Status::Unavailable("cannot connect to " + host + ":" + std::to_string(port) + ": " + why);
+}
+
+// A daemon may be trusted with the token and believed only when it runs as root, as this user or
+// as the neuron-monitor service user: anyone else could have put a socket where we looked.
+Status CheckDaemonUser(int fd, const std::string& path) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    return Status::Unavailable("cannot tell who serves " + path + ": " + Errno());
+  }
+  if (TrustedDaemonUid(cred.uid, static_cast<unsigned>(::geteuid()), ServiceUid())) {
+    return Status::Ok();
+  }
+  return Status::FailedPrecondition("refusing the daemon at " + path + ": it runs as uid " +
+                                    std::to_string(cred.uid) +
+                                    ", not root, you or the neuron-monitor user");
+}
+
+// A socket in the per-user fallback directory under /tmp is used only when that directory is
+// really ours (CheckPrivateDirectory); elsewhere, nothing to check.
+Status CheckSocketDirectory(const std::string& path) {
+  const std::string dir = path.substr(0, path.rfind('/'));
+  const auto uid = static_cast<unsigned>(::geteuid());
+  if (dir != FallbackSocketDirectory(uid)) return Status::Ok();
+  return CheckPrivateDirectory(dir, uid);
 }
 
 // Writes all of `bytes`, waiting for the socket when it is full (bounded by `timeout`).
@@ -100,6 +160,36 @@ bool IsSocket(const std::string& path) {
 
 }  // namespace
 
+Nanos JitteredBackoff(Nanos backoff, double unit_random) {
+  const double scale = 0.5 + 0.5 * std::clamp(unit_random, 0.0, 1.0);
+  return std::chrono::duration_cast<Nanos>(backoff * scale);
+}
+
+Status CheckInventory(const v1::Inventory& inventory) {
+  const auto too_many = [](const char* what, std::size_t n, std::size_t max) {
+    return Status::InvalidArgument("the daemon's inventory lists " + std::to_string(n) + " " +
+                                   what + " (at most " + std::to_string(max) +
+                                   " are possible); refusing it");
+  };
+  constexpr std::size_t kMaxDevices = 4096, kMaxCoresPerDevice = 1024, kMaxCores = 1 << 20;
+  constexpr std::size_t kMaxProcesses = 65536;
+  const auto devices = static_cast<std::size_t>(inventory.devices_size());
+  if (devices > kMaxDevices) return too_many("devices", devices, kMaxDevices);
+  const std::size_t per = inventory.hardware_info().neuroncore_per_device_count();
+  if (per > kMaxCoresPerDevice) return too_many("NeuronCores per device", per, kMaxCoresPerDevice);
+  std::size_t cores = 0;
+  for (const v1::Device& d : inventory.devices()) {
+    cores += static_cast<std::size_t>(d.core_ids_size());
+    if (static_cast<std::size_t>(d.connected_to_size()) > kMaxDevices) {
+      return too_many("connections of one device", d.connected_to_size(), kMaxDevices);
+    }
+  }
+  if (cores > kMaxCores) return too_many("NeuronCores", cores, kMaxCores);
+  const auto processes = static_cast<std::size_t>(inventory.processes_size());
+  if (processes > kMaxProcesses) return too_many("processes", processes, kMaxProcesses);
+  return Status::Ok();
+}
+
 Result<Endpoint> TcpEndpoint(std::string_view host_port) {
   const std::size_t colon = host_port.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == host_port.size()) {
@@ -126,9 +216,13 @@ struct Client::State {
   std::shared_ptr<daemon::EmbeddedDaemon> embedded;
   std::string description;
   int fd = -1;
-  wire::FrameDecoder decoder{wire::kDefaultOutboundMaxFrame};
-  int wake_fd = -1;    // eventfd: poke the reader thread
-  int notify_fd = -1;  // eventfd (semaphore): one count per queued event
+  wire::FrameDecoder decoder{wire::kDefaultOutboundMaxFrame, wire::kDefaultMaxFields};
+  std::minstd_rand random{std::random_device{}()};
+  std::string leftover;  // bytes read with the Welcome, for the reader thread
+  SteadyTime last_data;  // when bytes last arrived from the daemon
+  SteadyTime last_sent;  // when we last sent it something
+  int wake_fd = -1;      // eventfd: poke the reader thread
+  int notify_fd = -1;    // eventfd (semaphore): one count per queued event
   std::thread thread;
 
   mutable std::mutex mu;
@@ -147,9 +241,12 @@ struct Client::State {
     if (notify_fd >= 0) ::close(notify_fd);
   }
 
+  // Queues `e` for Next(), waiting while max_queued_events are (unless stopping).
   void Push(Event e) {
     {
-      std::lock_guard lock(mu);
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return events.size() < options.max_queued_events || stop; });
+      if (stop) return;
       events.push_back(std::move(e));
     }
     const std::uint64_t one = 1;
@@ -164,10 +261,20 @@ struct Client::State {
 
   Result<int> Open() {
     switch (options.endpoint.kind) {
-      case Endpoint::Kind::kUnix:
-        return ConnectUnix(options.endpoint.path);
+      case Endpoint::Kind::kUnix: {
+        Status dir = CheckSocketDirectory(options.endpoint.path);
+        if (!dir.ok()) return dir;
+        Result<int> socket = ConnectUnix(options.endpoint.path, options.connect_timeout);
+        if (!socket.ok()) return socket;
+        Status trusted = CheckDaemonUser(*socket, options.endpoint.path);
+        if (!trusted.ok()) {
+          ::close(*socket);
+          return trusted;
+        }
+        return socket;
+      }
       case Endpoint::Kind::kTcp:
-        return ConnectTcp(options.endpoint.host, options.endpoint.port);
+        return ConnectTcp(options.endpoint.host, options.endpoint.port, options.connect_timeout);
       default:
         return embedded->Connect();
     }
@@ -182,7 +289,8 @@ struct Client::State {
     Status s = SendEnvelope(fd, hello);
     if (!s.ok()) return s;
     const SteadyTime deadline = std::chrono::steady_clock::now() + options.handshake_timeout;
-    decoder = wire::FrameDecoder(wire::kDefaultOutboundMaxFrame);
+    decoder = wire::FrameDecoder(wire::kDefaultOutboundMaxFrame, wire::kDefaultMaxFields);
+    leftover.clear();
     char buf[16384];
     for (;;) {
       pollfd p{fd, POLLIN, 0};
@@ -203,6 +311,9 @@ struct Client::State {
         if (o == wire::FrameDecoder::Outcome::kNeedMore) break;
         if (e.has_error()) return Status::Unavailable(description + ": " + e.error().message());
         if (e.has_welcome()) {
+          if (Status sane = CheckInventory(e.welcome().inventory()); !sane.ok()) {
+            return Status::Unavailable(description + ": " + sane.message());
+          }
           bool restarted = false;
           {
             std::lock_guard lock(mu);
@@ -222,7 +333,9 @@ struct Client::State {
           ev.kind = Event::Kind::kConnected;
           ev.welcome = e.welcome();
           Push(std::move(ev));
-          if (!in.empty()) Consume(in);  // frames right behind the Welcome
+          // Frames right behind the Welcome wait for the reader thread: consuming them here
+          // could block the caller on a full event queue.
+          leftover.assign(in.data(), in.size());
           return Status::Ok();
         }
       }
@@ -243,6 +356,7 @@ struct Client::State {
     Result<int> opened = Open();
     if (!opened.ok()) return opened.status();
     fd = *opened;
+    last_data = last_sent = std::chrono::steady_clock::now();
     Status s = Handshake();
     if (s.ok()) s = Subscribe();
     if (!s.ok()) {
@@ -272,6 +386,11 @@ struct Client::State {
           ev.kind =
               e.notice().kind() == v1::NOTICE_KIND_GAP ? Event::Kind::kGap : Event::Kind::kNotice;
           ev.notice = e.notice();
+          if (e.notice().gap_reason() == v1::GAP_REASON_RESUME_AHEAD) {
+            // Our resume point is not this daemon's: start over from what it sends now.
+            std::lock_guard lock(mu);
+            last_seq = 0;
+          }
           break;
         case v1::Envelope::kError:
           ev.kind = Event::Kind::kError;
@@ -306,9 +425,9 @@ struct Client::State {
     while (!Stopping()) {
       {
         std::lock_guard lock(mu);
-        next_retry = std::chrono::steady_clock::now() + backoff;
+        next_retry = std::chrono::steady_clock::now() + backoff;  // at the latest
       }
-      if (!Pause(backoff)) return;
+      if (!Pause(JitteredBackoff(backoff, std::uniform_real_distribution<>(0, 1)(random)))) return;
       const bool ok = Establish().ok();
       if (ok) {
         std::lock_guard lock(mu);
@@ -327,16 +446,35 @@ struct Client::State {
         Reconnect();
         continue;
       }
-      pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-      const int ready = ::poll(p, 2, Millis(kHeartbeatEvery));
-      if (ready < 0 && errno != EINTR) break;
-      if (ready == 0) {
+      if (!leftover.empty()) {
+        const std::string bytes = std::move(leftover);
+        leftover.clear();
+        if (!Consume(bytes)) {
+          Disconnected("corrupt stream from " + description + ": " + decoder.error_message());
+        }
+        continue;
+      }
+      const SteadyTime now = std::chrono::steady_clock::now();
+      if (now - last_data >= options.stall_timeout) {
+        Disconnected(
+            "nothing from " + description + " for " +
+            FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_data)));
+        continue;
+      }
+      if (now - last_sent >= kHeartbeatEvery) {
         // Quiet for a while: tell the daemon we are alive (it may enforce an idle timeout).
         v1::Envelope beat;
         beat.mutable_heartbeat()->set_newest_seq(last_seq);
+        last_sent = now;
         if (!SendEnvelope(fd, beat).ok()) Disconnected("lost " + description);
         continue;
       }
+      pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+      const Nanos wait =
+          std::min(last_sent + kHeartbeatEvery, last_data + options.stall_timeout) - now;
+      const int ready = ::poll(p, 2, Millis(wait) + 1);
+      if (ready < 0 && errno != EINTR) break;
+      if (ready <= 0) continue;
       if (p[1].revents & POLLIN) {
         std::uint64_t v;
         (void)!::read(wake_fd, &v, sizeof v);
@@ -355,6 +493,7 @@ struct Client::State {
       }
       if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n > 0) last_data = std::chrono::steady_clock::now();
       if (n > 0 && Consume(std::string_view(buf, static_cast<std::size_t>(n)))) continue;
       Disconnected(n == 0  ? description + " closed the connection"
                    : n < 0 ? "lost " + description + ": " + Errno()
@@ -375,7 +514,13 @@ Result<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
   std::optional<std::string> info;
   if (ep.kind == Endpoint::Kind::kAuto) {
     const std::vector<std::string> candidates = ClientSocketCandidates(CurrentSocketEnvironment());
-    auto found = std::find_if(candidates.begin(), candidates.end(), IsSocket);
+    std::string ignored;  // sockets found where another user could have put them
+    auto found = std::find_if(candidates.begin(), candidates.end(), [&](const std::string& c) {
+      if (!IsSocket(c)) return false;
+      Status dir = CheckSocketDirectory(c);
+      if (!dir.ok()) ignored += "; ignored " + c + ": " + dir.message();
+      return dir.ok();
+    });
     if (found != candidates.end()) {
       ep.kind = Endpoint::Kind::kUnix;
       ep.path = *found;
@@ -383,7 +528,7 @@ Result<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
       ep.kind = Endpoint::Kind::kStandalone;
       std::string looked;
       for (const std::string& c : candidates) looked += (looked.empty() ? "" : ", ") + c;
-      info = "no neuron-monitord socket found (looked in " + looked +
+      info = "no neuron-monitord socket found (looked in " + looked + ignored +
              "); running the simulator in-process";
     }
   }
@@ -418,6 +563,7 @@ Client::~Client() {
     std::lock_guard lock(state_->mu);
     state_->stop = true;
   }
+  state_->cv.notify_all();
   const std::uint64_t one = 1;
   (void)!::write(state_->wake_fd, &one, sizeof one);
   if (state_->thread.joinable()) state_->thread.join();
@@ -434,6 +580,7 @@ std::optional<Event> Client::Next(Nanos timeout) {
   state_->events.pop_front();
   std::uint64_t v;
   (void)!::read(state_->notify_fd, &v, sizeof v);
+  state_->cv.notify_all();  // a reader waiting for room in the queue
   return e;
 }
 
@@ -460,6 +607,11 @@ v1::Welcome Client::welcome() const {
 
 std::string Client::endpoint_description() const { return state_->description; }
 bool Client::standalone() const { return state_->embedded != nullptr; }
+std::size_t Client::queued_events() const {
+  std::lock_guard lock(state_->mu);
+  return state_->events.size();
+}
+
 bool Client::running() const {
   std::lock_guard lock(state_->mu);
   return !state_->finished;

@@ -1,10 +1,14 @@
 // Client: a connection to neuron-monitord (or to a daemon embedded in this process) that does the
 // handshake, subscribes, and turns the stream into events. A background thread owns the socket:
 // it reads, decodes, answers nothing the caller must wait for, and after losing the daemon it
-// reconnects with capped exponential backoff and resumes after the last report it delivered, so
-// within the daemon's retention nothing is lost (anything older arrives as a gap event). Callers
-// take events with Next() from any one thread, or wait on notify_fd() in their own poll loop.
-// Thread-safe.
+// reconnects with capped, jittered exponential backoff and resumes after the last report it
+// delivered, so within the daemon's retention nothing is lost (anything older arrives as a gap
+// event). Callers take events with Next() from any one thread, or wait on notify_fd() in their own
+// poll loop. A hostile daemon cannot make it hold much: frames are bounded in size and in the
+// number of fields they hold before they are parsed, the inventory is checked, the event queue is
+// bounded (the reader stops reading when it is full), connects and silent streams time out, and
+// over a unix socket the daemon must run as root, the user or neuron-monitor (SO_PEERCRED) before
+// it gets the token. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -48,7 +52,14 @@ struct ClientOptions {
   bool reconnect = true;
   Nanos initial_backoff = std::chrono::milliseconds(100);
   Nanos max_backoff = std::chrono::seconds(5);
+  Nanos connect_timeout = std::chrono::seconds(5);
   Nanos handshake_timeout = std::chrono::seconds(5);
+  // Nothing at all from the daemon for this long (it heartbeats every few seconds when idle): the
+  // connection is treated as lost, and re-established.
+  Nanos stall_timeout = std::chrono::seconds(20);
+  // Events waiting for Next(): when this many are queued the client stops reading the socket, so
+  // the daemon, not this process, holds (and drops, with gap notices) what the caller cannot take.
+  std::size_t max_queued_events = 1024;
 };
 
 struct Event {
@@ -88,6 +99,8 @@ class Client {
   // "unix:/run/neuron-monitor/neuron-monitord.sock", "tcp:host:port" or "embedded simulator".
   std::string endpoint_description() const;
   bool standalone() const;
+  // Events waiting for Next() (never more than max_queued_events).
+  std::size_t queued_events() const;
   // False once the client gave up (reconnect off, or the embedded daemon ended).
   bool running() const;
   // While reconnecting: when the next attempt is due.
@@ -98,6 +111,14 @@ class Client {
   explicit Client(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
+
+// The delay before a reconnect attempt: `backoff` scaled into [50 %, 100 %] by `unit_random` (in
+// [0, 1)), so that clients that lost the same daemon do not all come back at the same instant.
+Nanos JitteredBackoff(Nanos backoff, double unit_random);
+
+// Whether an inventory is one a real daemon could send: at most 4,096 devices, 1,024 cores per
+// device and in all 1,048,576, 65,536 processes; errors say which count is out of bounds.
+Status CheckInventory(const v1::Inventory& inventory);
 
 // Connects, takes the Welcome and disconnects: the inventory for neuron-ls.
 Result<v1::Welcome> FetchWelcome(const Endpoint& endpoint, const std::string& client_name,

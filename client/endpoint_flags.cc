@@ -1,7 +1,8 @@
 #include "client/endpoint_flags.h"
 
 #include <CLI/CLI.hpp>
-#include <fstream>
+
+#include "proto/common/file_reader.h"
 
 namespace neuronmon::client {
 
@@ -14,7 +15,8 @@ void AddEndpointOptions(CLI::App& app, EndpointFlags& f) {
   app.add_option("--scenario", f.scenario, "with --standalone: a scenario name or .json file");
   app.add_option("--seed", f.seed, "with --standalone: the simulation seed");
   app.add_option("--speed", f.speed, "with --standalone: simulated seconds per real second");
-  app.add_option("--token-file", f.token_file, "auth token for a TCP listener off loopback");
+  app.add_option("--token-file", f.token_file,
+                 "auth token for a TCP listener (a file other users cannot read)");
 }
 
 Result<Endpoint> ResolveEndpoint(const EndpointFlags& f, std::string* token) {
@@ -41,10 +43,9 @@ Result<Endpoint> ResolveEndpoint(const EndpointFlags& f, std::string* token) {
   ep.standalone.seed = f.seed;
   ep.standalone.speed = f.speed;
   if (f.token_file && token) {
-    std::ifstream in(*f.token_file);
-    if (!in) return Status::NotFound(*f.token_file + ": cannot read the token file");
-    std::getline(in, *token);
-    while (!token->empty() && (token->back() == '\r' || token->back() == ' ')) token->pop_back();
+    Result<std::string> read = ReadSecretFile(*f.token_file);
+    if (!read.ok()) return read.status();
+    *token = std::move(*read);
   }
   return ep;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exporter/monitor_json.h"
+#include "proto/common/terminal_text.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -23,7 +24,10 @@ bool WriteAll(int fd, std::string_view text) {
   return true;
 }
 
-void Note(int fd, const std::string& text) { (void)WriteAll(fd, "neuron-monitor: " + text + "\n"); }
+// One line on stderr. Its text may come from the daemon: stripped of control characters.
+void Note(int fd, const std::string& text) {
+  (void)WriteAll(fd, "neuron-monitor: " + SanitizeForTerminal(text) + "\n");
+}
 
 }  // namespace
 

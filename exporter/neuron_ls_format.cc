@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "exporter/json_writer.h"
+#include "proto/wire/terminal_safe.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -426,7 +427,11 @@ void WriteDevice(const v1::Inventory& inventory, const v1::Device& device, const
 
 }  // namespace
 
-std::string RenderTable(const v1::Inventory& inventory, const LsOptions& options) {
+std::string RenderTable(const v1::Inventory& daemon_inventory, const LsOptions& options) {
+  // The table goes to a terminal: strings from the daemon (and its host's processes) are
+  // stripped of control characters. The JSON keeps them, escaped.
+  v1::Inventory inventory = daemon_inventory;
+  wire::MakeTerminalSafe(inventory);
   std::string out;
   AppendHeaderLines(inventory, out);
   AppendTable(inventory, options, out);

@@ -39,8 +39,9 @@ struct LsOptions {
   bool show_all_procs = false;  // --show-all-procs: process view, non-runtime processes too
 };
 
-// The header lines and the table chosen as described above; every line ends in '\n'. Control
-// characters in a command are shown as spaces so a row stays one line.
+// The header lines and the table chosen as described above; every line ends in '\n'. Every string
+// from the inventory is made safe for a terminal (escape sequences and control characters
+// removed, tabs and line breaks in a command shown as spaces so a row stays one line).
 std::string RenderTable(const v1::Inventory& inventory, const LsOptions& options);
 
 // The --topology drawing, from "Neuron Device Topology" to the legend; every line ends in '\n'.

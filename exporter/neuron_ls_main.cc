@@ -4,6 +4,7 @@
 
 #include "client/endpoint_flags.h"
 #include "exporter/neuron_ls_format.h"
+#include "proto/common/terminal_text.h"
 
 int main(int argc, char** argv) {
   using namespace neuronmon;
@@ -22,11 +23,15 @@ int main(int argc, char** argv) {
   std::string token;
   auto ep = client::ResolveEndpoint(endpoint, &token);
   if (!ep.ok()) return std::cerr << "neuron-ls: " << ep.status().message() << "\n", 1;
+  // Messages may quote the daemon: stripped of control characters before they reach stderr.
+  auto complain = [](const std::string& m) {
+    std::cerr << "neuron-ls: " << SanitizeForTerminal(m) << "\n";
+  };
   std::string notice;
   auto welcome =
       client::FetchWelcome(*ep, std::string("neuron-ls/") + NEURONMON_VERSION, nullptr, &notice);
-  if (!notice.empty()) std::cerr << "neuron-ls: " << notice << "\n";
-  if (!welcome.ok()) return std::cerr << "neuron-ls: " << welcome.status().message() << "\n", 1;
+  if (!notice.empty()) complain(notice);
+  if (!welcome.ok()) return complain(welcome.status().message()), 1;
   const v1::Inventory& inventory = welcome->inventory();
   if (inventory.devices_size() == 0) {
     return std::cerr << "level=error msg=\"no neuron device found\"\n", 1;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "proto/common/terminal_text.h"
 #include "tui/keymap.h"
 #include "tui/model.h"
 #include "tui/ncurses_canvas.h"
@@ -35,14 +36,14 @@ bool Absorb(const client::Event& e, client::Client& c, Model& model) {
       return true;
     case client::Event::Kind::kDisconnected:
       model.connection = ConnectionState::kReconnecting;
-      model.last_notice = e.text;
+      model.last_notice = SanitizeForTerminal(e.text);
       return true;
     case client::Event::Kind::kNotice:
       if (e.notice.kind() == v1::NOTICE_KIND_SHUTDOWN) model.connection = ConnectionState::kStopped;
-      model.last_notice = e.notice.text();
+      model.last_notice = SanitizeForTerminal(e.notice.text());
       return true;
     case client::Event::Kind::kInfo:
-      model.info = e.text;
+      model.info = SanitizeForTerminal(e.text);
       return false;
     default:
       return false;
@@ -278,7 +279,7 @@ int RunInteractive(const AppOptions& o, client::Client& c) {
 int RunTop(const AppOptions& o) {
   Result<std::unique_ptr<client::Client>> c = Connect(o);
   if (!c.ok()) {
-    std::cerr << "neuron-top: " << c.status().message() << "\n";
+    std::cerr << "neuron-top: " << SanitizeForTerminal(c.status().message()) << "\n";
     return 1;
   }
   // The fallback notice (no daemon socket: running the simulator in-process) goes to stderr first.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "proto/wire/terminal_safe.h"
+
 namespace neuronmon::tui {
 namespace {
 
@@ -37,12 +39,16 @@ double Series::Max() const {
 
 void Model::SetWelcome(const v1::Welcome& welcome) {
   inventory_ = welcome.inventory();
+  wire::MakeTerminalSafe(inventory_);  // its strings end up on the screen
   has_inventory_ = true;
   device_util_.resize(static_cast<std::size_t>(inventory_.devices_size()));
   device_hbm_.resize(static_cast<std::size_t>(inventory_.devices_size()));
 }
 
-void Model::Apply(const v1::Report& report) {
+void Model::Apply(const v1::Report& daemon_report) {
+  // Every string a report carries (tags, errors, model names, findings) ends up on the screen.
+  v1::Report report = daemon_report;
+  wire::MakeTerminalSafe(report);
   ++reports_;
   last_seq_ = report.seq();
   bool runtime_groups = false;

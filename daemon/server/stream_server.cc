@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "daemon/server/session.h"
+#include "proto/common/socket_path.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -98,7 +99,11 @@ Status StreamServer::ListenUnix(const UnixListenOptions& options) {
   if (options.path.size() >= sizeof(sockaddr_un::sun_path)) {
     return Status::InvalidArgument(options.path + ": socket path too long");
   }
-  Status status = EnsureDirectory(path.parent_path());
+  // The per-user fallback under /tmp, which others could have made first: 0700 and ours, or refuse.
+  const auto euid = static_cast<unsigned>(::geteuid());
+  Status status = path.parent_path() == FallbackSocketDirectory(euid)
+                      ? EnsurePrivateDirectory(path.parent_path(), euid)
+                      : EnsureDirectory(path.parent_path());
   if (!status.ok()) return status;
   status = ClearStaleSocket(options.path);
   if (!status.ok()) return status;

@@ -1,9 +1,14 @@
 #include "proto/common/socket_path.h"
 
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace neuronmon {
 namespace {
@@ -18,7 +23,7 @@ std::string UserPath(const SocketEnvironment& env) {
     return env.xdg_runtime_dir + "/neuron-monitor/" + kSocketName;
   }
   // No per-user runtime directory (e.g. a plain su session): a private directory in /tmp.
-  return "/tmp/neuron-monitor-" + std::to_string(env.uid) + "/" + kSocketName;
+  return FallbackSocketDirectory(env.uid) + "/" + kSocketName;
 }
 
 }  // namespace
@@ -47,6 +52,55 @@ std::vector<std::string> ClientSocketCandidates(const SocketEnvironment& env) {
   const std::string user = UserPath(env);
   if (std::find(out.begin(), out.end(), user) == out.end() && !env.root) out.push_back(user);
   return out;
+}
+
+std::string FallbackSocketDirectory(unsigned uid) {
+  return "/tmp/neuron-monitor-" + std::to_string(uid);
+}
+
+Status CheckPrivateDirectory(const std::string& dir, unsigned uid) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) {
+    const std::string why = std::strerror(errno);
+    if (errno == ENOENT) return Status::NotFound(dir + ": " + why);
+    return Status::IoError(dir + ": " + why);
+  }
+  if (S_ISLNK(st.st_mode)) return Status::FailedPrecondition(dir + " is a symbolic link");
+  if (!S_ISDIR(st.st_mode)) return Status::FailedPrecondition(dir + " is not a directory");
+  if (st.st_uid != uid) {
+    return Status::FailedPrecondition(dir + " is owned by uid " + std::to_string(st.st_uid) +
+                                      ", not " + std::to_string(uid));
+  }
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return Status::FailedPrecondition(dir + " has mode " + mode + "; it must be 0700");
+  }
+  return Status::Ok();
+}
+
+Status EnsurePrivateDirectory(const std::string& dir, unsigned uid) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Status::IoError("cannot create " + dir + ": " + std::strerror(errno));
+  }
+  return CheckPrivateDirectory(dir, uid);
+}
+
+bool TrustedDaemonUid(unsigned daemon_uid, unsigned client_uid,
+                      std::optional<unsigned> service_uid) {
+  return daemon_uid == 0 || daemon_uid == client_uid ||
+         (service_uid.has_value() && daemon_uid == *service_uid);
+}
+
+std::optional<unsigned> ServiceUid() {
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  char buffer[4096];
+  if (::getpwnam_r("neuron-monitor", &entry, buffer, sizeof buffer, &found) != 0 ||
+      found == nullptr) {
+    return std::nullopt;
+  }
+  return static_cast<unsigned>(found->pw_uid);
 }
 
 }  // namespace neuronmon

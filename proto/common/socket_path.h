@@ -4,8 +4,11 @@
 // facts they are given; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "proto/common/status.h"
 
 namespace neuronmon {
 
@@ -27,5 +30,24 @@ std::string DaemonSocketPath(const SocketEnvironment& env);
 
 // Candidate paths a client tries, in order (no duplicates).
 std::vector<std::string> ClientSocketCandidates(const SocketEnvironment& env);
+
+// The per-user directory used when there is no $XDG_RUNTIME_DIR: /tmp/neuron-monitor-<uid>. It
+// lives in a directory every user can write to, so it must be checked before it is trusted.
+std::string FallbackSocketDirectory(unsigned uid);
+
+// Whether `dir` may hold `uid`'s socket: a real directory (lstat: not a symbolic link) owned by
+// `uid` with no group or other permissions. Errors (kFailedPrecondition) name the directory and
+// what is wrong: "... is a symbolic link", "... is owned by uid 1001, not 1000", "... has mode
+// 0777; it must be 0700"; kNotFound when it does not exist.
+Status CheckPrivateDirectory(const std::string& dir, unsigned uid);
+// Creates `dir` with mode 0700 when it is missing, then CheckPrivateDirectory.
+Status EnsurePrivateDirectory(const std::string& dir, unsigned uid);
+
+// Whether a client may trust a daemon running as `daemon_uid` with its token and its data: root,
+// the client's own `client_uid`, or `service_uid` (the neuron-monitor user, when it exists).
+bool TrustedDaemonUid(unsigned daemon_uid, unsigned client_uid,
+                      std::optional<unsigned> service_uid);
+// The uid of the `neuron-monitor` system user, when it exists.
+std::optional<unsigned> ServiceUid();
 
 }  // namespace neuronmon

@@ -1,9 +1,44 @@
 #include "proto/wire/frame_codec.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
 #include <algorithm>
 
 namespace neuronmon::wire {
 namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::internal::WireFormatLite;
+
+constexpr int kMaxDepth = 64;
+
+// Counts length-delimited fields into `*left` (false once it would go below zero), descending into
+// those the descriptor says are messages.
+bool Walk(google::protobuf::io::CodedInputStream& in, const google::protobuf::Descriptor& type,
+          std::size_t* left, int depth) {
+  if (depth > kMaxDepth) return false;
+  for (;;) {
+    const std::uint32_t tag = in.ReadTag();
+    if (tag == 0) return in.ConsumedEntireMessage();
+    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      if (!WireFormatLite::SkipField(&in, tag)) return false;
+      continue;
+    }
+    if (*left == 0) return false;
+    --*left;
+    std::uint32_t length = 0;
+    if (!in.ReadVarint32(&length)) return false;
+    const FieldDescriptor* field = type.FindFieldByNumber(WireFormatLite::GetTagFieldNumber(tag));
+    if (field == nullptr || field->type() != FieldDescriptor::TYPE_MESSAGE) {
+      if (!in.Skip(static_cast<int>(length))) return false;
+      continue;
+    }
+    const auto limit = in.PushLimit(static_cast<int>(length));
+    if (!Walk(in, *field->message_type(), left, depth + 1)) return false;
+    in.PopLimit(limit);
+  }
+}
 
 void AppendVarint32(std::uint32_t value, std::string& out) {
   while (value >= 0x80) {
@@ -39,6 +74,14 @@ Result<std::string> EncodeFrame(const v1::Envelope& envelope, std::size_t max_fr
   return out;
 }
 
+bool WithinFieldBudget(std::string_view bytes, const google::protobuf::Descriptor& type,
+                       std::size_t max_fields) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  std::size_t left = max_fields;
+  return Walk(in, type, &left, 0);
+}
+
 const char* DecodeErrorName(DecodeError error) {
   switch (error) {
     case DecodeError::kNone:
@@ -51,6 +94,8 @@ const char* DecodeErrorName(DecodeError error) {
       return "zero-length frame";
     case DecodeError::kUnparsable:
       return "unparsable frame";
+    case DecodeError::kTooComplex:
+      return "frame too complex";
   }
   return "unknown";
 }
@@ -104,6 +149,11 @@ FrameDecoder::Outcome FrameDecoder::Decode(std::string_view& input, v1::Envelope
     input.remove_prefix(take);
     if (body_.size() < length_) return Outcome::kNeedMore;
     body = body_;
+  }
+  if (max_fields_ > 0 && !WithinFieldBudget(body, *v1::Envelope::descriptor(), max_fields_)) {
+    return Fail(DecodeError::kTooComplex,
+                "frame of " + std::to_string(length_) + " bytes holds more than " +
+                    std::to_string(max_fields_) + " messages and strings, or is malformed");
   }
   const bool parsed = envelope.ParseFromArray(body.data(), static_cast<int>(body.size()));
   header_size_ = 0;

@@ -18,6 +18,16 @@ namespace neuronmon::wire {
 inline constexpr std::size_t kDefaultInboundMaxFrame = 64 * 1024;          // client -> daemon
 inline constexpr std::size_t kDefaultOutboundMaxFrame = 16 * 1024 * 1024;  // daemon -> client
 inline constexpr std::size_t kMaxVarintBytes = 5;
+// Length-delimited fields a client accepts in one frame: the largest real report (every group of
+// a 64-device trn2 UltraServer, 146 KB) holds 6,791 (tests/daemon/frame_budget_test.cc), so a
+// legitimate daemon has a 29-fold margin, and a hostile one can make a client hold at most some
+// tens of MB however it packs 16 MiB.
+inline constexpr std::size_t kDefaultMaxFields = 200'000;
+
+// Whether `bytes`, read as a serialized `type`, holds at most `max_fields` length-delimited fields
+// (counted at every depth, nesting at most 64 deep) and is well-formed enough to walk. Pure.
+bool WithinFieldBudget(std::string_view bytes, const google::protobuf::Descriptor& type,
+                       std::size_t max_fields);
 
 // Appends the frame for `envelope` to `out`. Fails (kInvalidArgument) for an empty envelope, which
 // would encode as a zero-length frame, and (kOutOfRange) when the message is over `max_frame`.
@@ -34,6 +44,7 @@ enum class DecodeError {
   kVarintTooLong,  // length prefix longer than 5 bytes or over 32 bits
   kZeroLength,     // a frame must hold a non-empty Envelope
   kUnparsable,     // the bytes are not an Envelope
+  kTooComplex,     // more length-delimited fields (messages, strings) than the decoder allows
 };
 
 const char* DecodeErrorName(DecodeError error);
@@ -44,7 +55,12 @@ class FrameDecoder {
  public:
   enum class Outcome { kNeedMore, kFrame, kError };
 
-  explicit FrameDecoder(std::size_t max_frame = kDefaultInboundMaxFrame) : max_frame_(max_frame) {}
+  // `max_fields` > 0 bounds the length-delimited fields (sub-messages, strings, bytes) a frame may
+  // hold, counted on the wire before it is parsed: parsed, each costs an object of its own, so a
+  // frame of empty sub-messages (2 bytes each) would otherwise grow ~100-fold in memory — 16 MiB
+  // into gigabytes. Clients set it (kDefaultMaxFields); 0 means no bound.
+  explicit FrameDecoder(std::size_t max_frame = kDefaultInboundMaxFrame, std::size_t max_fields = 0)
+      : max_frame_(max_frame), max_fields_(max_fields) {}
 
   // Consumes bytes from the front of `input` until one frame is complete (kFrame: `envelope` holds
   // it; the rest of `input` is untouched), the input runs out (kNeedMore: all of it was consumed
@@ -61,6 +77,7 @@ class FrameDecoder {
   Outcome Fail(DecodeError error, std::string message);
 
   std::size_t max_frame_;
+  std::size_t max_fields_;
   unsigned char header_[kMaxVarintBytes] = {};
   std::size_t header_size_ = 0;
   bool have_length_ = false;

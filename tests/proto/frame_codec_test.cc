@@ -269,5 +269,42 @@ TEST(FrameDecoder, RoundTripsRandomizedEnvelopesInRandomChunks) {
   }
 }
 
+// A frame of empty sub-messages costs 2 bytes each on the wire and an object each once parsed:
+// a decoder with a field budget refuses it before parsing.
+TEST(FrameDecoder, AFieldBudgetRefusesFramesThatWouldExplodeWhenParsed) {
+  v1::Envelope e;
+  v1::Inventory* inv = e.mutable_welcome()->mutable_inventory();
+  for (int i = 0; i < 1000; ++i) inv->add_devices();
+  const std::string frame = *EncodeFrame(e);
+  FrameDecoder bounded(kDefaultOutboundMaxFrame, 500);
+  std::string_view in(frame);
+  v1::Envelope out;
+  ASSERT_EQ(bounded.Decode(in, out), FrameDecoder::Outcome::kError);
+  EXPECT_EQ(bounded.error(), DecodeError::kTooComplex);
+  EXPECT_EQ(bounded.error_message(), "frame of " + std::to_string(frame.size() - 2) +
+                                         " bytes holds more than 500 messages and strings, or is "
+                                         "malformed");
+  FrameDecoder roomy(kDefaultOutboundMaxFrame, 2000);
+  std::string_view again(frame);
+  ASSERT_EQ(roomy.Decode(again, out), FrameDecoder::Outcome::kFrame);
+  EXPECT_EQ(out.welcome().inventory().devices_size(), 1000);
+}
+
+TEST(WithinFieldBudget, CountsNestedMessagesAndStrings) {
+  v1::Envelope e;
+  v1::Inventory* inv = e.mutable_welcome()->mutable_inventory();  // welcome, inventory: 2
+  inv->mutable_instance_info()->set_instance_id("i-1");           // instance_info, its id: 2
+  v1::Device* d = inv->add_devices();                             // 1
+  d->set_pci_bdf("0000:00:1e.0");                                 // 1
+  d->add_core_ids(0);                                             // packed: 1
+  d->add_core_ids(1);
+  const std::string bytes = e.SerializeAsString();
+  EXPECT_TRUE(WithinFieldBudget(bytes, *v1::Envelope::descriptor(), 7));
+  EXPECT_FALSE(WithinFieldBudget(bytes, *v1::Envelope::descriptor(), 6));
+  EXPECT_FALSE(
+      WithinFieldBudget(bytes.substr(0, bytes.size() - 3), *v1::Envelope::descriptor(), 100))
+      << "a truncated message is malformed";
+}
+
 }  // namespace
 }  // namespace neuronmon::wire
