@@ -1,5 +1,6 @@
 #include "exporter/monitor_config.h"
 
+#include "exporter/monitor_json.h"
 #include "proto/common/file_reader.h"
 #include "proto/common/json_reader.h"
 #include "proto/common/tag_filter.h"
@@ -10,6 +11,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kMaxMonitorConfigBytes = 1 << 20;
+constexpr std::size_t kMaxSelectors = MonitorState::kMaxSources;
 
 struct GroupName {
   const char* name;
@@ -91,6 +93,12 @@ Result<MonitorConfig> ParseMonitorConfig(std::string_view text, const std::strin
   JsonReader root(*doc, "", &problems);
   const Nanos root_period = Period(root, kDefaultMonitorPeriod);
   if (const json* list = root.Array("neuron_runtimes")) {
+    // Each selector is a connection to the daemon and a source in the documents' merge.
+    if (list->size() > kMaxSelectors) {
+      return Status::InvalidArgument(source + ": neuron_runtimes: " + std::to_string(list->size()) +
+                                     " selectors; at most " + std::to_string(kMaxSelectors) +
+                                     " are supported");
+    }
     for (std::size_t i = 0; i < list->size(); ++i) {
       JsonReader r((*list)[i], root.PathOf("neuron_runtimes", i), &problems);
       RuntimeSelector sel;

@@ -294,7 +294,14 @@ void Daemon::WaitForSignal() {
   signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
     if (ec) return;
     if (signal == SIGHUP) {
-      Reload();
+      try {
+        Reload();
+      } catch (const std::exception& e) {
+        // Whatever a reload meets, the daemon keeps its configuration and its signal handling.
+        log_.Error(std::string("configuration not reloaded: ") + e.what());
+        ++stats_.reload_failures;
+        if (mode_.notify) (void)notifier_.Ready();
+      }
       WaitForSignal();
       return;
     }

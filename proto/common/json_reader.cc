@@ -10,7 +10,8 @@ Result<nlohmann::json> ParseJsonWithComments(std::string_view text, const std::s
   try {
     return nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/true,
                                  /*ignore_comments=*/true);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // Syntax errors (parse_error) and numbers out of a double's range, like 1e400 (out_of_range):
     // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 5: ...".
     std::string what = e.what();
     if (const std::size_t at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);

@@ -149,6 +149,12 @@ TEST(ConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
 }
 
+// nlohmann throws out_of_range, not parse_error, for a number no double holds: still one problem.
+TEST(ConfigTest, NumbersOutOfRangeAreAProblemNotACrash) {
+  EXPECT_THAT(Problems(R"({"period": 1e400})"),
+              ElementsAre("test.json: number overflow parsing '1e400'"));
+}
+
 TEST(ConfigTest, CommentsAreAccepted) {
   EXPECT_EQ(Parse("// top\n{ /* inline */ \"seed\": 7 // trailing\n}\n").seed, 7);
 }

@@ -137,6 +137,21 @@ TEST(MonitorConfig, TagFiltersAreRe2AndBounded) {
             "bytes");
 }
 
+// Each selector becomes a connection of its own and a source of the merged documents: 64 at most.
+TEST(MonitorConfig, AtMost64Selectors) {
+  std::string selectors;
+  for (int i = 0; i < 65; ++i) selectors += std::string(i ? "," : "") + "{}";
+  EXPECT_EQ(ErrorOf(R"({"neuron_runtimes": [)" + selectors + "]}"),
+            "monitor.conf: neuron_runtimes: 65 selectors; at most 64 are supported");
+  selectors = selectors.substr(3);  // 64
+  EXPECT_TRUE(ParseMonitorConfig(R"({"neuron_runtimes": [)" + selectors + "]}", "m").ok());
+}
+
+// The JSON parser's own failures, syntax or a number out of range, are one error, not a crash.
+TEST(MonitorConfig, ANumberOutOfRangeIsAnError) {
+  EXPECT_EQ(ErrorOf(R"({"period": 1e400})").substr(0, 30), "monitor.conf: number overflow ");
+}
+
 // -c names a file that must be a regular file of at most 1 MiB: /dev/zero would never end.
 TEST(MonitorConfig, LoadRefusesWhatIsNotASmallRegularFile) {
   EXPECT_EQ(LoadMonitorConfig("/dev/zero").status().message(), "/dev/zero: not a regular file");

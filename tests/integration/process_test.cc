@@ -184,6 +184,13 @@ TEST(DaemonProcess, ReadyReloadAndStopUnderATestNotifySocket) {
   EXPECT_NE(log.find(config.string() + ": parse error"), std::string::npos) << log;
   EXPECT_NE(log.find("configuration not reloaded; keeping the previous one"), std::string::npos);
 
+  // A number out of a double's range used to throw out of the reload, leaving the daemon deaf to
+  // every later signal: it is one more rejected file.
+  std::ofstream(config) << "{ \"period\": 1e400 }";
+  daemon.Signal(SIGHUP);
+  EXPECT_TRUE(notify.WaitFor("READY=1", milliseconds(5000), &seen));
+  EXPECT_TRUE(client.ReadUntil(Body::kReport).has_value());
+
   // SIGTERM: STOPPING=1, a shutdown notice, exit 0 within 2 s, the socket removed.
   const auto stop_at = std::chrono::steady_clock::now();
   daemon.Signal(SIGTERM);
