@@ -29,11 +29,11 @@ test-build:
 	@cmake --build $(TEST_DIR) -j$(JOBS)
 	@CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DNEURONMON_FUZZ=ON \
 	  -DNEURONMON_BUILD_TESTS=OFF -DNEURONMON_BUILD_BENCH=OFF >/dev/null
-	@cmake --build $(FUZZ_DIR) -j$(JOBS) --target frame_decoder_fuzz
+	@cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_targets
 
 test: test-build
 	cd $(TEST_DIR) && ctest --output-on-failure -j$(JOBS)
-	cd $(FUZZ_DIR) && ctest --output-on-failure
+	cd $(FUZZ_DIR) && ctest --output-on-failure -j$(JOBS)
 
 bench:
 	@packaging/install-deps.sh bench

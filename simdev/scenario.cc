@@ -9,7 +9,6 @@ namespace neuronmon::simdev {
 namespace {
 
 using nlohmann::json;
-constexpr double kHuge = 1e30;
 constexpr Nanos kDay = std::chrono::hours(24);
 constexpr Nanos kYear = std::chrono::hours(24 * 366);
 
