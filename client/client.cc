@@ -28,6 +28,8 @@ namespace {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
 constexpr Nanos kHeartbeatEvery = std::chrono::seconds(5);
+// Connect queues up to two events (a notice, kConnected) before its caller can take any.
+constexpr std::size_t kMinQueuedEvents = 4;
 
 std::string Errno() { return std::strerror(errno); }
 
@@ -123,10 +125,9 @@ Status CheckDaemonUser(int fd, const std::string& path) {
 // A socket in the per-user fallback directory under /tmp is used only when that directory is
 // really ours (CheckPrivateDirectory); elsewhere, nothing to check.
 Status CheckSocketDirectory(const std::string& path) {
-  const std::string dir = path.substr(0, path.rfind('/'));
   const auto uid = static_cast<unsigned>(::geteuid());
-  if (dir != FallbackSocketDirectory(uid)) return Status::Ok();
-  return CheckPrivateDirectory(dir, uid);
+  if (!InFallbackSocketDirectory(path, uid)) return Status::Ok();
+  return CheckPrivateDirectory(FallbackSocketDirectory(uid), uid);
 }
 
 // Writes all of `bytes`, waiting for the socket when it is full (bounded by `timeout`).
@@ -171,20 +172,20 @@ Status CheckInventory(const v1::Inventory& inventory) {
                                    what + " (at most " + std::to_string(max) +
                                    " are possible); refusing it");
   };
-  constexpr std::size_t kMaxDevices = 4096, kMaxCoresPerDevice = 1024, kMaxCores = 1 << 20;
-  constexpr std::size_t kMaxProcesses = 65536;
+  // The largest real instance, a trn2 UltraServer, has 64 devices of at most 8 NeuronCores.
+  constexpr std::size_t kMaxDevices = 4096, kMaxCoresPerDevice = 256, kMaxProcesses = 65536;
   const auto devices = static_cast<std::size_t>(inventory.devices_size());
   if (devices > kMaxDevices) return too_many("devices", devices, kMaxDevices);
   const std::size_t per = inventory.hardware_info().neuroncore_per_device_count();
   if (per > kMaxCoresPerDevice) return too_many("NeuronCores per device", per, kMaxCoresPerDevice);
-  std::size_t cores = 0;
   for (const v1::Device& d : inventory.devices()) {
-    cores += static_cast<std::size_t>(d.core_ids_size());
-    if (static_cast<std::size_t>(d.connected_to_size()) > kMaxDevices) {
-      return too_many("connections of one device", d.connected_to_size(), kMaxDevices);
+    const auto cores = static_cast<std::size_t>(d.core_ids_size());
+    if (cores > kMaxCoresPerDevice) {
+      return too_many("NeuronCores on one device", cores, kMaxCoresPerDevice);
     }
+    const auto links = static_cast<std::size_t>(d.connected_to_size());
+    if (links > kMaxDevices) return too_many("connections of one device", links, kMaxDevices);
   }
-  if (cores > kMaxCores) return too_many("NeuronCores", cores, kMaxCores);
   const auto processes = static_cast<std::size_t>(inventory.processes_size());
   if (processes > kMaxProcesses) return too_many("processes", processes, kMaxProcesses);
   return Status::Ok();
@@ -219,7 +220,7 @@ struct Client::State {
   wire::FrameDecoder decoder{wire::kDefaultOutboundMaxFrame, wire::kDefaultMaxFields};
   std::minstd_rand random{std::random_device{}()};
   std::string leftover;  // bytes read with the Welcome, for the reader thread
-  SteadyTime last_data;  // when bytes last arrived from the daemon
+  SteadyTime last_data;  // when the daemon's latest bytes were handed on as events
   SteadyTime last_sent;  // when we last sent it something
   int wake_fd = -1;      // eventfd: poke the reader thread
   int notify_fd = -1;    // eventfd (semaphore): one count per queued event
@@ -228,6 +229,8 @@ struct Client::State {
   mutable std::mutex mu;
   std::condition_variable cv;
   std::deque<Event> events;
+  std::deque<std::size_t> event_bytes;  // each queued report's serialized size, 0 for others
+  std::size_t queued_bytes = 0;
   bool stop = false;
   bool finished = false;
   std::optional<v1::Subscribe> pending_subscribe;
@@ -241,13 +244,20 @@ struct Client::State {
     if (notify_fd >= 0) ::close(notify_fd);
   }
 
-  // Queues `e` for Next(), waiting while max_queued_events are (unless stopping).
+  // Queues `e` for Next(), waiting while max_queued_events, or max_queued_bytes of reports, are
+  // (unless stopping; one report larger than the byte cap still goes into an empty queue).
   void Push(Event e) {
+    const std::size_t bytes = e.kind == Event::Kind::kReport ? e.report.ByteSizeLong() : 0;
     {
       std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return events.size() < options.max_queued_events || stop; });
+      cv.wait(lock, [&] {
+        return stop || (events.size() < options.max_queued_events &&
+                        (events.empty() || queued_bytes + bytes <= options.max_queued_bytes));
+      });
       if (stop) return;
       events.push_back(std::move(e));
+      event_bytes.push_back(bytes);
+      queued_bytes += bytes;
     }
     const std::uint64_t one = 1;
     (void)!::write(notify_fd, &one, sizeof one);
@@ -307,7 +317,7 @@ struct Client::State {
       while (!in.empty()) {
         const auto o = decoder.Decode(in, e);
         if (o == wire::FrameDecoder::Outcome::kError)
-          return Status::Unavailable(decoder.error_message());
+          return Status::Unavailable(description + ": " + decoder.error_message());
         if (o == wire::FrameDecoder::Outcome::kNeedMore) break;
         if (e.has_error()) return Status::Unavailable(description + ": " + e.error().message());
         if (e.has_welcome()) {
@@ -356,13 +366,13 @@ struct Client::State {
     Result<int> opened = Open();
     if (!opened.ok()) return opened.status();
     fd = *opened;
-    last_data = last_sent = std::chrono::steady_clock::now();
     Status s = Handshake();
     if (s.ok()) s = Subscribe();
     if (!s.ok()) {
       ::close(fd);
       fd = -1;
     }
+    last_data = last_sent = std::chrono::steady_clock::now();
     return s;
   }
 
@@ -404,11 +414,29 @@ struct Client::State {
     return true;
   }
 
-  // Waits `d` unless told to stop; false when stopping.
+  // Takes a wake-up: the Resubscribe that caused it, if any, now also the subscription sent after
+  // every reconnect.
+  std::optional<v1::Subscribe> TakeWake() {
+    std::uint64_t v;
+    (void)!::read(wake_fd, &v, sizeof v);
+    std::optional<v1::Subscribe> next;
+    std::lock_guard lock(mu);
+    next.swap(pending_subscribe);
+    if (next) options.subscribe = *next;
+    return next;
+  }
+
+  // Waits `d` unless told to stop; false when stopping. A Resubscribe meanwhile is kept for the
+  // next connection and does not cut the wait short.
   bool Pause(Nanos d) {
-    pollfd p{wake_fd, POLLIN, 0};
-    ::poll(&p, 1, Millis(d));
-    return !Stopping();
+    const SteadyTime until = std::chrono::steady_clock::now() + d;
+    while (!Stopping()) {
+      const Nanos left = until - std::chrono::steady_clock::now();
+      if (left <= Nanos(0)) return true;
+      pollfd p{wake_fd, POLLIN, 0};
+      if (::poll(&p, 1, Millis(left) + 1) > 0) (void)TakeWake();
+    }
+    return false;
   }
 
   void Disconnected(const std::string& why) {
@@ -423,11 +451,12 @@ struct Client::State {
   void Reconnect() {
     Nanos backoff = options.initial_backoff;
     while (!Stopping()) {
+      const Nanos delay = JitteredBackoff(backoff, std::uniform_real_distribution<>(0, 1)(random));
       {
         std::lock_guard lock(mu);
-        next_retry = std::chrono::steady_clock::now() + backoff;  // at the latest
+        next_retry = std::chrono::steady_clock::now() + delay;
       }
-      if (!Pause(JitteredBackoff(backoff, std::uniform_real_distribution<>(0, 1)(random)))) return;
+      if (!Pause(delay)) return;
       const bool ok = Establish().ok();
       if (ok) {
         std::lock_guard lock(mu);
@@ -452,6 +481,7 @@ struct Client::State {
         if (!Consume(bytes)) {
           Disconnected("corrupt stream from " + description + ": " + decoder.error_message());
         }
+        last_data = std::chrono::steady_clock::now();  // see below
         continue;
       }
       const SteadyTime now = std::chrono::steady_clock::now();
@@ -476,15 +506,7 @@ struct Client::State {
       if (ready < 0 && errno != EINTR) break;
       if (ready <= 0) continue;
       if (p[1].revents & POLLIN) {
-        std::uint64_t v;
-        (void)!::read(wake_fd, &v, sizeof v);
-        std::optional<v1::Subscribe> next;
-        {
-          std::lock_guard lock(mu);
-          next.swap(pending_subscribe);
-          if (next) options.subscribe = *next;
-        }
-        if (next) {
+        if (std::optional<v1::Subscribe> next = TakeWake()) {
           v1::Envelope e;
           *e.mutable_subscribe() = *next;
           if (!SendEnvelope(fd, e).ok()) Disconnected("lost " + description + " while subscribing");
@@ -493,8 +515,12 @@ struct Client::State {
       }
       if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n > 0) last_data = std::chrono::steady_clock::now();
-      if (n > 0 && Consume(std::string_view(buf, static_cast<std::size_t>(n)))) continue;
+      if (n > 0 && Consume(std::string_view(buf, static_cast<std::size_t>(n)))) {
+        // After Consume, which may have waited for the caller to make room in the queue: only
+        // time spent waiting on the socket is the daemon's silence.
+        last_data = std::chrono::steady_clock::now();
+        continue;
+      }
       Disconnected(n == 0  ? description + " closed the connection"
                    : n < 0 ? "lost " + description + ": " + Errno()
                            : "corrupt stream from " + description + ": " + decoder.error_message());
@@ -510,6 +536,7 @@ Client::Client(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Result<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
   auto state = std::make_unique<State>();
   state->options = std::move(options);
+  state->options.max_queued_events = std::max(state->options.max_queued_events, kMinQueuedEvents);
   Endpoint& ep = state->options.endpoint;
   std::optional<std::string> info;
   if (ep.kind == Endpoint::Kind::kAuto) {
@@ -578,6 +605,8 @@ std::optional<Event> Client::Next(Nanos timeout) {
   if (state_->events.empty()) return std::nullopt;
   Event e = std::move(state_->events.front());
   state_->events.pop_front();
+  state_->queued_bytes -= state_->event_bytes.front();
+  state_->event_bytes.pop_front();
   std::uint64_t v;
   (void)!::read(state_->notify_fd, &v, sizeof v);
   state_->cv.notify_all();  // a reader waiting for room in the queue

@@ -59,7 +59,11 @@ struct ClientOptions {
   Nanos stall_timeout = std::chrono::seconds(20);
   // Events waiting for Next(): when this many are queued the client stops reading the socket, so
   // the daemon, not this process, holds (and drops, with gap notices) what the caller cannot take.
+  // At least 4 (Connect itself queues two before its caller can take any).
   std::size_t max_queued_events = 1024;
+  // And at most this many bytes of reports (serialized size; a 64-device report is ~150 KB):
+  // 1,024 of those would otherwise be held in memory while the caller is stalled.
+  std::size_t max_queued_bytes = 32 << 20;
 };
 
 struct Event {
@@ -116,8 +120,9 @@ class Client {
 // [0, 1)), so that clients that lost the same daemon do not all come back at the same instant.
 Nanos JitteredBackoff(Nanos backoff, double unit_random);
 
-// Whether an inventory is one a real daemon could send: at most 4,096 devices, 1,024 cores per
-// device and in all 1,048,576, 65,536 processes; errors say which count is out of bounds.
+// Whether an inventory is one a real daemon could send: at most 4,096 devices, 256 NeuronCores per
+// device (in the hardware info and in each device's list), 4,096 connections per device and
+// 65,536 processes; errors (kInvalidArgument) say which count is out of bounds.
 Status CheckInventory(const v1::Inventory& inventory);
 
 // Connects, takes the Welcome and disconnects: the inventory for neuron-ls.

@@ -28,7 +28,9 @@ struct EndpointFlags {
 void AddEndpointOptions(CLI::App& app, EndpointFlags& flags);
 
 // Errors: --socket with --connect, --device/--scenario without --standalone while a path or
-// address is also given, a bad HOST:PORT, an unreadable token file.
+// address is also given, a bad HOST:PORT, a token file that cannot be read, is not a small regular
+// file, or that other users may read (ReadSecretFile: "FILE: mode 0644 lets every user read the
+// token; make it 0600 or 0640").
 Result<Endpoint> ResolveEndpoint(const EndpointFlags& flags, std::string* token);
 
 }  // namespace neuronmon::client

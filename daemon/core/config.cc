@@ -275,7 +275,9 @@ void CheckLimits(const LimitsConfig& l, Found* found) {
                 kMaxIdleTimeout);
   CheckDuration(found, "limits.write_timeout", l.write_timeout, kMinTimeout, kMaxTimeout);
   CheckDuration(found, "limits.idle_timeout", l.idle_timeout, Nanos::zero(), kMaxIdleTimeout);
-  CheckDuration(found, "limits.heartbeat_interval", l.heartbeat_interval, kMinTimeout, kMaxTimeout);
+  // Clients take 20 s without a byte for a lost connection: heartbeats must come well before.
+  CheckDuration(found, "limits.heartbeat_interval", l.heartbeat_interval, kMinTimeout,
+                std::chrono::seconds(10));
   CheckRange(found, "limits.queue_depth", l.queue_depth, 1, 65536);
   // A queue must hold at least one report of the largest instance.
   CheckRange(found, "limits.max_queue_bytes", l.max_queue_bytes, 1 << 20, 4 * kGiB);

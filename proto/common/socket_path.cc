@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace neuronmon {
 namespace {
@@ -58,6 +59,12 @@ std::string FallbackSocketDirectory(unsigned uid) {
   return "/tmp/neuron-monitor-" + std::to_string(uid);
 }
 
+bool InFallbackSocketDirectory(const std::string& socket_path, unsigned uid) {
+  std::error_code ec;
+  const std::filesystem::path path = std::filesystem::absolute(socket_path, ec).lexically_normal();
+  return !ec && path.parent_path() == std::filesystem::path(FallbackSocketDirectory(uid));
+}
+
 Status CheckPrivateDirectory(const std::string& dir, unsigned uid) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) {
@@ -74,7 +81,9 @@ Status CheckPrivateDirectory(const std::string& dir, unsigned uid) {
   if ((st.st_mode & 077) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return Status::FailedPrecondition(dir + " has mode " + mode + "; it must be 0700");
+    return Status::FailedPrecondition(dir + " has mode " + mode +
+                                      ", which lets other users replace the socket; it must be "
+                                      "0700");
   }
   return Status::Ok();
 }

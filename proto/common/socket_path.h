@@ -1,7 +1,8 @@
 // Where the daemon's unix socket lives (DESIGN.md, Protocol):
 // /run/neuron-monitor/neuron-monitord.sock for a daemon running as root or under systemd, else
-// $XDG_RUNTIME_DIR/neuron-monitor/...; clients look in the same order. Pure functions over the
-// facts they are given; thread-safe.
+// $XDG_RUNTIME_DIR/neuron-monitor/...; clients look in the same order. The paths are pure
+// functions over the facts they are given; the checks of the /tmp fallback directory and of who
+// may serve the socket read the file system and the user database. Thread-safe.
 #pragma once
 
 #include <optional>
@@ -34,11 +35,15 @@ std::vector<std::string> ClientSocketCandidates(const SocketEnvironment& env);
 // The per-user directory used when there is no $XDG_RUNTIME_DIR: /tmp/neuron-monitor-<uid>. It
 // lives in a directory every user can write to, so it must be checked before it is trusted.
 std::string FallbackSocketDirectory(unsigned uid);
+// Whether `socket_path` (made absolute against the working directory, "." and ".." resolved
+// lexically) lies directly in FallbackSocketDirectory(uid), so that directory must be checked.
+bool InFallbackSocketDirectory(const std::string& socket_path, unsigned uid);
 
 // Whether `dir` may hold `uid`'s socket: a real directory (lstat: not a symbolic link) owned by
 // `uid` with no group or other permissions. Errors (kFailedPrecondition) name the directory and
 // what is wrong: "... is a symbolic link", "... is owned by uid 1001, not 1000", "... has mode
-// 0777; it must be 0700"; kNotFound when it does not exist.
+// 0777, which lets other users replace the socket; it must be 0700"; kNotFound when it does not
+// exist.
 Status CheckPrivateDirectory(const std::string& dir, unsigned uid);
 // Creates `dir` with mode 0700 when it is missing, then CheckPrivateDirectory.
 Status EnsurePrivateDirectory(const std::string& dir, unsigned uid);

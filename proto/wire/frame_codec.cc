@@ -13,24 +13,47 @@ using google::protobuf::internal::WireFormatLite;
 
 constexpr int kMaxDepth = 64;
 
-// Counts length-delimited fields into `*left` (false once it would go below zero), descending into
-// those the descriptor says are messages.
+// Whether the parser stores a field arriving as `wire_type` in `field` itself (packed and unpacked
+// repeated scalars both do), rather than keeping it aside as an unknown field.
+bool Fits(const FieldDescriptor& field, WireFormatLite::WireType wire_type) {
+  if (wire_type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+    return field.type() == FieldDescriptor::TYPE_MESSAGE ||
+           field.type() == FieldDescriptor::TYPE_STRING ||
+           field.type() == FieldDescriptor::TYPE_BYTES || field.is_packable();
+  }
+  return WireFormatLite::WireTypeForFieldType(
+             static_cast<WireFormatLite::FieldType>(field.type())) == wire_type;
+}
+
+// Counts into `*left` (false once it would go below zero) every field that costs an object of its
+// own once parsed — each length-delimited one (message, string, packed array) and each unknown
+// one, whatever its wire type, since the parser keeps those aside one entry each — descending into
+// those the descriptor says are messages. Groups (a proto2 encoding no v1 message uses; parsed as
+// unknown fields, each a nested set) make the message malformed.
 bool Walk(google::protobuf::io::CodedInputStream& in, const google::protobuf::Descriptor& type,
           std::size_t* left, int depth) {
   if (depth > kMaxDepth) return false;
   for (;;) {
     const std::uint32_t tag = in.ReadTag();
     if (tag == 0) return in.ConsumedEntireMessage();
-    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+    const WireFormatLite::WireType wire_type = WireFormatLite::GetTagWireType(tag);
+    if (wire_type == WireFormatLite::WIRETYPE_START_GROUP ||
+        wire_type == WireFormatLite::WIRETYPE_END_GROUP) {
+      return false;
+    }
+    const FieldDescriptor* field = type.FindFieldByNumber(WireFormatLite::GetTagFieldNumber(tag));
+    const bool known = field != nullptr && Fits(*field, wire_type);
+    if (!known || wire_type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      if (*left == 0) return false;
+      --*left;
+    }
+    if (wire_type != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
       if (!WireFormatLite::SkipField(&in, tag)) return false;
       continue;
     }
-    if (*left == 0) return false;
-    --*left;
     std::uint32_t length = 0;
     if (!in.ReadVarint32(&length)) return false;
-    const FieldDescriptor* field = type.FindFieldByNumber(WireFormatLite::GetTagFieldNumber(tag));
-    if (field == nullptr || field->type() != FieldDescriptor::TYPE_MESSAGE) {
+    if (!known || field->type() != FieldDescriptor::TYPE_MESSAGE) {
       if (!in.Skip(static_cast<int>(length))) return false;
       continue;
     }
@@ -153,7 +176,8 @@ FrameDecoder::Outcome FrameDecoder::Decode(std::string_view& input, v1::Envelope
   if (max_fields_ > 0 && !WithinFieldBudget(body, *v1::Envelope::descriptor(), max_fields_)) {
     return Fail(DecodeError::kTooComplex,
                 "frame of " + std::to_string(length_) + " bytes holds more than " +
-                    std::to_string(max_fields_) + " messages and strings, or is malformed");
+                    std::to_string(max_fields_) +
+                    " messages, strings and unknown fields, or is malformed");
   }
   const bool parsed = envelope.ParseFromArray(body.data(), static_cast<int>(body.size()));
   header_size_ = 0;

@@ -18,14 +18,18 @@ namespace neuronmon::wire {
 inline constexpr std::size_t kDefaultInboundMaxFrame = 64 * 1024;          // client -> daemon
 inline constexpr std::size_t kDefaultOutboundMaxFrame = 16 * 1024 * 1024;  // daemon -> client
 inline constexpr std::size_t kMaxVarintBytes = 5;
-// Length-delimited fields a client accepts in one frame: the largest real report (every group of
-// a 64-device trn2 UltraServer, 146 KB) holds 6,791 (tests/daemon/frame_budget_test.cc), so a
-// legitimate daemon has a 29-fold margin, and a hostile one can make a client hold at most some
-// tens of MB however it packs 16 MiB.
+// Fields a client accepts in one frame (counted as WithinFieldBudget does): the largest real report
+// (every group of a 64-device trn2 UltraServer, 146 KB, ~450 KB parsed) holds 6,791
+// (tests/daemon/frame_budget_test.cc), so a legitimate daemon has a 29-fold margin, and a hostile
+// one can make one parsed frame cost at most ~25 MB in objects (200,000 empty sub-messages) or
+// 64 MB in a packed array (16 MiB of one-byte varints, 4 bytes each) — not gigabytes.
 inline constexpr std::size_t kDefaultMaxFields = 200'000;
 
-// Whether `bytes`, read as a serialized `type`, holds at most `max_fields` length-delimited fields
-// (counted at every depth, nesting at most 64 deep) and is well-formed enough to walk. Pure.
+// Whether `bytes`, read as a serialized `type`, holds at most `max_fields` fields that cost an
+// object each once parsed — length-delimited ones (messages, strings, packed arrays) and unknown
+// ones of any wire type, which the parser keeps aside one entry each — counted at every depth,
+// nesting at most 64 deep, and is well-formed enough to walk. Groups (a proto2 encoding no v1
+// message uses) count as malformed. Pure.
 bool WithinFieldBudget(std::string_view bytes, const google::protobuf::Descriptor& type,
                        std::size_t max_fields);
 
@@ -44,7 +48,7 @@ enum class DecodeError {
   kVarintTooLong,  // length prefix longer than 5 bytes or over 32 bits
   kZeroLength,     // a frame must hold a non-empty Envelope
   kUnparsable,     // the bytes are not an Envelope
-  kTooComplex,     // more length-delimited fields (messages, strings) than the decoder allows
+  kTooComplex,     // more messages, strings and unknown fields than the decoder allows, or groups
 };
 
 const char* DecodeErrorName(DecodeError error);
@@ -55,10 +59,10 @@ class FrameDecoder {
  public:
   enum class Outcome { kNeedMore, kFrame, kError };
 
-  // `max_fields` > 0 bounds the length-delimited fields (sub-messages, strings, bytes) a frame may
-  // hold, counted on the wire before it is parsed: parsed, each costs an object of its own, so a
-  // frame of empty sub-messages (2 bytes each) would otherwise grow ~100-fold in memory — 16 MiB
-  // into gigabytes. Clients set it (kDefaultMaxFields); 0 means no bound.
+  // `max_fields` > 0 bounds the fields a frame may hold that cost an object each once parsed
+  // (sub-messages, strings, unknown fields: see WithinFieldBudget), counted on the wire before it
+  // is parsed, so a frame of empty sub-messages (2 bytes each) cannot grow ~100-fold in memory —
+  // 16 MiB into gigabytes. Clients set it (kDefaultMaxFields); 0 means no bound.
   explicit FrameDecoder(std::size_t max_frame = kDefaultInboundMaxFrame, std::size_t max_fields = 0)
       : max_frame_(max_frame), max_fields_(max_fields) {}
 

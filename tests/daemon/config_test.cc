@@ -149,6 +149,13 @@ TEST(ConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
 }
 
+// Clients take 20 s of silence for a lost connection: a daemon must heartbeat well within it.
+TEST(ConfigTest, HeartbeatsComeWithinTheClientsStallTimeout) {
+  EXPECT_THAT(Problems(R"({"limits": {"heartbeat_interval": "20s"}})"),
+              ElementsAre("test.json: limits.heartbeat_interval: must be between 100ms and 10s "
+                          "(got \"20s\")"));
+}
+
 // nlohmann throws out_of_range, not parse_error, for a number no double holds: still one problem.
 TEST(ConfigTest, NumbersOutOfRangeAreAProblemNotACrash) {
   EXPECT_THAT(Problems(R"({"period": 1e400})"),

@@ -261,6 +261,28 @@ instance-id: i-?
             std::string::npos);
 }
 
+// Strings from the daemon (on a real host: other users' command lines) reach the terminal without
+// their escape sequences and control characters; the JSON keeps them, escaped by its writer.
+TEST(RenderTable, DaemonTextReachesTheTerminalWithoutEscapes) {
+  const std::string evil =
+      "ok\x1b]0;pwned\x07\x1b[2J\r\xc2\x9b"
+      "31m\xe2\x80\xae"
+      "end";
+  v1::Inventory inventory =
+      MakeInventory(evil, evil, "trainium", 2, 32 * kGiB, {{evil, evil, -1, {}}});
+  AddProcess(inventory, 42, evil, evil, {0});
+  for (const LsOptions options : {LsOptions{}, LsOptions{.wide = true}}) {
+    const std::string table = RenderTable(inventory, options);
+    EXPECT_NE(table.find("instance-type: ok"), std::string::npos) << table;
+    for (const std::string_view bad : {"\x1b", "\x07", "\r", "\xc2\x9b", "\xe2\x80\xae"}) {
+      EXPECT_EQ(table.find(bad), std::string::npos) << table;
+    }
+  }
+  EXPECT_NE(RenderJson(inventory, {}).find(R"("command": "ok\u001b]0;pwned\u0007\u001b[2J\r)"),
+            std::string::npos)
+      << RenderJson(inventory, {});
+}
+
 TEST(RenderTopology, ChainAsInf1) {
   v1::Inventory inventory = MakeInventory("inf1.6xlarge", "i-1", "inferentia", 4, 8 * kGiB,
                                           {{"0000:00:1c.0", "0-23", -1, {1}},

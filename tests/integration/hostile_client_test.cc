@@ -10,11 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "client/client.h"
 #include "proto/common/socket_path.h"
@@ -109,9 +111,9 @@ TEST(HostileDaemon, AFrameThatWouldExplodeWhenParsedIsRefusedUnparsed) {
   o.handshake_timeout = seconds(20);  // 8 MiB through a sanitized build on a busy machine
   auto c = Client::Connect(o);
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("holds more than 200000 messages and strings"),
-            std::string::npos)
-      << c.status().message();
+  EXPECT_EQ(c.status().message(), "unix:" + d.socket_path() +
+                                      ": frame of 8388618 bytes holds more than 200000 messages, "
+                                      "strings and unknown fields, or is malformed");
 }
 
 TEST(HostileDaemon, GarbageAfterTheWelcomeIsACorruptStreamThenAReconnect) {
@@ -174,6 +176,88 @@ TEST(HostileDaemon, AFloodTheCallerDoesNotReadIsNotQueued) {
     if ((*c)->Next(milliseconds(50)).has_value()) ++more;
   }
   EXPECT_EQ(more, 100);
+}
+
+// A caller that stops taking events for longer than the stall timeout (a slow stdout, a long
+// redraw) while the daemon streams steadily: the client waited for room, the daemon was never
+// silent, and nothing is lost or reconnected.
+TEST(HostileDaemon, ACallerThatFallsBehindIsNotTakenForASilentDaemon) {
+  HostileDaemon d([](Talk& t) {
+    t.send(HostileDaemon::WelcomeFrame(HostileDaemon::SmallInventory()));
+    for (std::uint64_t seq = 1; seq <= 400; ++seq) {
+      t.send(HostileDaemon::ReportFrame(SmallReport(seq, "steady")));
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+  });
+  ClientOptions o = Options(d);
+  o.max_queued_events = 8;
+  o.stall_timeout = milliseconds(500);
+  auto c = Client::Connect(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::this_thread::sleep_for(milliseconds(1500));  // the queue fills; the reader waits for room
+  for (int taken = 0; taken < 150; ++taken) {
+    std::optional<Event> e = (*c)->Next(seconds(5));
+    ASSERT_TRUE(e.has_value()) << "after " << taken << " events";
+    ASSERT_NE(e->kind, Event::Kind::kDisconnected) << e->text;
+  }
+}
+
+// Connect queues its own events (kConnected, a notice) before the caller can take any: even a cap
+// below that does not block it.
+TEST(HostileDaemon, ConnectNeedsNoRoomInTheQueue) {
+  HostileDaemon d(
+      [](Talk& t) { t.send(HostileDaemon::WelcomeFrame(HostileDaemon::SmallInventory())); });
+  ClientOptions o = Options(d);
+  o.max_queued_events = 0;
+  auto c = Client::Connect(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(NextOf(**c, Event::Kind::kConnected).has_value());
+}
+
+// A Resubscribe while the daemon is away is kept for the next connection; it does not end the
+// backoff, which would turn reconnecting into a busy loop against a daemon that keeps failing.
+TEST(HostileDaemon, AResubscribeWhileReconnectingKeepsTheBackoff) {
+  std::atomic<int> connections{0};
+  HostileDaemon d([&](Talk& t) {
+    ++connections;
+    if (t.connection == 0) {
+      t.send(HostileDaemon::WelcomeFrame(HostileDaemon::SmallInventory()));
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+    t.hang_up = true;  // later connections: closed during the handshake
+  });
+  ClientOptions o = Options(d);
+  o.initial_backoff = o.max_backoff = milliseconds(200);
+  auto c = Client::Connect(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE(NextOf(**c, Event::Kind::kDisconnected).has_value());
+  v1::Subscribe memory;
+  memory.add_groups()->set_group(v1::GROUP_MEMORY_INFO);
+  (*c)->Resubscribe(memory);
+  const int before = connections;
+  std::this_thread::sleep_for(seconds(1));
+  EXPECT_LE(connections - before, 12) << "attempts 100-200 ms apart, not back to back";
+}
+
+// Large reports are capped by bytes too: a stalled caller does not make the client hold
+// max_queued_events of them.
+TEST(HostileDaemon, AFloodOfLargeReportsIsCappedInBytes) {
+  HostileDaemon d([](Talk& t) {
+    t.send(HostileDaemon::WelcomeFrame(HostileDaemon::SmallInventory()));
+    v1::Report big = SmallReport(1, std::string(100 * 1024, 'x'));  // ~200 KB: tag and error
+    for (std::uint64_t seq = 1; seq <= 200; ++seq) {
+      big.set_seq(seq);
+      t.send(HostileDaemon::ReportFrame(big));
+    }
+  });
+  ClientOptions o = Options(d);
+  o.max_queued_bytes = 1 << 20;
+  auto c = Client::Connect(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::this_thread::sleep_for(milliseconds(500));  // the reader fills the queue and waits
+  const std::size_t queued = (*c)->queued_events();
+  EXPECT_GE(queued, 3u);
+  EXPECT_LE(queued, 7u) << "about 1 MiB of 200 KB reports, plus the connect's own events";
 }
 
 // A resume point the daemon says is ahead of anything it produced is forgotten: the next
@@ -316,6 +400,35 @@ TEST(HostileDaemon, NeuronTopDrawsEscapeSequencesHarmlessly) {
 
 // ---- Who serves the socket, and where it is.
 
+// Nobody's fallback directory, made first by another user (root here) with a socket in it: when
+// nobody runs neuron-ls without $XDG_RUNTIME_DIR, that socket is skipped with a notice saying why,
+// and neuron-ls falls back to the in-process simulator.
+TEST(DaemonTrust, AnAutoDiscoveredSocketInADirectoryOfAnotherUserIsSkipped) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  const std::string dir = FallbackSocketDirectory(65534);
+  if (std::filesystem::exists(kSystemSocketPath) || std::filesystem::exists(dir)) {
+    GTEST_SKIP() << "a daemon socket or " << dir << " exists here";
+  }
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  const std::string path = dir + "/neuron-monitord.sock";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  const Output o = RunProgram({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env",
+                               "-u", "XDG_RUNTIME_DIR", NEURONMON_LS_BINARY});
+  ::close(fd);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("ignored " + path + ": " + dir + " is owned by uid 0, not 65534"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("running the simulator in-process"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("instance-type: "), std::string::npos) << o.out;
+}
+
 TEST(DaemonTrust, OnlyRootTheUserOrTheServiceUserIsTrusted) {
   EXPECT_TRUE(TrustedDaemonUid(0, 1000, std::nullopt));
   EXPECT_TRUE(TrustedDaemonUid(1000, 1000, std::nullopt));
@@ -383,7 +496,8 @@ TEST(PrivateDirectory, OnlyARealDirectoryOfTheUsersOwnWithNoOtherAccess) {
   const std::string open = (base / "open").string();
   ::mkdir(open.c_str(), 0700);
   ::chmod(open.c_str(), 0777);
-  EXPECT_EQ(EnsurePrivateDirectory(open, uid).message(), open + " has mode 0777; it must be 0700");
+  EXPECT_EQ(EnsurePrivateDirectory(open, uid).message(),
+            open + " has mode 0777, which lets other users replace the socket; it must be 0700");
   const std::string link = (base / "link").string();
   ASSERT_EQ(::symlink(fresh.c_str(), link.c_str()), 0);
   EXPECT_EQ(CheckPrivateDirectory(link, uid).message(), link + " is a symbolic link");
@@ -403,9 +517,16 @@ TEST(ClientPolicy, BackoffIsJitteredIntoTheUpperHalf) {
 TEST(ClientPolicy, InventoriesWithinRealBoundsPass) {
   v1::Inventory inv = HostileDaemon::SmallInventory();
   EXPECT_TRUE(client::CheckInventory(inv).ok());
-  inv.mutable_hardware_info()->set_neuroncore_per_device_count(5000);
+  inv.mutable_hardware_info()->set_neuroncore_per_device_count(256);
+  EXPECT_TRUE(client::CheckInventory(inv).ok());
+  inv.mutable_hardware_info()->set_neuroncore_per_device_count(257);
   EXPECT_EQ(client::CheckInventory(inv).message(),
-            "the daemon's inventory lists 5000 NeuronCores per device (at most 1024 are "
+            "the daemon's inventory lists 257 NeuronCores per device (at most 256 are "
+            "possible); refusing it");
+  inv.mutable_hardware_info()->set_neuroncore_per_device_count(2);
+  for (std::uint32_t core = 2; core < 300; ++core) inv.mutable_devices(0)->add_core_ids(core);
+  EXPECT_EQ(client::CheckInventory(inv).message(),
+            "the daemon's inventory lists 300 NeuronCores on one device (at most 256 are "
             "possible); refusing it");
 }
 

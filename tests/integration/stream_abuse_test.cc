@@ -64,6 +64,19 @@ v1::Envelope SubscribeEnvelope(const v1::Subscribe& s) {
   return e;
 }
 
+// The texts of the SUBSCRIBED notices `c` receives within `window`.
+std::vector<std::string> SubscribedNotices(RawClient& c, milliseconds window) {
+  std::vector<std::string> texts;
+  const auto deadline = std::chrono::steady_clock::now() + window;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto e = c.Read(milliseconds(100));
+    if (e && e->has_notice() && e->notice().kind() == v1::NOTICE_KIND_SUBSCRIBED) {
+      texts.push_back(e->notice().text());
+    }
+  }
+  return texts;
+}
+
 // std::regex backtracked on (.*)*(.*)*X for over 30 s per tag, blocking every other client.
 TEST(StreamAbuse, PathologicalTagFilterDoesNotStallOthers) {
   DaemonFixture d;
@@ -112,14 +125,7 @@ TEST(StreamAbuse, SubscribeFloodIsCoalescedToOnePerInterval) {
     burst.push_back(SubscribeEnvelope(s));
   }
   c.SendBytes(Frames(burst));
-  std::vector<std::string> subscribed;
-  const auto deadline = std::chrono::steady_clock::now() + seconds(2);
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto e = c.Read(milliseconds(100));
-    if (e && e->has_notice() && e->notice().kind() == v1::NOTICE_KIND_SUBSCRIBED) {
-      subscribed.push_back(e->notice().text());
-    }
-  }
+  const std::vector<std::string> subscribed = SubscribedNotices(c, seconds(2));
   ASSERT_EQ(subscribed.size(), 2u);
   EXPECT_EQ(subscribed[0], "neuroncore_counters every 50ms");
   EXPECT_EQ(subscribed[1], "neuroncore_counters every 5s");  // the last request wins
@@ -142,14 +148,7 @@ TEST(StreamAbuse, NewTagFiltersAreCompiledWithinTheUsersBudget) {
         Groups({v1::GROUP_NEURONCORE_COUNTERS}, "^worker-[0-9]+-" + std::to_string(i))));
   }
   c.SendBytes(Frames(burst));
-  std::vector<std::string> subscribed;
-  const auto deadline = std::chrono::steady_clock::now() + milliseconds(1200);
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto e = c.Read(milliseconds(100));
-    if (e && e->has_notice() && e->notice().kind() == v1::NOTICE_KIND_SUBSCRIBED) {
-      subscribed.push_back(e->notice().text());
-    }
-  }
+  const std::vector<std::string> subscribed = SubscribedNotices(c, milliseconds(1200));
   ASSERT_GE(subscribed.size(), 3u);
   EXPECT_LE(subscribed.size(), 5u) << "2 at once, then 2 a second";
   EXPECT_EQ(subscribed.back(), "neuroncore_counters every 50ms; tags /^worker-[0-9]+-49/");

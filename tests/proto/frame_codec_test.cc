@@ -281,9 +281,10 @@ TEST(FrameDecoder, AFieldBudgetRefusesFramesThatWouldExplodeWhenParsed) {
   v1::Envelope out;
   ASSERT_EQ(bounded.Decode(in, out), FrameDecoder::Outcome::kError);
   EXPECT_EQ(bounded.error(), DecodeError::kTooComplex);
-  EXPECT_EQ(bounded.error_message(), "frame of " + std::to_string(frame.size() - 2) +
-                                         " bytes holds more than 500 messages and strings, or is "
-                                         "malformed");
+  EXPECT_EQ(bounded.error_message(),
+            "frame of " + std::to_string(frame.size() - 2) +
+                " bytes holds more than 500 messages, strings and unknown fields, or is "
+                "malformed");
   FrameDecoder roomy(kDefaultOutboundMaxFrame, 2000);
   std::string_view again(frame);
   ASSERT_EQ(roomy.Decode(again, out), FrameDecoder::Outcome::kFrame);
@@ -304,6 +305,55 @@ TEST(WithinFieldBudget, CountsNestedMessagesAndStrings) {
   EXPECT_FALSE(
       WithinFieldBudget(bytes.substr(0, bytes.size() - 3), *v1::Envelope::descriptor(), 100))
       << "a truncated message is malformed";
+}
+
+// `count` copies of one field's bytes: what a hostile daemon packs a frame with.
+std::string Repeated(std::string_view field, int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) out.append(field);
+  return out;
+}
+
+// Unknown fields are kept aside by the parser, an entry each, whatever their wire type: a frame
+// of 16 MiB of them (varint field 15 = 0, two bytes each) would hold eight million entries.
+TEST(WithinFieldBudget, CountsUnknownFieldsOfEveryWireType) {
+  const std::string varints = Repeated(std::string("\x78\x00", 2), 1000);
+  EXPECT_FALSE(WithinFieldBudget(varints, *v1::Envelope::descriptor(), 999));
+  EXPECT_TRUE(WithinFieldBudget(varints, *v1::Envelope::descriptor(), 1000));
+  const std::string fixed = Repeated(std::string("\x7d\x00\x00\x00\x00", 5), 1000);  // fixed32
+  EXPECT_FALSE(WithinFieldBudget(fixed, *v1::Envelope::descriptor(), 999));
+  // A known field in an unexpected wire type is an unknown one: Report.wall_time_unix_ns (2), an
+  // int64, as fixed64, ten times in Envelope.report.
+  const std::string report_body = Repeated(std::string("\x11\0\0\0\0\0\0\0\0", 9), 10);
+  const std::string bytes = "\x22" + std::string(1, static_cast<char>(report_body.size())) +
+                            report_body;  // Envelope.report (4), length < 128
+  EXPECT_FALSE(WithinFieldBudget(bytes, *v1::Envelope::descriptor(), 10));
+  EXPECT_TRUE(WithinFieldBudget(bytes, *v1::Envelope::descriptor(), 11));
+}
+
+// Known scalars cost nothing of their own, unpacked or not: Device.core_ids (3) one by one.
+TEST(WithinFieldBudget, KnownScalarsAreFree) {
+  const std::string device = Repeated(std::string("\x18\x05", 2), 60);  // 120 bytes
+  const std::string inventory = "\x1a" + std::string(1, static_cast<char>(device.size())) + device;
+  const std::string welcome =
+      "\x1a" + std::string(1, static_cast<char>(inventory.size())) + inventory;
+  const std::string envelope = "\x12" + std::string(1, static_cast<char>(welcome.size())) + welcome;
+  ASSERT_LT(welcome.size(), 128u);
+  EXPECT_TRUE(WithinFieldBudget(envelope, *v1::Envelope::descriptor(), 3));
+  v1::Envelope parsed;
+  ASSERT_TRUE(parsed.ParseFromString(envelope));
+  EXPECT_EQ(parsed.welcome().inventory().devices(0).core_ids_size(), 60);
+}
+
+// Groups (start/end pairs, two bytes each) parse as nested unknown sets: never from a v1 daemon.
+TEST(WithinFieldBudget, RefusesGroups) {
+  EXPECT_FALSE(WithinFieldBudget(std::string("\x7b\x7c", 2), *v1::Envelope::descriptor(), 100));
+  FrameDecoder decoder(kDefaultOutboundMaxFrame, kDefaultMaxFields);
+  const std::string frame = std::string("\x04", 1) + Repeated(std::string("\x7b\x7c", 2), 2);
+  std::string_view in(frame);
+  v1::Envelope out;
+  ASSERT_EQ(decoder.Decode(in, out), FrameDecoder::Outcome::kError);
+  EXPECT_EQ(decoder.error(), DecodeError::kTooComplex);
 }
 
 }  // namespace

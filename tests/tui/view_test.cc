@@ -268,5 +268,64 @@ TEST(View, HelpOverlayListsEveryKey) {
   EXPECT_EQ(narrow.Text().rfind("+--", 0), 0u) << narrow.Text();
 }
 
+// Every terminal-hostile form at once: OSC title, clear screen, CR, C1 CSI, bidi override.
+const std::string kEvil =
+    "ok\x1b]0;pwned\x07\x1b[2J\r\xc2\x9b"
+    "31m\xe2\x80\xae"
+    "end";
+
+bool HasEscapes(const std::string& text) {
+  for (const std::string_view bad : {"\x1b", "\x07", "\r", "\xc2\x9b", "\xe2\x80\xae"}) {
+    if (text.find(bad) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// A daemon's strings (on a real host: other users' runtime tags, model names, errors) in the
+// Welcome and in reports are drawn without their escape sequences and control characters, in every
+// section: title, tabs, diagnosis, collectives, the expanded memory tree.
+TEST(View, DaemonTextIsDrawnWithoutEscapes) {
+  Model m = Trn1Small();
+  v1::Welcome welcome;
+  *welcome.mutable_inventory() = m.inventory();
+  welcome.mutable_inventory()->mutable_instance_info()->set_instance_type(kEvil);
+  welcome.mutable_inventory()->mutable_instance_info()->set_instance_id(kEvil);
+  m.SetWelcome(welcome);
+  ASSERT_FALSE(m.runtimes().empty());
+  v1::Report report;
+  report.set_seq(m.last_seq() + 1);
+  report.set_period_ns(1'000'000'000);
+  for (int g = v1::GROUP_NEURONCORE_COUNTERS; g <= v1::GROUP_BOTTLENECK_ANALYSIS; ++g) {
+    report.add_groups(static_cast<v1::Group>(g));
+  }
+  v1::RuntimeReport& r = *report.add_runtimes();
+  r = m.runtimes().begin()->second.latest;
+  r.set_tag(kEvil);
+  r.set_error(kEvil);
+  for (v1::LoadedModel& model : *r.mutable_memory_used()->mutable_loaded_models()) {
+    model.set_name(kEvil);
+  }
+  r.mutable_collectives_stats()->set_error(kEvil);
+  v1::Finding& finding = *r.add_findings();
+  finding.set_kind(v1::FINDING_KIND_ERRORS);
+  finding.set_subject(kEvil);
+  finding.set_summary(kEvil);
+  finding.set_advice(kEvil);
+  *report.add_findings() = finding;
+  m.Apply(report);
+  for (int tab : {0, 1}) {
+    ViewState v = Plain();
+    v.tab = tab;
+    v.expanded = {};
+    for (const std::string& id : AllTreeNodes(m, v)) v.expanded.insert(id);
+    TextCanvas c(200, 100);
+    Render(m, v, c);
+    const std::string text = c.Text();
+    EXPECT_NE(text.find("running on ok"), std::string::npos) << text;
+    EXPECT_NE(text.find("]:ok"), std::string::npos) << "the tab names the runtime:\n" << text;
+    EXPECT_FALSE(HasEscapes(text)) << text;
+  }
+}
+
 }  // namespace
 }  // namespace neuronmon::tui
