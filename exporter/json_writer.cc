@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "proto/common/utf8.h"
+
 namespace neuronmon::exporter {
 namespace {
 
@@ -50,35 +52,6 @@ void AppendAsciiEscape(std::string& out, unsigned char b) {
       out.push_back(kHexDigits[b >> 4]);
       out.push_back(kHexDigits[b & 0xF]);
   }
-}
-
-// Length of the valid UTF-8 sequence starting at s[i] (a byte >= 0x80), or 0 when it is invalid.
-// The accepted ranges are Go's utf8 acceptRanges: no overlong forms, no surrogates, nothing above
-// U+10FFFF, so exactly the bytes Go replaces with U+FFFD are rejected.
-std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
-  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char lead = at(i);
-  unsigned char low = 0x80;
-  unsigned char high = 0xBF;
-  std::size_t length = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    low = lead == 0xE0 ? 0xA0 : low;
-    high = lead == 0xED ? 0x9F : high;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    low = lead == 0xF0 ? 0x90 : low;
-    high = lead == 0xF4 ? 0x8F : high;
-  } else {
-    return 0;
-  }
-  if (i + length > s.size() || at(i + 1) < low || at(i + 1) > high) return 0;
-  for (std::size_t k = 2; k < length; ++k) {
-    if ((at(i + k) & 0xC0) != 0x80) return 0;
-  }
-  return length;
 }
 
 // Writes the non-ASCII sequence at value[i] (escaped when Go escapes it) and returns its length.

@@ -4,6 +4,7 @@
 #include "proto/common/file_reader.h"
 #include "proto/common/json_reader.h"
 #include "proto/common/tag_filter.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -13,30 +14,19 @@ using nlohmann::json;
 constexpr std::size_t kMaxMonitorConfigBytes = 1 << 20;
 constexpr std::size_t kMaxSelectors = MonitorState::kMaxSources;
 
-struct GroupName {
-  const char* name;
-  v1::Group group;
-};
+// The groups a config may name at one level: the runtime-level or the system-level ones (totals
+// are ours, not a neuron-monitor metric).
+std::vector<v1::Group> Groups(bool runtime) {
+  std::vector<v1::Group> out;
+  for (v1::Group g : AllGroups()) {
+    if (g != v1::GROUP_TOTALS && IsRuntimeGroup(g) == runtime) out.push_back(g);
+  }
+  return out;
+}
 
-constexpr GroupName kRuntimeGroups[] = {
-    {"neuroncore_counters", v1::GROUP_NEURONCORE_COUNTERS},
-    {"memory_used", v1::GROUP_MEMORY_USED},
-    {"neuron_runtime_vcpu_usage", v1::GROUP_NEURON_RUNTIME_VCPU_USAGE},
-    {"execution_stats", v1::GROUP_EXECUTION_STATS},
-    {"collectives_stats", v1::GROUP_COLLECTIVES_STATS},
-    {"bottleneck_analysis", v1::GROUP_BOTTLENECK_ANALYSIS},
-};
-constexpr GroupName kSystemGroups[] = {
-    {"vcpu_usage", v1::GROUP_VCPU_USAGE},
-    {"memory_info", v1::GROUP_MEMORY_INFO},
-    {"neuron_hw_counters", v1::GROUP_NEURON_HW_COUNTERS},
-    {"hbm_stats", v1::GROUP_HBM_STATS},
-};
-
-template <std::size_t N>
-std::string Names(const GroupName (&groups)[N]) {
+std::string Names(const std::vector<v1::Group>& groups) {
   std::string out;
-  for (const GroupName& g : groups) out += (out.empty() ? "" : ", ") + std::string(g.name);
+  for (v1::Group g : groups) out += (out.empty() ? "" : ", ") + std::string(GroupName(g));
   return out;
 }
 
@@ -44,9 +34,8 @@ Nanos Period(JsonReader& r, Nanos inherited) {
   return r.Duration("period", inherited, std::chrono::milliseconds(10), std::chrono::hours(24));
 }
 
-template <std::size_t N>
 std::vector<MetricGroupConfig> ParseGroups(JsonReader& parent, const char* key,
-                                           const GroupName (&known)[N], Nanos period,
+                                           const std::vector<v1::Group>& known, Nanos period,
                                            std::vector<std::string>* problems) {
   std::vector<MetricGroupConfig> out;
   const json* list = parent.Array(key);
@@ -56,8 +45,8 @@ std::vector<MetricGroupConfig> ParseGroups(JsonReader& parent, const char* key,
     const std::string type = r.String("type");
     MetricGroupConfig g;
     g.period = Period(r, period);
-    for (const GroupName& k : known) {
-      if (type == k.name) g.group = k.group;
+    for (v1::Group k : known) {
+      if (type == GroupName(k)) g.group = k;
     }
     if (type.empty()) {
       r.Problem("type", "required");
@@ -79,9 +68,9 @@ std::vector<MetricGroupConfig> ParseGroups(JsonReader& parent, const char* key,
 MonitorConfig DefaultMonitorConfig() {
   MonitorConfig c;
   RuntimeSelector all;
-  for (const GroupName& g : kRuntimeGroups) all.metrics.push_back({g.group, kDefaultMonitorPeriod});
+  for (v1::Group g : Groups(/*runtime=*/true)) all.metrics.push_back({g, kDefaultMonitorPeriod});
   c.runtimes.push_back(all);
-  for (const GroupName& g : kSystemGroups) c.system.push_back({g.group, kDefaultMonitorPeriod});
+  for (v1::Group g : Groups(/*runtime=*/false)) c.system.push_back({g, kDefaultMonitorPeriod});
   return c;
 }
 
@@ -110,12 +99,13 @@ Result<MonitorConfig> ParseMonitorConfig(std::string_view text, const std::strin
       }
       (void)r.String("address");  // Runtime 1.x selected runtimes by address; accepted and unused
       const Nanos period = Period(r, root_period);
-      sel.metrics = ParseGroups(r, "metrics", kRuntimeGroups, period, &problems);
+      sel.metrics = ParseGroups(r, "metrics", Groups(/*runtime=*/true), period, &problems);
       r.Finish();
       config.runtimes.push_back(std::move(sel));
     }
   }
-  config.system = ParseGroups(root, "system_metrics", kSystemGroups, root_period, &problems);
+  config.system =
+      ParseGroups(root, "system_metrics", Groups(/*runtime=*/false), root_period, &problems);
   root.Finish();
   if (!problems.empty()) return Status::InvalidArgument(source + ": " + problems.front());
   return config;

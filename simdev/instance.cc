@@ -113,22 +113,6 @@ void AddEcc(ExecutionCounters& e, const EccCounters& now, const EccCounters& bef
   e.completed_with_err += hard;
 }
 
-void SubtractExecutions(ExecutionCounters& a, const ExecutionCounters& b) {
-  auto sub = [](std::uint64_t& x, std::uint64_t y) { x = x >= y ? x - y : 0; };
-  sub(a.completed, b.completed);
-  sub(a.completed_with_err, b.completed_with_err);
-  sub(a.completed_with_num_err, b.completed_with_num_err);
-  sub(a.timed_out, b.timed_out);
-  sub(a.incorrect_input, b.incorrect_input);
-  sub(a.failed_to_queue, b.failed_to_queue);
-  sub(a.generic, b.generic);
-  sub(a.numerical, b.numerical);
-  sub(a.transient, b.transient);
-  sub(a.model, b.model);
-  sub(a.runtime, b.runtime);
-  sub(a.hardware, b.hardware);
-}
-
 // Counters restart from zero at a device reset: subtract the counters at the reset.
 void Subtract(Snapshot& s, const Snapshot& base) {
   auto sub = [](std::uint64_t& x, std::uint64_t y) { x = x >= y ? x - y : 0; };
@@ -144,16 +128,13 @@ void Subtract(Snapshot& s, const Snapshot& base) {
   for (std::size_t d = 0; d < s.devices.size() && d < base.devices.size(); ++d) {
     sub(s.devices[d].hbm_read_bytes, base.devices[d].hbm_read_bytes);
     sub(s.devices[d].hbm_write_bytes, base.devices[d].hbm_write_bytes);
-    sub(s.devices[d].ecc.mem_corrected, base.devices[d].ecc.mem_corrected);
-    sub(s.devices[d].ecc.mem_uncorrected, base.devices[d].ecc.mem_uncorrected);
-    sub(s.devices[d].ecc.sram_corrected, base.devices[d].ecc.sram_corrected);
-    sub(s.devices[d].ecc.sram_uncorrected, base.devices[d].ecc.sram_uncorrected);
+    s.devices[d].ecc = s.devices[d].ecc.Minus(base.devices[d].ecc);
   }
   for (RuntimeSample& r : s.runtimes) {
     auto it = std::find_if(base.runtimes.begin(), base.runtimes.end(),
                            [&](const RuntimeSample& b) { return b.pid == r.pid; });
     if (it == base.runtimes.end()) continue;
-    SubtractExecutions(r.executions, it->executions);
+    r.executions = r.executions.Minus(it->executions);
     r.total_latency = r.total_latency.Minus(it->total_latency);
     r.device_latency = r.device_latency.Minus(it->device_latency);
     sub(r.cpu_user_ns, it->cpu_user_ns);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "proto/names/names.h"
 #include "proto/wire/terminal_safe.h"
 
 namespace neuronmon::tui {
@@ -52,7 +53,7 @@ void Model::Apply(const v1::Report& daemon_report) {
   ++reports_;
   last_seq_ = report.seq();
   bool runtime_groups = false;
-  for (int g : report.groups()) runtime_groups |= g >= 1 && g <= 6;  // the runtime-level groups
+  for (int g : report.groups()) runtime_groups |= IsRuntimeGroup(static_cast<v1::Group>(g));
   if (runtime_groups) {
     // Runtimes missing from a report that carries runtime groups have exited.
     std::erase_if(runtimes_, [&](const auto& entry) {
@@ -89,18 +90,13 @@ void Model::Apply(const v1::Report& daemon_report) {
 void Model::RecordHistory() {
   const int devices = inventory_.devices_size();
   if (devices == 0) return;
-  const int per =
-      static_cast<int>(std::max(1u, inventory_.hardware_info().neuroncore_per_device_count()));
+  const std::uint32_t per = CoresPerDevice(inventory_);
   const std::vector<double> util = CoreUtilization(0);
   device_util_.resize(static_cast<std::size_t>(devices));
   device_hbm_.resize(static_cast<std::size_t>(devices));
   for (int d = 0; d < devices; ++d) {
-    double sum = 0;
-    for (int c = 0; c < per; ++c) {
-      const std::size_t core = static_cast<std::size_t>(d * per + c);
-      if (core < util.size()) sum += util[core];
-    }
-    device_util_[static_cast<std::size_t>(d)].Push(sum / per);
+    device_util_[static_cast<std::size_t>(d)].Push(
+        DeviceUtilization(util, static_cast<std::uint32_t>(d), per));
     double hbm = 0;
     if (system_.has_hbm_stats() && d < system_.hbm_stats().devices_size()) {
       hbm = system_.hbm_stats().devices(d).bandwidth_utilization_percent();
@@ -111,9 +107,7 @@ void Model::RecordHistory() {
 
 template <typename Fold>
 std::vector<double> Model::PerCore(std::uint32_t pid, Fold fold) const {
-  const int total =
-      inventory_.devices_size() *
-      static_cast<int>(std::max(1u, inventory_.hardware_info().neuroncore_per_device_count()));
+  const int total = inventory_.devices_size() * static_cast<int>(CoresPerDevice(inventory_));
   std::vector<double> out(static_cast<std::size_t>(std::max(0, total)), 0.0);
   for (const auto& [id, r] : runtimes_) {
     if (pid != 0 && id != pid) continue;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "proto/names/names.h"
 #include "tui/format.h"
 #include "tui/sections.h"
 
@@ -9,8 +10,7 @@ namespace neuronmon::tui {
 namespace {
 
 int CoresPerDevice(const Model& m) {
-  return static_cast<int>(
-      std::max(1u, m.inventory().hardware_info().neuroncore_per_device_count()));
+  return static_cast<int>(neuronmon::CoresPerDevice(m.inventory()));
 }
 
 std::string DeviceLabel(int d) {

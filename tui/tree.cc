@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "proto/names/names.h"
 #include "tui/format.h"
 #include "tui/sections.h"
 
@@ -37,8 +38,7 @@ struct DeviceNode {
 
 std::map<int, DeviceNode> Collect(const Model& model, std::uint32_t pid) {
   std::map<int, DeviceNode> out;
-  const std::uint32_t per =
-      std::max(1u, model.inventory().hardware_info().neuroncore_per_device_count());
+  const std::uint32_t per = CoresPerDevice(model.inventory());
   for (const auto& [id, r] : model.runtimes()) {
     if (pid != 0 && id != pid) continue;
     const v1::MemoryUsed& m = r.latest.memory_used();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "daemon/core/report_builder.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::daemon {
@@ -42,8 +43,6 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::uint64_t Delta(std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : b; }
-
 const RuntimeSample* Find(const Snapshot& s, std::uint32_t pid) {
   for (const RuntimeSample& r : s.runtimes) {
     if (r.pid == pid) return &r;
@@ -51,54 +50,61 @@ const RuntimeSample* Find(const Snapshot& s, std::uint32_t pid) {
   return nullptr;
 }
 
-Metrics Measure(const RuntimeSample& r, const RuntimeSample& before, const Snapshot& a,
-                const Snapshot& b, const v1::Inventory& inv, double seconds) {
+// A runtime's figures over the window, read from the window's report — the same figures neuron-top,
+// neuron-monitor and /metrics show for a window of that length — plus what only the snapshots
+// tell (device memory still growing: the model is loading).
+Metrics Measure(const v1::RuntimeReport& r, const v1::HbmStats& hbm_stats, const RuntimeSample& now,
+                const RuntimeSample& before, const v1::Inventory& inv) {
   Metrics m;
-  m.pid = r.pid;
-  m.tag = r.tag;
-  m.device_error = r.error;
-  const std::uint32_t per = std::max(1u, inv.hardware_info().neuroncore_per_device_count());
+  m.pid = r.pid();
+  m.tag = r.tag();
+  m.device_error = r.error();
+  m.loading =
+      now.memory && before.memory && now.memory->DeviceTotal() > before.memory->DeviceTotal();
+  const std::uint32_t per = CoresPerDevice(inv);
   double busy = 0, flops = 0, peak = 0;
-  for (std::uint32_t c : r.cores) {
-    if (c >= a.cores.size() || c >= b.cores.size()) continue;
-    const double u = 100.0 * static_cast<double>(Delta(a.cores[c].busy_ns, b.cores[c].busy_ns)) /
-                     (seconds * 1e9);
+  std::vector<double> core_percent;  // by global core: this runtime's cores only
+  for (const v1::CoreCounters& c : r.neuroncore_counters().cores()) {
+    const double u = c.utilization_percent();
     busy += u;
-    flops += std::max(0.0, b.cores[c].flops - a.cores[c].flops);
-    const int d = static_cast<int>(c / per);
-    if (m.devices.empty() || m.devices.back() != d) {
-      m.devices.push_back(d);
-      m.device_utilization.push_back(0);
-    }
-    m.device_utilization.back() += u / per;
+    flops += c.flops();
+    if (c.index() >= core_percent.size()) core_percent.resize(c.index() + 1, 0.0);
+    core_percent[c.index()] = u;
+    const int d = static_cast<int>(c.index() / per);
+    if (m.devices.empty() || m.devices.back() != d) m.devices.push_back(d);
     if (d < inv.devices_size()) peak += inv.devices(d).peak_flops().bf16() / per;
   }
-  m.utilization = r.cores.empty() ? 0 : busy / static_cast<double>(r.cores.size());
-  m.flops_fraction = peak > 0 ? flops / seconds / peak : 0;
+  for (int d : m.devices) {
+    m.device_utilization.push_back(
+        DeviceUtilization(core_percent, static_cast<std::uint32_t>(d), per));
+  }
+  const int cores = r.neuroncore_counters().cores_size();
+  m.utilization = cores == 0 ? 0 : busy / cores;
+  m.flops_fraction = peak > 0 ? flops / peak : 0;
   double hbm = 0;
   for (int d : m.devices) {
-    if (d >= inv.devices_size() || static_cast<std::size_t>(d) >= b.devices.size()) continue;
-    const double bytes =
-        static_cast<double>(Delta(a.devices[d].hbm_read_bytes, b.devices[d].hbm_read_bytes) +
-                            Delta(a.devices[d].hbm_write_bytes, b.devices[d].hbm_write_bytes));
-    const double p = inv.devices(d).hbm_peak_bytes_per_second();
-    if (p > 0) hbm += 100 * bytes / seconds / p;
+    if (d < hbm_stats.devices_size()) hbm += hbm_stats.devices(d).bandwidth_utilization_percent();
   }
   m.hbm = m.devices.empty() ? 0 : hbm / static_cast<double>(m.devices.size());
-  std::uint64_t coll = 0;
-  for (std::size_t k = 0; k < r.collectives.size(); ++k)
-    coll += Delta(before.collectives[k].busy_ns, r.collectives[k].busy_ns);
-  m.collective = std::min(1.0, static_cast<double>(coll) / (seconds * 1e9));
-  const ExecutionCounters& e = r.executions;
-  const ExecutionCounters& x = before.executions;
-  m.executions = Delta(x.completed, e.completed);
-  m.errors = Delta(x.completed_with_err, e.completed_with_err) +
-             Delta(x.completed_with_num_err, e.completed_with_num_err) +
-             Delta(x.timed_out, e.timed_out) + Delta(x.failed_to_queue, e.failed_to_queue) +
-             Delta(x.incorrect_input, e.incorrect_input) + Delta(x.hardware, e.hardware);
-  m.transient = Delta(x.transient, e.transient);
-  m.loading = r.memory && before.memory && r.memory->DeviceTotal() > before.memory->DeviceTotal();
+  m.collective = r.collectives_stats().time_share();
+  // The report's execution_stats come from the same growth of the same counters.
+  const ExecutionCounters window = now.executions.Minus(before.executions);
+  m.executions = window.completed;
+  m.errors = window.Failed();
+  m.transient = window.transient;
   return m;
+}
+
+// The window's report: the groups the rules read, for every runtime.
+v1::Report WindowReport(const Snapshot& start, const Snapshot& end, const v1::Inventory& inv) {
+  ReportInput in;
+  in.inventory = &inv;
+  in.end = &end;
+  for (v1::Group g : {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_EXECUTION_STATS,
+                      v1::GROUP_COLLECTIVES_STATS, v1::GROUP_HBM_STATS}) {
+    in.groups.push_back({g, &start});
+  }
+  return BuildReport(in);
 }
 
 void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
@@ -313,6 +319,7 @@ Analyzer::Analyzer(AnalyzerThresholds thresholds) : thresholds_(thresholds) {}
 void Analyzer::Reset() {
   tracks_.clear();
   analysis_ = Analysis{};
+  evaluation_ = Evaluation{};
 }
 
 std::uint32_t Analyzer::VoteLimit(Nanos period) const {
@@ -365,23 +372,25 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
       static_cast<std::uint64_t>(std::max<std::int64_t>(1, thresholds_.window / period));
   const Snapshot* start = history.AtOrBefore(end->seq > back ? end->seq - back : 0);
   if (start == nullptr || start->epoch != end->epoch || start == end) return;  // counters restarted
-  const double seconds =
-      static_cast<double>((end->device_time - start->device_time).count()) * 1e-9;
   std::map<std::uint32_t, std::string> commands;
   for (const v1::Process& p : inventory.processes()) commands[p.pid()] = p.command();
+  const v1::Report window = WindowReport(*start, *end, inventory);
   std::vector<Metrics> metrics;
-  for (const RuntimeSample& r : end->runtimes) {
-    const RuntimeSample* before = Find(*start, r.pid);
-    if (before == nullptr) continue;  // too new to judge
-    metrics.push_back(Measure(r, *before, *start, *end, inventory, seconds));
-    metrics.back().command = commands[r.pid];
+  for (const v1::RuntimeReport& r : window.runtimes()) {
+    const RuntimeSample* now = Find(*end, r.pid());
+    const RuntimeSample* before = Find(*start, r.pid());
+    if (now == nullptr || before == nullptr) continue;  // too new to judge
+    metrics.push_back(Measure(r, window.system().hbm_stats(), *now, *before, inventory));
+    metrics.back().command = commands[r.pid()];
   }
   const std::map<std::uint32_t, std::string> stragglers = Stragglers(metrics, thresholds_);
   const std::int64_t now_ns = ToUnixNanos(end->wall);
   Analysis next;
+  Evaluation evaluation{start->seq, end->seq, {}};
   for (const Metrics& m : metrics) {
     auto s = stragglers.find(m.pid);
-    const v1::Finding candidate = Classify(m, thresholds_, s == stragglers.end() ? "" : s->second);
+    const v1::Finding& candidate = evaluation.candidates[m.pid] =
+        Classify(m, thresholds_, s == stragglers.end() ? "" : s->second);
     Track& track = tracks_[m.pid];
     Decide(track, candidate, now_ns, period);
     if (track.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED)
@@ -391,6 +400,7 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   std::erase_if(tracks_, [&](const auto& t) { return Find(*end, t.first) == nullptr; });
   next.instance = Summarize(next, !end->runtimes.empty(), now_ns);
   analysis_ = std::move(next);
+  evaluation_ = std::move(evaluation);
 }
 
 }  // namespace neuronmon::daemon

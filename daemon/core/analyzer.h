@@ -51,6 +51,15 @@ class Analyzer {
   void Update(const History& history, const v1::Inventory& inventory);
 
   const Analysis& analysis() const { return analysis_; }
+  // The latest evaluation: its window (history sequence numbers) and each runtime's candidate
+  // verdict before hysteresis, whose evidence holds that window's figures — the figures a report
+  // over the same window shows.
+  struct Evaluation {
+    std::uint64_t start_seq = 0;
+    std::uint64_t end_seq = 0;
+    std::map<std::uint32_t, v1::Finding> candidates;  // by pid
+  };
+  const Evaluation& last_evaluation() const { return evaluation_; }
   const AnalyzerThresholds& thresholds() const { return thresholds_; }
   // Forgets every verdict (the device restarted).
   void Reset();
@@ -68,6 +77,7 @@ class Analyzer {
   AnalyzerThresholds thresholds_;
   std::map<std::uint32_t, Track> tracks_;
   Analysis analysis_;
+  Evaluation evaluation_;
 };
 
 }  // namespace neuronmon::daemon

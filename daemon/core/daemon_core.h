@@ -73,6 +73,7 @@ class DaemonCore {
   // The analyzer's verdicts at retained snapshot `seq` (null when not retained), and the newest.
   const Analysis* AnalysisAt(std::uint64_t seq) const;
   const Analysis* latest_analysis() const;
+  const Analyzer& analyzer() const { return analyzer_; }
 
  private:
   v1::Report Build(const Subscription& sub, const Snapshot& end, bool all_groups,

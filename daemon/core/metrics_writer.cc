@@ -6,6 +6,8 @@
 #include <cmath>
 #include <utility>
 
+#include "proto/common/utf8.h"
+
 namespace neuronmon::daemon {
 namespace {
 
@@ -294,34 +296,9 @@ std::vector<std::string> RenderedNames(const MetricFamily& f) {
   return {base};
 }
 
-// Length of the well-formed UTF-8 sequence at s[i], or 0 when the byte there starts none.
-std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte; excludes overlongs, surrogates
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    lo = c == 0xE0 ? 0xA0 : lo;
-    hi = c == 0xED ? 0x9F : hi;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    lo = c == 0xF0 ? 0x90 : lo;
-    hi = c == 0xF4 ? 0x8F : hi;
-  }
-  if (n == 0 || i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  }
-  return n;
-}
-
 bool IsValidUtf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
-    const std::size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : Utf8SequenceLength(s, i);
+    const std::size_t n = Utf8SequenceLength(s, i);
     if (n == 0) return false;
     i += n;
   }
@@ -334,7 +311,7 @@ std::string ToValidUtf8(std::string_view s) {
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t n = Utf8SequenceLength(s, i);
-    out.append(n == 0 ? std::string_view("\xEF\xBF\xBD") : s.substr(i, n));
+    out.append(n == 0 ? kReplacementCharacter : s.substr(i, n));
     i += std::max<std::size_t>(n, 1);
   }
   return out;

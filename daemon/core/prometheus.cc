@@ -81,20 +81,23 @@ void AddDeviceGroups(const MetricsInput& in, Exposition& out, std::vector<std::s
   const bool device_ok = in.end->error.empty();
   (void)metrics_internal::AddInventoryInfo(c);
   using Fn = bool (*)(const GroupContext&);
-  const std::pair<const char*, Fn> device_groups[] = {
-      {"neuroncore_counters", metrics_internal::AddNeuronCoreCounters},
-      {"memory_used", metrics_internal::AddMemoryUsed},
-      {"neuron_runtime_vcpu_usage", metrics_internal::AddRuntimeVcpuUsage},
-      {"execution_stats", metrics_internal::AddExecutionStats},
-      {"collectives_stats", metrics_internal::AddCollectivesStats},
-      {"neuron_hw_counters", metrics_internal::AddHwCounters},
-      {"hbm_stats", metrics_internal::AddHbmStats}};
+  const std::pair<v1::Group, Fn> device_groups[] = {
+      {v1::GROUP_NEURONCORE_COUNTERS, metrics_internal::AddNeuronCoreCounters},
+      {v1::GROUP_MEMORY_USED, metrics_internal::AddMemoryUsed},
+      {v1::GROUP_NEURON_RUNTIME_VCPU_USAGE, metrics_internal::AddRuntimeVcpuUsage},
+      {v1::GROUP_EXECUTION_STATS, metrics_internal::AddExecutionStats},
+      {v1::GROUP_COLLECTIVES_STATS, metrics_internal::AddCollectivesStats},
+      {v1::GROUP_NEURON_HW_COUNTERS, metrics_internal::AddHwCounters},
+      {v1::GROUP_HBM_STATS, metrics_internal::AddHbmStats}};
   // A failed device read leaves nothing trustworthy in the device's counters.
-  for (const auto& [name, fn] : device_groups) groups.emplace_back(name, device_ok && fn(c));
-  groups.emplace_back("vcpu_usage", metrics_internal::AddVcpuUsage(c));
-  groups.emplace_back("memory_info", metrics_internal::AddMemoryInfo(c));
-  if (in.findings != nullptr)
-    groups.emplace_back("bottleneck_analysis", device_ok && AddFindings(c));
+  for (const auto& [group, fn] : device_groups) {
+    groups.emplace_back(GroupName(group), device_ok && fn(c));
+  }
+  groups.emplace_back(GroupName(v1::GROUP_VCPU_USAGE), metrics_internal::AddVcpuUsage(c));
+  groups.emplace_back(GroupName(v1::GROUP_MEMORY_INFO), metrics_internal::AddMemoryInfo(c));
+  if (in.findings != nullptr) {
+    groups.emplace_back(GroupName(v1::GROUP_BOTTLENECK_ANALYSIS), device_ok && AddFindings(c));
+  }
 }
 
 bool AddProcess(const ProcessMetrics& p, Exposition& out, std::vector<std::string>& problems) {

@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "proto/names/names.h"
+
 namespace neuronmon::daemon::metrics_internal {
 namespace {
 
@@ -228,7 +230,7 @@ bool AddCollectivesStats(const GroupContext& c) {
     for (const CollectiveCounters& op : r.collectives) {
       if (op.count == 0) continue;  // never used by this runtime
       const std::vector<Label> labels =
-          RuntimeLabels(c, i, {{"operation", CollectiveKindName(op.kind)}});
+          RuntimeLabels(c, i, {{"operation", CollectiveOpName(CollectiveOpOf(op.kind))}});
       ops.Add(labels, AsDouble(op.count));
       bytes.Add(labels, AsDouble(op.bytes));
       busy.Add(labels, AsDouble(op.busy_ns) * 1e-9);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "daemon/core/proc_parsers.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -36,6 +37,12 @@ const RuntimeSample* FindRuntime(const Snapshot& s, std::uint32_t pid) {
   auto it = std::lower_bound(s.runtimes.begin(), s.runtimes.end(), pid,
                              [](const RuntimeSample& r, std::uint32_t p) { return r.pid < p; });
   return it != s.runtimes.end() && it->pid == pid ? &*it : nullptr;
+}
+
+// The fraction of the window a counter of busy nanoseconds was busy, at most 1.
+double TimeShare(std::uint64_t busy_ns, std::uint64_t period_ns) {
+  return period_ns ? std::min(1.0, static_cast<double>(busy_ns) / static_cast<double>(period_ns))
+                   : 0;
 }
 
 double Percent(std::uint64_t busy_ns, const Span& s) {
@@ -123,29 +130,31 @@ void FillVcpu(const RuntimeSample& r, const RuntimeSample* before, const Span& s
       static_cast<double>(Delta(r.cpu_system_ns, before->cpu_system_ns, s.reset)) / capacity));
 }
 
+// The counters of `e` as the protocol's error and execution summaries (a window's growth, or the
+// cumulative totals).
+void FillExecutionCounters(const ExecutionCounters& e, v1::ErrorSummary* err,
+                           v1::ExecutionSummary* sum) {
+  err->set_generic(e.generic);
+  err->set_numerical(e.numerical);
+  err->set_transient(e.transient);
+  err->set_model(e.model);
+  err->set_runtime(e.runtime);
+  err->set_hardware(e.hardware);
+  sum->set_completed(e.completed);
+  sum->set_completed_with_err(e.completed_with_err);
+  sum->set_completed_with_num_err(e.completed_with_num_err);
+  sum->set_timed_out(e.timed_out);
+  sum->set_incorrect_input(e.incorrect_input);
+  sum->set_failed_to_queue(e.failed_to_queue);
+}
+
 void FillExecutions(const RuntimeSample& r, const RuntimeSample* before, const Span& s,
                     v1::ExecutionStats* out) {
   out->set_period_ns(s.period_ns);
   out->set_error(r.error);
-  const ExecutionCounters zero;
-  const ExecutionCounters& e = r.executions;
-  const ExecutionCounters& b = before ? before->executions : zero;
   const bool reset = s.reset || before == nullptr;
-  v1::ErrorSummary* err = out->mutable_error_summary();
-  err->set_generic(Delta(e.generic, b.generic, reset));
-  err->set_numerical(Delta(e.numerical, b.numerical, reset));
-  err->set_transient(Delta(e.transient, b.transient, reset));
-  err->set_model(Delta(e.model, b.model, reset));
-  err->set_runtime(Delta(e.runtime, b.runtime, reset));
-  err->set_hardware(Delta(e.hardware, b.hardware, reset));
-  v1::ExecutionSummary* sum = out->mutable_execution_summary();
-  sum->set_completed(Delta(e.completed, b.completed, reset));
-  sum->set_completed_with_err(Delta(e.completed_with_err, b.completed_with_err, reset));
-  sum->set_completed_with_num_err(Delta(e.completed_with_num_err, b.completed_with_num_err, reset));
-  sum->set_timed_out(Delta(e.timed_out, b.timed_out, reset));
-  sum->set_incorrect_input(Delta(e.incorrect_input, b.incorrect_input, reset));
-  sum->set_failed_to_queue(Delta(e.failed_to_queue, b.failed_to_queue, reset));
-  const LatencyHistogram empty;
+  FillExecutionCounters(reset ? r.executions : r.executions.Minus(before->executions),
+                        out->mutable_error_summary(), out->mutable_execution_summary());
   const LatencyHistogram total =
       reset ? r.total_latency : r.total_latency.Minus(before->total_latency);
   const LatencyHistogram device =
@@ -159,14 +168,14 @@ void FillCollectives(const RuntimeSample& r, const RuntimeSample* before, const 
   out->set_period_ns(s.period_ns);
   out->set_error(r.error);
   const bool reset = s.reset || before == nullptr;
-  double share = 0;
+  std::uint64_t busy_ns = 0;
   for (std::size_t k = 0; k < r.collectives.size(); ++k) {
     const CollectiveCounters& c = r.collectives[k];
     if (c.count == 0) continue;  // never used by this runtime
     const CollectiveCounters zero;
     const CollectiveCounters& b = reset ? zero : before->collectives[k];
     v1::CollectiveStats* op = out->add_operations();
-    op->set_op(static_cast<v1::CollectiveOp>(k + 1));
+    op->set_op(CollectiveOpOf(c.kind));
     const std::uint64_t count = Delta(c.count, b.count, reset);
     const std::uint64_t bytes = Delta(c.bytes, b.bytes, reset);
     op->set_count(count);
@@ -174,16 +183,14 @@ void FillCollectives(const RuntimeSample& r, const RuntimeSample* before, const 
     op->set_operations_per_second(Rate(static_cast<double>(count), s));
     op->set_bytes_per_second(Rate(static_cast<double>(bytes), s));
     op->set_mean_message_bytes(count ? static_cast<double>(bytes) / static_cast<double>(count) : 0);
-    const double time_share =
-        s.period_ns ? std::min(1.0, static_cast<double>(Delta(c.busy_ns, b.busy_ns, reset)) /
-                                        static_cast<double>(s.period_ns))
-                    : 0;
-    op->set_time_share(time_share);
-    share += time_share;
+    const std::uint64_t busy = Delta(c.busy_ns, b.busy_ns, reset);
+    busy_ns += busy;
+    op->set_time_share(TimeShare(busy, s.period_ns));
     const LatencyHistogram window = reset ? c.latency : c.latency.Minus(b.latency);
     if (!FillPercentiles(window, op->mutable_latency())) op->clear_latency();
   }
-  out->set_time_share(std::min(1.0, share));
+  // The share of all operations together: the Diagnosis's collective_time_share_percent.
+  out->set_time_share(TimeShare(busy_ns, s.period_ns));
 }
 
 void FillRuntime(const RuntimeSample& r, const ReportInput& in, v1::RuntimeReport* out) {
@@ -270,23 +277,22 @@ void FillEcc(const Span& s, v1::HwCounters* out) {
   out->set_period_ns(s.period_ns);
   out->set_error(LostDevices(*s.b));
   for (std::size_t d = 0; d < s.b->devices.size(); ++d) {
-    const EccCounters& e = s.b->devices[d].ecc;
-    const EccCounters zero;
-    const EccCounters& b = d < s.a->devices.size() ? s.a->devices[d].ecc : zero;
+    const EccCounters& now = s.b->devices[d].ecc;
+    const EccCounters e =
+        s.reset || d >= s.a->devices.size() ? now : now.Minus(s.a->devices[d].ecc);
     v1::DeviceEcc* dev = out->add_devices();
     dev->set_neuron_device_index(static_cast<std::uint32_t>(d));
-    dev->set_mem_ecc_corrected(Delta(e.mem_corrected, b.mem_corrected, s.reset));
-    dev->set_mem_ecc_uncorrected(Delta(e.mem_uncorrected, b.mem_uncorrected, s.reset));
-    dev->set_sram_ecc_uncorrected(Delta(e.sram_uncorrected, b.sram_uncorrected, s.reset));
-    dev->set_sram_ecc_corrected(Delta(e.sram_corrected, b.sram_corrected, s.reset));
+    dev->set_mem_ecc_corrected(e.mem_corrected);
+    dev->set_mem_ecc_uncorrected(e.mem_uncorrected);
+    dev->set_sram_ecc_uncorrected(e.sram_uncorrected);
+    dev->set_sram_ecc_corrected(e.sram_corrected);
   }
 }
 
 void FillHbm(const Span& s, const v1::Inventory& inv, v1::HbmStats* out) {
   out->set_period_ns(s.period_ns);
   out->set_error(LostDevices(*s.b));
-  const std::uint32_t cores_per_device =
-      std::max(1u, inv.hardware_info().neuroncore_per_device_count());
+  const std::uint32_t cores_per_device = CoresPerDevice(inv);
   std::vector<std::uint64_t> used(s.b->devices.size(), 0);
   for (const RuntimeSample& r : s.b->runtimes) {
     for (const CoreMemory& c : r.memory->cores) {
@@ -362,21 +368,7 @@ void FillTotals(const Snapshot& s, v1::Totals* out) {
     v1::RuntimeTotals* rt = out->add_runtimes();
     rt->set_pid(r.pid);
     rt->set_tag(r.tag);
-    const ExecutionCounters& e = r.executions;
-    v1::ErrorSummary* err = rt->mutable_errors();
-    err->set_generic(e.generic);
-    err->set_numerical(e.numerical);
-    err->set_transient(e.transient);
-    err->set_model(e.model);
-    err->set_runtime(e.runtime);
-    err->set_hardware(e.hardware);
-    v1::ExecutionSummary* x = rt->mutable_executions();
-    x->set_completed(e.completed);
-    x->set_completed_with_err(e.completed_with_err);
-    x->set_completed_with_num_err(e.completed_with_num_err);
-    x->set_timed_out(e.timed_out);
-    x->set_incorrect_input(e.incorrect_input);
-    x->set_failed_to_queue(e.failed_to_queue);
+    FillExecutionCounters(r.executions, rt->mutable_errors(), rt->mutable_executions());
     rt->set_cpu_user_ns(r.cpu_user_ns);
     rt->set_cpu_system_ns(r.cpu_system_ns);
     auto fill_hist = [](const LatencyHistogram& h, v1::Histogram* out_h) {
@@ -392,7 +384,7 @@ void FillTotals(const Snapshot& s, v1::Totals* out) {
       const CollectiveCounters& c = r.collectives[k];
       if (c.count == 0) continue;
       v1::CollectiveTotals* ct = rt->add_collectives();
-      ct->set_op(static_cast<v1::CollectiveOp>(k + 1));
+      ct->set_op(CollectiveOpOf(c.kind));
       ct->set_count(c.count);
       ct->set_bytes(c.bytes);
       ct->set_busy_ns(c.busy_ns);

@@ -4,54 +4,6 @@
 
 namespace neuronmon::daemon {
 
-const std::array<v1::Group, 11>& AllGroups() {
-  static const std::array<v1::Group, 11> all = {v1::GROUP_NEURONCORE_COUNTERS,
-                                                v1::GROUP_MEMORY_USED,
-                                                v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
-                                                v1::GROUP_EXECUTION_STATS,
-                                                v1::GROUP_COLLECTIVES_STATS,
-                                                v1::GROUP_BOTTLENECK_ANALYSIS,
-                                                v1::GROUP_VCPU_USAGE,
-                                                v1::GROUP_MEMORY_INFO,
-                                                v1::GROUP_NEURON_HW_COUNTERS,
-                                                v1::GROUP_HBM_STATS,
-                                                v1::GROUP_TOTALS};
-  return all;
-}
-
-bool IsRuntimeGroup(v1::Group group) {
-  return group >= v1::GROUP_NEURONCORE_COUNTERS && group <= v1::GROUP_BOTTLENECK_ANALYSIS;
-}
-
-const char* GroupName(v1::Group group) {
-  switch (group) {
-    case v1::GROUP_NEURONCORE_COUNTERS:
-      return "neuroncore_counters";
-    case v1::GROUP_MEMORY_USED:
-      return "memory_used";
-    case v1::GROUP_NEURON_RUNTIME_VCPU_USAGE:
-      return "neuron_runtime_vcpu_usage";
-    case v1::GROUP_EXECUTION_STATS:
-      return "execution_stats";
-    case v1::GROUP_COLLECTIVES_STATS:
-      return "collectives_stats";
-    case v1::GROUP_BOTTLENECK_ANALYSIS:
-      return "bottleneck_analysis";
-    case v1::GROUP_VCPU_USAGE:
-      return "vcpu_usage";
-    case v1::GROUP_MEMORY_INFO:
-      return "memory_info";
-    case v1::GROUP_NEURON_HW_COUNTERS:
-      return "neuron_hw_counters";
-    case v1::GROUP_HBM_STATS:
-      return "hbm_stats";
-    case v1::GROUP_TOTALS:
-      return "totals";
-    default:
-      return "unknown";
-  }
-}
-
 Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nanos base_period,
                                                std::size_t max_tag_filter_bytes,
                                                TagFilterCache* cache) {

@@ -14,17 +14,11 @@
 #include "proto/common/clock.h"
 #include "proto/common/status.h"
 #include "proto/common/tag_filter.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::daemon {
 
 inline constexpr int kGroupSlots = 21;  // v1::Group values are below this
-
-// Whether `group` is a runtime-level group (reported per Neuron application).
-bool IsRuntimeGroup(v1::Group group);
-// The JSON name of a group, as neuron-monitor's config names it ("neuroncore_counters", ...).
-const char* GroupName(v1::Group group);
-// Every group a Subscribe may name, in a stable order.
-const std::array<v1::Group, 11>& AllGroups();
 
 struct SubscriptionKey {
   std::array<std::uint32_t, kGroupSlots> every{};  // 0: not subscribed

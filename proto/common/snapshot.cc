@@ -2,20 +2,34 @@
 
 namespace neuronmon {
 
-const char* CollectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce:
-      return "all_reduce";
-    case CollectiveKind::kAllGather:
-      return "all_gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveKind::kAllToAll:
-      return "all_to_all";
-    case CollectiveKind::kSendRecv:
-      return "send_recv";
-  }
-  return "unknown";
+namespace {
+
+std::uint64_t Grown(std::uint64_t now, std::uint64_t earlier) {
+  return now >= earlier ? now - earlier : now;
+}
+
+}  // namespace
+
+EccCounters EccCounters::Minus(const EccCounters& e) const {
+  return {Grown(mem_corrected, e.mem_corrected), Grown(mem_uncorrected, e.mem_uncorrected),
+          Grown(sram_corrected, e.sram_corrected), Grown(sram_uncorrected, e.sram_uncorrected)};
+}
+
+ExecutionCounters ExecutionCounters::Minus(const ExecutionCounters& e) const {
+  ExecutionCounters d;
+  d.completed = Grown(completed, e.completed);
+  d.completed_with_err = Grown(completed_with_err, e.completed_with_err);
+  d.completed_with_num_err = Grown(completed_with_num_err, e.completed_with_num_err);
+  d.timed_out = Grown(timed_out, e.timed_out);
+  d.incorrect_input = Grown(incorrect_input, e.incorrect_input);
+  d.failed_to_queue = Grown(failed_to_queue, e.failed_to_queue);
+  d.generic = Grown(generic, e.generic);
+  d.numerical = Grown(numerical, e.numerical);
+  d.transient = Grown(transient, e.transient);
+  d.model = Grown(model, e.model);
+  d.runtime = Grown(runtime, e.runtime);
+  d.hardware = Grown(hardware, e.hardware);
+  return d;
 }
 
 std::uint64_t RuntimeMemory::DeviceTotal() const {

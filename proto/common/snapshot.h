@@ -27,7 +27,6 @@ enum class CollectiveKind : std::uint8_t {
 };
 inline constexpr int kCollectiveKinds = 5;
 // "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv".
-const char* CollectiveKindName(CollectiveKind kind);
 
 struct CoreCounters {
   std::uint64_t busy_ns = 0;
@@ -42,6 +41,9 @@ struct EccCounters {
   std::uint64_t mem_uncorrected = 0;
   std::uint64_t sram_corrected = 0;
   std::uint64_t sram_uncorrected = 0;
+  // What each counter grew by since `earlier`; one that went backwards restarted, and counts its
+  // own value (as LatencyHistogram::Minus).
+  EccCounters Minus(const EccCounters& earlier) const;
 };
 
 struct DeviceCounters {
@@ -73,6 +75,14 @@ struct ExecutionCounters {
   std::uint64_t model = 0;
   std::uint64_t runtime = 0;
   std::uint64_t hardware = 0;
+  // What each counter grew by since `earlier`; one that went backwards restarted, and counts its
+  // own value (as LatencyHistogram::Minus).
+  ExecutionCounters Minus(const ExecutionCounters& earlier) const;
+  // Executions that failed, and hardware errors: what the analyzer calls failed executions.
+  std::uint64_t Failed() const {
+    return completed_with_err + completed_with_num_err + timed_out + failed_to_queue +
+           incorrect_input + hardware;
+  }
 };
 
 struct HostMemory {

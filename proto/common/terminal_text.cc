@@ -3,38 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "proto/common/utf8.h"
+
 namespace neuronmon {
 namespace {
-
-constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
-
-// The length of the valid UTF-8 sequence at `s[i]` and its code point, or 0 when invalid.
-std::size_t DecodeUtf8(std::string_view s, std::size_t i, char32_t* cp) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char b0 = byte(i);
-  std::size_t len = 0;
-  char32_t min = 0;
-  if (b0 < 0x80) {
-    *cp = b0;
-    return 1;
-  }
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2, min = 0x80, *cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3, min = 0x800, *cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4, min = 0x10000, *cp = b0 & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    *cp = (*cp << 6) | (byte(i + k) & 0x3F);
-  }
-  if (*cp < min || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF)) return 0;
-  return len;
-}
 
 bool IsDropped(char32_t cp) {
   return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
@@ -87,7 +59,7 @@ std::string SanitizeForTerminal(std::string_view text) {
     char32_t cp = 0;
     const std::size_t len = DecodeUtf8(text, i, &cp);
     if (len == 0) {
-      out += kReplacement;
+      out += kReplacementCharacter;
       ++i;
       continue;
     }

@@ -1,5 +1,7 @@
 #include "proto/names/names.h"
 
+#include <algorithm>
+
 namespace neuronmon {
 
 const char* FindingKindName(v1::FindingKind kind) {
@@ -51,6 +53,72 @@ const char* CollectiveOpName(v1::CollectiveOp op) {
     default:
       return "unspecified";
   }
+}
+
+const std::array<v1::Group, 11>& AllGroups() {
+  static const std::array<v1::Group, 11> all = {v1::GROUP_NEURONCORE_COUNTERS,
+                                                v1::GROUP_MEMORY_USED,
+                                                v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
+                                                v1::GROUP_EXECUTION_STATS,
+                                                v1::GROUP_COLLECTIVES_STATS,
+                                                v1::GROUP_BOTTLENECK_ANALYSIS,
+                                                v1::GROUP_VCPU_USAGE,
+                                                v1::GROUP_MEMORY_INFO,
+                                                v1::GROUP_NEURON_HW_COUNTERS,
+                                                v1::GROUP_HBM_STATS,
+                                                v1::GROUP_TOTALS};
+  return all;
+}
+
+bool IsRuntimeGroup(v1::Group group) {
+  return group >= v1::GROUP_NEURONCORE_COUNTERS && group <= v1::GROUP_BOTTLENECK_ANALYSIS;
+}
+
+const char* GroupName(v1::Group group) {
+  switch (group) {
+    case v1::GROUP_NEURONCORE_COUNTERS:
+      return "neuroncore_counters";
+    case v1::GROUP_MEMORY_USED:
+      return "memory_used";
+    case v1::GROUP_NEURON_RUNTIME_VCPU_USAGE:
+      return "neuron_runtime_vcpu_usage";
+    case v1::GROUP_EXECUTION_STATS:
+      return "execution_stats";
+    case v1::GROUP_COLLECTIVES_STATS:
+      return "collectives_stats";
+    case v1::GROUP_BOTTLENECK_ANALYSIS:
+      return "bottleneck_analysis";
+    case v1::GROUP_VCPU_USAGE:
+      return "vcpu_usage";
+    case v1::GROUP_MEMORY_INFO:
+      return "memory_info";
+    case v1::GROUP_NEURON_HW_COUNTERS:
+      return "neuron_hw_counters";
+    case v1::GROUP_HBM_STATS:
+      return "hbm_stats";
+    case v1::GROUP_TOTALS:
+      return "totals";
+    default:
+      return "unknown";
+  }
+}
+
+std::uint32_t CoresPerDevice(const v1::Inventory& inventory) {
+  return std::max(1u, inventory.hardware_info().neuroncore_per_device_count());
+}
+
+double DeviceUtilization(std::span<const double> core_percent, std::uint32_t device,
+                         std::uint32_t per) {
+  double sum = 0;
+  for (std::uint32_t k = 0; k < per; ++k) {
+    const std::size_t core = static_cast<std::size_t>(device) * per + k;
+    if (core < core_percent.size()) sum += core_percent[core];
+  }
+  return per == 0 ? 0 : sum / per;
+}
+
+v1::CollectiveOp CollectiveOpOf(CollectiveKind kind) {
+  return static_cast<v1::CollectiveOp>(static_cast<int>(kind) + 1);  // same order, from 1
 }
 
 }  // namespace neuronmon

@@ -1,12 +1,39 @@
 // The lower-case names of protocol enums as every output spells them — JSON (neuron-monitor's
 // bottleneck_analysis and collectives_stats), Prometheus labels and neuron-top's screen:
 // "input_bound", "warning", "all_reduce". Values this build does not know are "unspecified".
-// Pure; thread-safe.
+// Also the small facts about groups and inventories every layer needs, in one place. Pure;
+// thread-safe.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "neuronmon/v1/inventory.pb.h"
 #include "neuronmon/v1/report.pb.h"
+#include "proto/common/snapshot.h"
 
 namespace neuronmon {
+
+// Every group a Subscribe may name, in the order outputs list them: the runtime-level groups,
+// the system-level ones, then totals.
+const std::array<v1::Group, 11>& AllGroups();
+// Whether `group` is reported per Neuron application (a runtime-level group).
+bool IsRuntimeGroup(v1::Group group);
+// A group's name as neuron-monitor's configuration and documents spell it ("neuroncore_counters",
+// ..., "totals"); "unknown" for anything else.
+const char* GroupName(v1::Group group);
+
+// NeuronCores per device of `inventory`, at least 1 (so that it can divide a core index).
+std::uint32_t CoresPerDevice(const v1::Inventory& inventory);
+
+// A device's utilization, percent: the mean over its `per` cores of `core_percent` (indexed by
+// global core; cores beyond it count as idle).
+double DeviceUtilization(std::span<const double> core_percent, std::uint32_t device,
+                         std::uint32_t per);
+
+// The protocol's operation for a snapshot's collective kind.
+v1::CollectiveOp CollectiveOpOf(CollectiveKind kind);
 
 const char* FindingKindName(v1::FindingKind kind);
 const char* SeverityName(v1::Severity severity);

@@ -7,8 +7,10 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 #include "daemon/core/daemon_core.h"
+#include "daemon/core/report_builder.h"
 #include "simdev/collective_model.h"
 #include "simdev/instance.h"
 #include "simdev/job.h"
@@ -103,6 +105,86 @@ TEST(Analyzer, UnjudgedApplicationsAreCollectingDataNotAbsent) {
               std::string(name) == "idle" ? "no Neuron application is running" : "collecting data")
         << name;
   }
+}
+
+// The figures a report over a window shows for one runtime, read the way a user reads them: mean
+// core utilization, collective time share, mean HBM bandwidth of its devices, FLOP/s against the
+// cores' BF16 peak, failed executions and corrected errors.
+std::map<std::string, double> ReportFigures(const v1::Report& report, std::uint32_t pid,
+                                            const v1::Inventory& inv) {
+  std::map<std::string, double> out;
+  const std::uint32_t per = std::max(1u, inv.hardware_info().neuroncore_per_device_count());
+  for (const v1::RuntimeReport& r : report.runtimes()) {
+    if (r.pid() != pid) continue;
+    double busy = 0, flops = 0, peak = 0;
+    std::set<std::uint32_t> devices;
+    for (const v1::CoreCounters& c : r.neuroncore_counters().cores()) {
+      busy += c.utilization_percent();
+      flops += c.flops();
+      devices.insert(c.index() / per);
+      peak += inv.devices(static_cast<int>(c.index() / per)).peak_flops().bf16() / per;
+    }
+    const double u = busy / std::max(1, r.neuroncore_counters().cores_size());
+    out["utilization_percent"] = u;
+    out["flops_percent_of_peak"] = 100 * flops / peak;
+    double hbm = 0;
+    for (std::uint32_t d : devices)
+      hbm +=
+          report.system().hbm_stats().devices(static_cast<int>(d)).bandwidth_utilization_percent();
+    out["hbm_bandwidth_percent"] = hbm / static_cast<double>(devices.size());
+    const double share = r.collectives_stats().time_share();
+    out["collective_time_share_percent"] = 100 * share;
+    out["idle_between_executions_percent"] = 100 * std::max(0.0, 1 - u / 100 - share);
+    const v1::ExecutionSummary& e = r.execution_stats().execution_summary();
+    out["failed_executions"] = static_cast<double>(
+        e.completed_with_err() + e.completed_with_num_err() + e.timed_out() + e.failed_to_queue() +
+        e.incorrect_input() + r.execution_stats().error_summary().hardware());
+    out["corrected_errors"] = static_cast<double>(r.execution_stats().error_summary().transient());
+  }
+  return out;
+}
+
+// The Diagnosis's evidence is the report's figures: for every scenario and evaluation, each
+// candidate's evidence equals what a report over the analyzer's window shows for that runtime.
+TEST(Analyzer, EvidenceEqualsTheReportOverTheSameWindow) {
+  std::size_t compared = 0;
+  std::set<std::string> names;
+  for (const simdev::BuiltinScenario& b : simdev::BuiltinScenarios()) {
+    simdev::Scenario scenario = *simdev::LoadScenario(b.name);
+    SimRun run(*simdev::FindPreset(scenario.instance), scenario);
+    for (int t = 0; t <= 200; ++t) {  // ecc-degradation fails executions from 3 min on
+      run.At(t);
+      const Analyzer::Evaluation& e = run.core->analyzer().last_evaluation();
+      if (e.candidates.empty()) continue;
+      const Snapshot* start = run.core->history().Find(e.start_seq);
+      const Snapshot* end = run.core->history().Find(e.end_seq);
+      ASSERT_NE(start, nullptr);
+      ASSERT_NE(end, nullptr);
+      ReportInput in;
+      in.inventory = &run.core->inventory();
+      in.end = end;
+      for (v1::Group g : AllGroups()) in.groups.push_back({g, start});
+      const v1::Report report = BuildReport(in);
+      for (const auto& [pid, candidate] : e.candidates) {
+        const std::map<std::string, double> figures =
+            ReportFigures(report, pid, run.core->inventory());
+        for (const v1::Evidence& ev : candidate.evidence()) {
+          auto it = figures.find(ev.name());
+          ASSERT_NE(it, figures.end()) << "no report figure for evidence " << ev.name();
+          EXPECT_DOUBLE_EQ(ev.value(), it->second)
+              << b.name << " at " << t << "s, pid " << pid << ": " << ev.name();
+          ++compared;
+          names.insert(ev.name());
+        }
+      }
+    }
+  }
+  // Every kind of evidence was compared, many times.
+  EXPECT_EQ(names, (std::set<std::string>{
+                       "collective_time_share_percent", "corrected_errors", "failed_executions",
+                       "flops_percent_of_peak", "hbm_bandwidth_percent",
+                       "idle_between_executions_percent", "utilization_percent"}));
+  EXPECT_GE(compared, 10000u);
 }
 
 TEST(Analyzer, EveryScenarioGetsItsDeclaredVerdictAndKeepsIt) {

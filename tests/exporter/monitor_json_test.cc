@@ -23,6 +23,7 @@
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/host_reader.h"
 #include "daemon/core/subscription.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -93,7 +94,7 @@ std::string MeminfoText(int tick) {
 
 v1::Subscribe EveryGroupEvery(int seconds_all, int seconds_hw) {
   v1::Subscribe request;
-  for (v1::Group g : daemon::AllGroups()) {
+  for (v1::Group g : AllGroups()) {
     v1::GroupSubscription& s = *request.add_groups();
     s.set_group(g);
     s.set_period_ns(

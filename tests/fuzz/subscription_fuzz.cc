@@ -17,6 +17,7 @@
 
 #include "daemon/core/subscription.h"
 #include "proto/common/tag_filter.h"
+#include "proto/names/names.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace neuronmon::fuzz {
@@ -63,7 +64,7 @@ void CheckAccepted(const v1::Subscribe& request, const daemon::Subscription& sub
     }
   }
   if (request.groups().empty()) {
-    for (v1::Group g : daemon::AllGroups()) {
+    for (v1::Group g : AllGroups()) {
       if (sub.Every(g) != 1) Fail("an empty group list must subscribe every group every period");
     }
   }
@@ -96,7 +97,7 @@ void Exercise(FuzzInput& in, const v1::Subscribe& request, Nanos base, std::size
   for (int i = 0; i < 4; ++i) {
     const std::uint64_t seq = in.U64();
     bool any = false;
-    for (v1::Group g : daemon::AllGroups()) any = any || plain->Due(g, seq);
+    for (v1::Group g : AllGroups()) any = any || plain->Due(g, seq);
     if (any != plain->AnyDue(seq)) Fail("AnyDue disagrees with Due");
   }
   (void)plain->Describe(base);
