@@ -16,6 +16,8 @@
 #include <thread>
 
 #include "daemon/core/daemon_core.h"
+#include "daemon/core/exposition_format.h"
+#include "daemon/core/exposition_text.h"
 #include "daemon/core/host_reader.h"
 #include "daemon/core/prometheus.h"
 #include "daemon/server/http_server.h"

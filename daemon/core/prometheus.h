@@ -1,7 +1,7 @@
 // The daemon's Prometheus metrics. BuildMetrics turns what the daemon already holds — the newest
 // snapshot (cumulative counters and gauges), an earlier one that bounds the window for ratios and
 // percentiles, the inventory, the daemon's own counters, its process metrics and the analyzer's
-// findings — into an Exposition (metrics_writer.h) that renders as text 0.0.4 or OpenMetrics.
+// findings — into an Exposition (exposition.h) that renders as text 0.0.4 or OpenMetrics.
 //
 // Every family of AWS's neuron-monitor-prometheus.py keeps its name, type, HELP text, label names
 // and units (neuroncore_utilization_ratio, execution_errors_total, ...), so AWS's Grafana
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon/core/exposition.h"
 #include "daemon/core/history.h"
-#include "daemon/core/metrics_writer.h"
 #include "daemon/core/proc_parsers.h"
 #include "daemon/core/stats.h"
 #include "neuronmon/v1/inventory.pb.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/core/metrics_writer.h"
+#include "daemon/core/exposition.h"
 #include "daemon/core/prometheus.h"
 
 namespace neuronmon::daemon::metrics_internal {

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <filesystem>
 
-#include "daemon/core/metrics_writer.h"
+#include "daemon/core/exposition_format.h"
 
 namespace neuronmon::daemon {
 namespace {

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "daemon/core/exposition_text.h"
+#include "daemon/core/openmetrics.h"
 #include "daemon/core/prometheus.h"
 #include "tests/daemon/prometheus_fixture.h"
 

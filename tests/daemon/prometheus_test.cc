@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "daemon/core/daemon_core.h"
+#include "daemon/core/exposition_text.h"
 #include "tests/daemon/prometheus_fixture.h"
 
 namespace neuronmon::daemon {

@@ -1,10 +1,9 @@
-// The daemon's Prometheus model and its two writers. Per scrape the daemon fills an Exposition with
-// MetricFamily values (one internal model), then renders it as Prometheus text format 0.0.4 or
-// OpenMetrics 1.0, as the request's Accept header chooses. Exposition::Add validates each family
-// against the format and against the rules `promtool check metrics` enforces, so a rendered
-// exposition always parses and lints clean; a bad family is refused with a Status and the rest of
-// the scrape is unaffected. Rendering cannot fail. Numbers are spelled as Go's client_golang
-// spells them. Plain values; not thread-safe: build an Exposition on one thread, then share it.
+// The daemon's Prometheus model: per scrape the daemon fills an Exposition with MetricFamily
+// values, one model for every output format (exposition_format.h chooses and renders one).
+// Exposition::Add validates each family against the formats and against the rules `promtool check
+// metrics` enforces, so a rendered exposition always parses and lints clean; a bad family is
+// refused with a Status and the rest of the scrape is unaffected. Plain values; not thread-safe:
+// build an Exposition on one thread, then share it.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +19,6 @@
 namespace neuronmon::daemon {
 
 enum class MetricType { kCounter, kGauge, kHistogram, kInfo, kUnknown };
-
-enum class ExpositionFormat {
-  kText,         // text/plain; version=0.0.4
-  kOpenMetrics,  // application/openmetrics-text; version=1.0.0
-};
 
 struct Label {
   std::string name;
@@ -84,25 +78,8 @@ class Exposition {
   std::set<std::string, std::less<>> rendered_names_;  // every name some family already renders
 };
 
-// Prometheus text format 0.0.4; info families become gauges of value 1 under their given name.
-std::string RenderText(const Exposition& exposition);
-// OpenMetrics 1.0, ending with "# EOF\n".
-std::string RenderOpenMetrics(const Exposition& exposition);
-std::string Render(const Exposition& exposition, ExpositionFormat format);
-
-// The Content-Type header value for `format`.
-std::string_view ContentType(ExpositionFormat format);
-
-// OpenMetrics when the highest-preference acceptable media range of `accept_header` (q > 0,
-// ties in header order) is application/openmetrics-text with version 1.0.0 or no version;
-// text format otherwise, also for an empty or unparsable header (as client_golang negotiates).
-ExpositionFormat ChooseFormat(std::string_view accept_header);
-
-// A value as client_golang's text writer spells it: Go's strconv.FormatFloat(v, 'g', -1, 64),
-// i.e. the shortest digits that read back exactly, in exponent form when the decimal exponent is
-// below -4 or at least 6 ("1e-05", "123456", "1.234567e+06"); "NaN", "+Inf", "-Inf"; "0" for -0.
-std::string FormatTextFloat(double value);
-// As FormatTextFloat, plus ".0" when the result has neither '.' nor an exponent ("1.0", "42.0").
-std::string FormatOpenMetricsFloat(double value);
+// The family name OpenMetrics shows in HELP/TYPE/UNIT: `family.name` without the "_total" of a
+// counter or the "_info" of an info family. Views `family.name`.
+std::string_view OpenMetricsName(const MetricFamily& family);
 
 }  // namespace neuronmon::daemon

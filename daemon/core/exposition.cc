@@ -1,8 +1,7 @@
-#include "daemon/core/metrics_writer.h"
+#include "daemon/core/exposition.h"
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <utility>
 
@@ -114,14 +113,6 @@ std::string SuffixProblem(std::string_view name, MetricType type) {
     }
   }
   return {};
-}
-
-// The family name OpenMetrics shows in HELP/TYPE/UNIT.
-std::string_view OpenMetricsName(const MetricFamily& f) {
-  std::string_view name = f.name;
-  if (f.type == MetricType::kCounter) name.remove_suffix(std::min<std::size_t>(6, name.size()));
-  if (f.type == MetricType::kInfo) name.remove_suffix(std::min<std::size_t>(5, name.size()));
-  return name;
 }
 
 std::string NameProblem(const MetricFamily& f) {
@@ -317,205 +308,16 @@ std::string ToValidUtf8(std::string_view s) {
   return out;
 }
 
-void AppendEscaped(std::string* out, std::string_view s, bool escape_quote) {
-  std::size_t run = 0;  // start of the characters not yet appended
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    const char* escaped = c == '\\'                  ? "\\\\"
-                          : c == '\n'                ? "\\n"
-                          : c == '"' && escape_quote ? "\\\""
-                                                     : nullptr;
-    if (escaped == nullptr) continue;
-    out->append(s.substr(run, i - run)).append(escaped);
-    run = i + 1;
-  }
-  out->append(s.substr(run));
-}
-
-// `a="1",b="2"`: the labels of a sample line, without braces.
-void AppendLabels(std::string* out, const std::vector<Label>& labels) {
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    out->append(labels[i].name).append("=\"");
-    AppendEscaped(out, labels[i].value, /*escape_quote=*/true);
-    out->push_back('"');
-  }
-}
-
-std::string LabelText(const std::vector<Label>& labels) {
-  std::string out;
-  AppendLabels(&out, labels);
-  return out;
-}
-
-// One sample line from its rendered labels (LabelText); `le` is empty or the formatted bucket
-// bound, appended as the last label.
-void AppendSampleText(std::string* out, std::string_view name, std::string_view suffix,
-                      std::string_view labels, std::string_view le, std::string_view value) {
-  out->append(name).append(suffix);
-  if (!labels.empty() || !le.empty()) {
-    out->push_back('{');
-    out->append(labels);
-    if (!le.empty()) {
-      if (!labels.empty()) out->push_back(',');
-      out->append("le=\"").append(le).append("\"");
-    }
-    out->push_back('}');
-  }
-  out->append(" ").append(value).append("\n");
-}
-
-void AppendSample(std::string* out, std::string_view name, std::string_view suffix,
-                  const std::vector<Label>& labels, std::string_view le, std::string_view value) {
-  if (!le.empty()) return AppendSampleText(out, name, suffix, LabelText(labels), le, value);
-  out->append(name).append(suffix);
-  if (!labels.empty()) {
-    out->push_back('{');
-    AppendLabels(out, labels);
-    out->push_back('}');
-  }
-  out->append(" ").append(value).append("\n");
-}
-
-// How a format spells floats and histogram counts.
-struct NumberStyle {
-  std::string (*real)(double);
-  std::string (*count)(std::uint64_t);
-};
-// client_golang's text writer passes counts through float64; its OpenMetrics writer uses integers.
-// Below 1e6 Go spells a whole float64 as its integer digits.
-const NumberStyle kTextNumbers = {FormatTextFloat, [](std::uint64_t c) {
-                                    return c < 1000000 ? std::to_string(c)
-                                                       : FormatTextFloat(static_cast<double>(c));
-                                  }};
-const NumberStyle kOpenMetricsNumbers = {FormatOpenMetricsFloat,
-                                         [](std::uint64_t c) { return std::to_string(c); }};
-
-// The `le` text of each bound, kept across the samples of a family, which mostly share bounds.
-using BoundTexts = std::vector<std::pair<double, std::string>>;
-
-const std::string& BoundText(BoundTexts& cache, std::size_t i, double bound,
-                             const NumberStyle& style) {
-  if (i >= cache.size()) cache.resize(i + 1, {std::nan(""), ""});
-  if (!(cache[i].first == bound)) cache[i] = {bound, style.real(bound)};
-  return cache[i].second;
-}
-
-void AppendHistogram(std::string* out, std::string_view name, const MetricSample& s,
-                     const NumberStyle& style, BoundTexts& bounds) {
-  const HistogramValue& h = s.histogram;
-  const std::string labels = LabelText(s.labels);  // once for all the sample's lines
-  for (std::size_t i = 0; i < h.buckets.size(); ++i) {
-    const HistogramBucket& b = h.buckets[i];
-    AppendSampleText(out, name, "_bucket", labels, BoundText(bounds, i, b.upper_bound, style),
-                     style.count(b.cumulative_count));
-  }
-  if (h.buckets.empty() || !std::isinf(h.buckets.back().upper_bound)) {
-    AppendSampleText(out, name, "_bucket", labels, "+Inf", style.count(h.count));
-  }
-  AppendSampleText(out, name, "_sum", labels, "", style.real(h.sum));
-  AppendSampleText(out, name, "_count", labels, "", style.count(h.count));
-}
-
-void AppendHeader(std::string* out, std::string_view name, std::string_view help,
-                  std::string_view type, bool escape_quote) {
-  out->append("# HELP ").append(name).append(" ");
-  AppendEscaped(out, help, escape_quote);
-  out->append("\n# TYPE ").append(name).append(" ").append(type).append("\n");
-}
-
-void AppendTextFamily(std::string* out, const MetricFamily& f) {
-  // Indexed by MetricType.
-  static constexpr std::array<std::string_view, 5> kTypes = {"counter", "gauge", "histogram",
-                                                             "gauge", "untyped"};
-  AppendHeader(out, f.name, f.help, kTypes[static_cast<int>(f.type)], /*escape_quote=*/false);
-  BoundTexts bounds;
-  for (const MetricSample& s : f.samples) {
-    if (f.type == MetricType::kHistogram) {
-      AppendHistogram(out, f.name, s, kTextNumbers, bounds);
-    } else {
-      const bool info = f.type == MetricType::kInfo;
-      AppendSample(out, f.name, "", s.labels, "", info ? "1" : FormatTextFloat(s.value));
-    }
-  }
-}
-
-void AppendOpenMetricsFamily(std::string* out, const MetricFamily& f) {
-  // Indexed by MetricType.
-  static constexpr std::array<std::string_view, 5> kTypes = {"counter", "gauge", "histogram",
-                                                             "info", "unknown"};
-  const std::string_view name = OpenMetricsName(f);
-  AppendHeader(out, name, f.help, kTypes[static_cast<int>(f.type)], /*escape_quote=*/true);
-  if (f.unit) out->append("# UNIT ").append(name).append(" ").append(*f.unit).append("\n");
-  BoundTexts bounds;
-  for (const MetricSample& s : f.samples) {
-    if (f.type == MetricType::kHistogram) {
-      AppendHistogram(out, name, s, kOpenMetricsNumbers, bounds);
-    } else if (f.type == MetricType::kInfo) {
-      AppendSample(out, name, "_info", s.labels, "", "1");
-    } else {
-      const std::string_view suffix = f.type == MetricType::kCounter ? "_total" : "";
-      AppendSample(out, name, suffix, s.labels, "", FormatOpenMetricsFloat(s.value));
-    }
-    if (s.created_seconds) {
-      AppendSample(out, name, "_created", s.labels, "", FormatOpenMetricsFloat(*s.created_seconds));
-    }
-  }
-}
-
-std::string_view Trim(std::string_view s) {
-  const std::size_t begin = s.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
-}
-
-// The format one Accept media range decides for, if any, and its q value.
-std::pair<std::optional<ExpositionFormat>, double> ParseMediaRange(std::string_view range) {
-  std::size_t semicolon = range.find(';');
-  const std::string type = ToLowerAscii(Trim(range.substr(0, semicolon)));
-  std::optional<std::string> version;
-  double q = 1;
-  while (semicolon != std::string_view::npos) {
-    range.remove_prefix(semicolon + 1);
-    semicolon = range.find(';');
-    const std::string_view param = range.substr(0, semicolon);
-    const std::size_t eq = param.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string key = ToLowerAscii(Trim(param.substr(0, eq)));
-    std::string_view value = Trim(param.substr(eq + 1));
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
-      value = value.substr(1, value.size() - 2);
-    }
-    if (key == "version") version = std::string(value);
-    if (key == "q" &&
-        std::from_chars(value.data(), value.data() + value.size(), q).ec != std::errc{}) {
-      q = 0;
-    }
-  }
-  if (type == "text/plain" && (!version || *version == "0.0.4")) {
-    return {ExpositionFormat::kText, q};
-  }
-  if (type == "application/openmetrics-text" && (!version || *version == "1.0.0")) {
-    return {ExpositionFormat::kOpenMetrics, q};
-  }
-  return {std::nullopt, q};
-}
-
-// About the rendered size, so the output grows once rather than by repeated doubling.
-std::size_t SizeHint(const Exposition& exposition) {
-  std::size_t bytes = 0;
-  for (const MetricFamily& f : exposition.families()) {
-    bytes += 2 * f.name.size() + f.help.size() + 32;
-    for (const MetricSample& s : f.samples) {
-      std::size_t line = f.name.size() + 40;
-      for (const Label& label : s.labels) line += label.name.size() + label.value.size() + 4;
-      bytes += line * (f.type == MetricType::kHistogram ? s.histogram.buckets.size() + 3 : 1);
-    }
-  }
-  return bytes + 16;
-}
-
 }  // namespace
+
+std::string_view OpenMetricsName(const MetricFamily& family) {
+  std::string_view name = family.name;
+  if (family.type == MetricType::kCounter) {
+    name.remove_suffix(std::min<std::size_t>(6, name.size()));
+  }
+  if (family.type == MetricType::kInfo) name.remove_suffix(std::min<std::size_t>(5, name.size()));
+  return name;
+}
 
 Status Exposition::Add(MetricFamily family) {
   if (!IsValidUtf8(family.help)) family.help = ToValidUtf8(family.help);
@@ -537,71 +339,6 @@ Status Exposition::Add(MetricFamily family) {
   rendered_names_.insert(names.begin(), names.end());
   families_.push_back(std::move(family));
   return Status::Ok();
-}
-
-std::string RenderText(const Exposition& exposition) {
-  std::string out;
-  out.reserve(SizeHint(exposition));
-  for (const MetricFamily& f : exposition.families()) AppendTextFamily(&out, f);
-  return out;
-}
-
-std::string RenderOpenMetrics(const Exposition& exposition) {
-  std::string out;
-  out.reserve(SizeHint(exposition));
-  for (const MetricFamily& f : exposition.families()) AppendOpenMetricsFamily(&out, f);
-  out.append("# EOF\n");
-  return out;
-}
-
-std::string Render(const Exposition& exposition, ExpositionFormat format) {
-  return format == ExpositionFormat::kOpenMetrics ? RenderOpenMetrics(exposition)
-                                                  : RenderText(exposition);
-}
-
-std::string_view ContentType(ExpositionFormat format) {
-  return format == ExpositionFormat::kOpenMetrics
-             ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-             : "text/plain; version=0.0.4; charset=utf-8";
-}
-
-ExpositionFormat ChooseFormat(std::string_view accept_header) {
-  ExpositionFormat best = ExpositionFormat::kText;
-  double best_q = 0;
-  while (!accept_header.empty()) {
-    const std::size_t comma = std::min(accept_header.find(','), accept_header.size());
-    const auto [format, q] = ParseMediaRange(accept_header.substr(0, comma));
-    if (format && q > best_q) {
-      best = *format;
-      best_q = q;
-    }
-    accept_header.remove_prefix(std::min(comma + 1, accept_header.size()));
-  }
-  return best;
-}
-
-std::string FormatTextFloat(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  if (value == 0) return "0";
-  std::array<char, 32> buf;
-  char* end =
-      std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::scientific).ptr;
-  const std::string_view scientific(buf.data(), end - buf.data());
-  const std::size_t e = scientific.find('e');
-  int exponent = 0;
-  std::from_chars(scientific.data() + e + 2, end, exponent);
-  if (scientific[e + 1] == '-') exponent = -exponent;
-  // Go's 'g' with shortest precision switches to exponent form outside [1e-4, 1e6).
-  if (exponent < -4 || exponent >= 6) return std::string(scientific);
-  end = std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::fixed).ptr;
-  return std::string(buf.data(), end);
-}
-
-std::string FormatOpenMetricsFloat(double value) {
-  std::string s = FormatTextFloat(value);
-  if (std::isfinite(value) && s.find_first_of(".e") == std::string::npos) s.append(".0");
-  return s;
 }
 
 }  // namespace neuronmon::daemon
