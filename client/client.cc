@@ -214,7 +214,7 @@ Result<Endpoint> TcpEndpoint(std::string_view host_port) {
 
 struct Client::State {
   ClientOptions options;
-  std::shared_ptr<daemon::EmbeddedDaemon> embedded;
+  std::shared_ptr<LocalDaemon> local;  // the in-process daemon, if that is the endpoint
   std::string description;
   int fd = -1;
   wire::FrameDecoder decoder{wire::kDefaultOutboundMaxFrame, wire::kDefaultMaxFields};
@@ -286,7 +286,7 @@ struct Client::State {
       case Endpoint::Kind::kTcp:
         return ConnectTcp(options.endpoint.host, options.endpoint.port, options.connect_timeout);
       default:
-        return embedded->Connect();
+        return local->Connect();
     }
   }
 
@@ -471,7 +471,7 @@ struct Client::State {
     char buf[64 * 1024];
     while (!Stopping()) {
       if (fd < 0) {
-        if (!options.reconnect || embedded) break;
+        if (!options.reconnect || local) break;
         Reconnect();
         continue;
       }
@@ -560,10 +560,15 @@ Result<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
     }
   }
   if (ep.kind == Endpoint::Kind::kStandalone) {
-    Result<std::unique_ptr<daemon::EmbeddedDaemon>> embedded =
-        daemon::EmbeddedDaemon::Start(ep.standalone);
-    if (!embedded.ok()) return embedded.status();
-    state->embedded = std::move(*embedded);
+    if (ep.local == nullptr) {
+      if (!ep.start_local) {
+        return Status::FailedPrecondition("this program cannot run a daemon in-process");
+      }
+      Result<std::shared_ptr<LocalDaemon>> started = ep.start_local(ep.standalone);
+      if (!started.ok()) return started.status();
+      ep.local = std::move(*started);
+    }
+    state->local = ep.local;
     state->description = "embedded simulator";
   } else if (ep.kind == Endpoint::Kind::kUnix) {
     state->description = "unix:" + ep.path;
@@ -596,7 +601,7 @@ Client::~Client() {
   if (state_->thread.joinable()) state_->thread.join();
   if (state_->fd >= 0) ::close(state_->fd);
   state_->fd = -1;
-  state_->embedded.reset();
+  state_->local.reset();
 }
 
 std::optional<Event> Client::Next(Nanos timeout) {
@@ -635,7 +640,11 @@ v1::Welcome Client::welcome() const {
 }
 
 std::string Client::endpoint_description() const { return state_->description; }
-bool Client::standalone() const { return state_->embedded != nullptr; }
+bool Client::standalone() const { return state_->local != nullptr; }
+
+std::shared_ptr<LocalDaemon> Client::local_daemon() const { return state_->local; }
+
+Endpoint Client::endpoint() const { return state_->options.endpoint; }
 std::size_t Client::queued_events() const {
   std::lock_guard lock(state_->mu);
   return state_->events.size();

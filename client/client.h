@@ -13,17 +13,39 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "daemon/server/embedded_daemon.h"
 #include "neuronmon/v1/envelope.pb.h"
 #include "proto/common/clock.h"
 #include "proto/common/status.h"
 
 namespace neuronmon::client {
+
+// What an in-process daemon simulates (--standalone with --device, --scenario, --seed, --speed).
+struct SimulatorOptions {
+  std::optional<std::string> device;    // default: the daemon's (sim:trn2.48xlarge)
+  std::optional<std::string> scenario;  // default: healthy-training
+  std::optional<std::uint64_t> seed;
+  std::optional<double> speed;
+  std::optional<std::string> period;  // base period, e.g. "1s"
+};
+
+// A daemon inside this process (--standalone, and the fallback when no daemon socket exists),
+// served over a socketpair exactly as a unix-socket client is. The client library does not start
+// one itself — it depends on no daemon code: programs inject a LocalDaemonStarter
+// (client/embedded_simulator.h gives the simulator's). Thread-safe: Connect from any thread.
+class LocalDaemon {
+ public:
+  virtual ~LocalDaemon() = default;
+  // A new connected stream socket served by the daemon; the caller owns the fd.
+  virtual Result<int> Connect() = 0;
+};
+using LocalDaemonStarter =
+    std::function<Result<std::shared_ptr<LocalDaemon>>(const SimulatorOptions& options)>;
 
 struct Endpoint {
   enum class Kind {
@@ -36,9 +58,13 @@ struct Endpoint {
   std::string path;
   std::string host;
   std::uint16_t port = 0;
-  daemon::EmbeddedOptions standalone;  // device/scenario/seed/speed of an embedded daemon
-  // An embedded daemon to share between several clients (kStandalone); started on first use.
-  std::shared_ptr<daemon::EmbeddedDaemon> embedded;
+  SimulatorOptions standalone;  // what an in-process daemon simulates
+  // Starts the in-process daemon for kStandalone, and for kAuto when no socket exists. Unset:
+  // those fail with an error (the program has no simulator).
+  LocalDaemonStarter start_local;
+  // An in-process daemon already running, used instead of starting one: several clients of one
+  // program share it (Client::local_daemon()).
+  std::shared_ptr<LocalDaemon> local;
 };
 
 // Parses "--connect HOST:PORT" ("[::1]:9414" for IPv6).
@@ -103,6 +129,11 @@ class Client {
   // "unix:/run/neuron-monitor/neuron-monitord.sock", "tcp:host:port" or "embedded simulator".
   std::string endpoint_description() const;
   bool standalone() const;
+  // The in-process daemon this client talks to (null over a socket), to share with other clients.
+  std::shared_ptr<LocalDaemon> local_daemon() const;
+  // Where this client connected, resolved: kAuto became kUnix with the socket it found or
+  // kStandalone with `local` set. Another client given it reaches the same daemon.
+  Endpoint endpoint() const;
   // Events waiting for Next() (never more than max_queued_events).
   std::size_t queued_events() const;
   // False once the client gave up (reconnect off, or the embedded daemon ended).

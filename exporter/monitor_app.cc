@@ -4,14 +4,19 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
-#include "exporter/monitor_json.h"
-#include "proto/common/terminal_text.h"
+#include "exporter/monitor_sink.h"
 
 namespace neuronmon::exporter {
 namespace {
+
+using Clients = std::vector<std::unique_ptr<client::Client>>;
 
 // Writes all of `text`; false when the reader is gone (EPIPE) or the write failed.
 bool WriteAll(int fd, std::string_view text) {
@@ -24,15 +29,9 @@ bool WriteAll(int fd, std::string_view text) {
   return true;
 }
 
-// One line on stderr. Its text may come from the daemon: stripped of control characters.
-void Note(int fd, const std::string& text) {
-  (void)WriteAll(fd, "neuron-monitor: " + SanitizeForTerminal(text) + "\n");
-}
-
-}  // namespace
-
-int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
-  std::vector<std::unique_ptr<client::Client>> clients;
+// One client per subscription; false (after a note) when one cannot connect.
+bool ConnectClients(MonitorAppOptions& options, const MonitorSink& sink, int err_fd,
+                    Clients& clients) {
   for (const v1::Subscribe& sub : MonitorSubscriptions(options.config)) {
     client::ClientOptions co;
     co.client_name = std::string("neuron-monitor/") + NEURONMON_VERSION;
@@ -41,22 +40,39 @@ int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
     co.token = options.token;
     Result<std::unique_ptr<client::Client>> c = client::Client::Connect(std::move(co));
     if (!c.ok()) {
-      Note(err_fd, c.status().message());
-      return 1;
+      (void)WriteAll(err_fd, MonitorNote(c.status().message()));
+      return false;
     }
-    // Later clients share the first one's endpoint (and its embedded simulator).
-    if (options.endpoint.kind == client::Endpoint::Kind::kAuto) {
-      options.endpoint.kind =
-          (*c)->standalone() ? client::Endpoint::Kind::kStandalone : client::Endpoint::Kind::kUnix;
-    }
-    if (options.verbose >= 1) Note(err_fd, "connected to " + (*c)->endpoint_description());
+    // Later clients go where the first one went: the socket it found, or its in-process daemon.
+    options.endpoint = (*c)->endpoint();
+    (void)WriteAll(err_fd, sink.ConnectedNote((*c)->endpoint_description()));
     clients.push_back(std::move(*c));
   }
-  MonitorState state;
-  RenderOptions render;
-  render.include_extensions = options.extensions;
-  std::string line;
-  std::uint64_t printed = 0;
+  return true;
+}
+
+// Feeds the queued events of client `source` to the sink; the exit status once the program
+// should end (the reader went away, the count was reached), else nullopt.
+std::optional<int> DrainEvents(client::Client& client, std::size_t source, MonitorSink& sink,
+                               int out_fd, int err_fd) {
+  while (std::optional<client::Event> e = client.Next(std::chrono::milliseconds(0))) {
+    const MonitorOutput& output = sink.Handle(*e, source);
+    if (!output.notes.empty()) (void)WriteAll(err_fd, output.notes);
+    if (!output.document.empty() && !WriteAll(out_fd, output.document)) {
+      return 0;  // the reader went away: stop quietly
+    }
+    if (output.done) return 0;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
+  MonitorSink sink(
+      {.verbose = options.verbose, .count = options.count, .extensions = options.extensions});
+  Clients clients;
+  if (!ConnectClients(options, sink, err_fd, clients)) return 1;
   std::vector<pollfd> fds;
   for (auto& c : clients) fds.push_back({c->notify_fd(), POLLIN, 0});
   // Our stdout too: a pipe whose reader went away reports POLLERR, so `| head -1` ends at once
@@ -66,43 +82,11 @@ int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
     if (::poll(fds.data(), fds.size(), 1000) < 0 && errno != EINTR) return 1;
     if (fds.back().revents & (POLLERR | POLLHUP)) return 0;
     for (std::size_t i = 0; i < clients.size(); ++i) {
-      while (std::optional<client::Event> e = clients[i]->Next(std::chrono::milliseconds(0))) {
-        switch (e->kind) {
-          case client::Event::Kind::kConnected:
-            state.SetInventory(e->welcome.inventory());
-            break;
-          case client::Event::Kind::kReport:
-            state.Apply(e->report, i);
-            if (options.verbose >= 2) Note(err_fd, "report " + std::to_string(e->report.seq()));
-            line.clear();
-            AppendMonitorJson(state, render, line);
-            line.push_back('\n');
-            if (!WriteAll(out_fd, line)) return 0;  // the reader went away: stop quietly
-            if (options.count != 0 && ++printed >= options.count) return 0;
-            break;
-          case client::Event::Kind::kGap:
-            Note(err_fd, "reports " + std::to_string(e->notice.first_seq()) + "-" +
-                             std::to_string(e->notice.last_seq()) + " were not delivered (" +
-                             e->notice.text() + ")");
-            break;
-          case client::Event::Kind::kNotice:
-            if (e->notice.kind() == v1::NOTICE_KIND_SHUTDOWN || options.verbose >= 1) {
-              Note(err_fd, e->notice.text());
-            }
-            break;
-          case client::Event::Kind::kError:
-            Note(err_fd, "the daemon refused: " + e->error.message());
-            break;
-          case client::Event::Kind::kDisconnected:
-            Note(err_fd, e->text + "; reconnecting");
-            break;
-          case client::Event::Kind::kInfo:
-            Note(err_fd, e->text);
-            break;
-        }
+      if (std::optional<int> status = DrainEvents(*clients[i], i, sink, out_fd, err_fd)) {
+        return *status;
       }
       if (!clients[i]->running()) {
-        Note(err_fd, "gave up on " + clients[i]->endpoint_description());
+        (void)WriteAll(err_fd, MonitorSink::GaveUpNote(clients[i]->endpoint_description()));
         return 1;
       }
     }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <charconv>
 #include <string_view>
 
@@ -65,12 +64,28 @@ void PutInDocumentOrder(v1::VcpuUsage& vcpu) {
   });
 }
 
-bool HasSystemGroup(const v1::Report& report) {
-  if (!report.has_system()) return false;
-  const v1::SystemReport& s = report.system();
-  return s.has_vcpu_usage() || s.has_memory_info() || s.has_neuron_hw_counters() ||
-         s.has_hbm_stats();
-}
+// Puts each group the accumulator stores into document order as it arrives.
+class DocumentOrder final : public client::ReportAccumulator::Observer {
+ public:
+  void Stored(v1::Group group, v1::RuntimeReport& runtime) override {
+    switch (group) {
+      case v1::GROUP_NEURONCORE_COUNTERS:
+        PutInDocumentOrder(*runtime.mutable_neuroncore_counters());
+        break;
+      case v1::GROUP_MEMORY_USED:
+        PutInDocumentOrder(*runtime.mutable_memory_used());
+        break;
+      case v1::GROUP_COLLECTIVES_STATS:
+        PutInDocumentOrder(*runtime.mutable_collectives_stats());
+        break;
+      default:
+        break;
+    }
+  }
+  void Stored(v1::Group group, client::ReportAccumulator::System& system) override {
+    if (group == v1::GROUP_VCPU_USAGE) PutInDocumentOrder(*system.groups.mutable_vcpu_usage());
+  }
+};
 
 void WriteInstanceInfo(JsonWriter& w, const v1::InstanceInfo& info) {
   w.BeginObject();
@@ -125,92 +140,8 @@ void WriteHardwareInfo(JsonWriter& w, const v1::HardwareInfo& info) {
 void MonitorState::SetInventory(const v1::Inventory& inventory) { inventory_ = inventory; }
 
 void MonitorState::Apply(const v1::Report& report, std::size_t source) {
-  assert(source < kMaxSources);
-  const std::uint64_t source_bit = std::uint64_t{1} << source;
-  const bool runtimes_due = RuntimesWereDue(report);
-  for (const v1::RuntimeReport& runtime : report.runtimes()) MergeRuntime(runtime, source_bit);
-  if (runtimes_due) DropUnreported(report, source_bit);
-  MergeSystem(report);
-  has_data_ = true;
-}
-
-bool MonitorState::RuntimesWereDue(const v1::Report& report) {
-  if (report.groups_size() > 0) {
-    return std::any_of(report.groups().begin(), report.groups().end(), [](int g) {
-      return g >= v1::GROUP_NEURONCORE_COUNTERS && g <= v1::GROUP_BOTTLENECK_ANALYSIS;
-    });
-  }
-  return report.runtimes_size() > 0 || (!HasSystemGroup(report) && !report.has_totals());
-}
-
-void MonitorState::MergeRuntime(const v1::RuntimeReport& in, std::uint64_t source_bit) {
-  auto it =
-      std::lower_bound(runtimes_.begin(), runtimes_.end(), in.pid(),
-                       [](const Runtime& r, std::uint32_t pid) { return r.report.pid() < pid; });
-  if (it == runtimes_.end() || it->report.pid() != in.pid()) {
-    it = runtimes_.insert(it, Runtime{});
-    it->report.set_pid(in.pid());
-  }
-  Runtime& runtime = *it;
-  v1::RuntimeReport& out = runtime.report;
-  runtime.sources |= source_bit;
-  out.set_tag(in.tag());
-  out.set_error(in.error());
-  if (in.has_neuroncore_counters()) {
-    *out.mutable_neuroncore_counters() = in.neuroncore_counters();
-    PutInDocumentOrder(*out.mutable_neuroncore_counters());
-  }
-  if (in.has_memory_used()) {
-    *out.mutable_memory_used() = in.memory_used();
-    PutInDocumentOrder(*out.mutable_memory_used());
-  }
-  if (in.has_vcpu_usage()) *out.mutable_vcpu_usage() = in.vcpu_usage();
-  if (in.has_execution_stats()) *out.mutable_execution_stats() = in.execution_stats();
-  if (in.has_collectives_stats()) {
-    *out.mutable_collectives_stats() = in.collectives_stats();
-    PutInDocumentOrder(*out.mutable_collectives_stats());
-  }
-  // bottleneck_analysis has no message of its own: a period or a finding says it was due.
-  if (in.findings_size() > 0 || in.findings_period_ns() > 0) {
-    runtime.has_analysis = true;
-    *out.mutable_findings() = in.findings();
-    out.set_findings_period_ns(in.findings_period_ns());
-  }
-}
-
-void MonitorState::DropUnreported(const v1::Report& report, std::uint64_t source_bit) {
-  std::vector<std::uint32_t> reported;
-  reported.reserve(static_cast<std::size_t>(report.runtimes_size()));
-  for (const v1::RuntimeReport& r : report.runtimes()) reported.push_back(r.pid());
-  std::sort(reported.begin(), reported.end());
-  for (Runtime& runtime : runtimes_) {
-    if (!std::binary_search(reported.begin(), reported.end(), runtime.report.pid())) {
-      runtime.sources &= ~source_bit;
-    }
-  }
-  std::erase_if(runtimes_, [](const Runtime& r) { return r.sources == 0; });
-}
-
-void MonitorState::MergeSystem(const v1::Report& report) {
-  const v1::SystemReport& in = report.system();
-  v1::SystemReport& out = system_.groups;
-  if (in.has_vcpu_usage()) {
-    *out.mutable_vcpu_usage() = in.vcpu_usage();
-    PutInDocumentOrder(*out.mutable_vcpu_usage());
-  }
-  if (in.has_memory_info()) *out.mutable_memory_info() = in.memory_info();
-  if (in.has_neuron_hw_counters()) *out.mutable_neuron_hw_counters() = in.neuron_hw_counters();
-  if (in.has_hbm_stats()) *out.mutable_hbm_stats() = in.hbm_stats();
-  if (report.findings_size() == 0) return;
-  // The instance summary has no period of its own: it covers the runtimes' analysis window, or
-  // the report's longest window when no runtime was analysed.
-  std::uint64_t period_ns = 0;
-  for (const v1::RuntimeReport& r : report.runtimes()) {
-    period_ns = std::max(period_ns, r.findings_period_ns());
-  }
-  system_.has_analysis = true;
-  system_.analysis_period_ns = period_ns > 0 ? period_ns : report.period_ns();
-  system_.findings = report.findings();
+  DocumentOrder order;
+  merged_.Apply(report, source, &order);
 }
 
 void AppendMonitorJson(const MonitorState& state, const RenderOptions& options, std::string& out) {

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
 #include "exporter/neuron_ls_format.h"
 #include "proto/common/terminal_text.h"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   std::string token;
   auto ep = client::ResolveEndpoint(endpoint, &token);
   if (!ep.ok()) return std::cerr << "neuron-ls: " << ep.status().message() << "\n", 1;
+  ep->start_local = client::EmbeddedSimulator();
   // Messages may quote the daemon: stripped of control characters before they reach stderr.
   auto complain = [](const std::string& m) {
     std::cerr << "neuron-ls: " << SanitizeForTerminal(m) << "\n";

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
 #include "exporter/monitor_app.h"
 
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   auto ep = client::ResolveEndpoint(endpoint, &options.token);
   if (!ep.ok()) return std::cerr << "neuron-monitor: " << ep.status().message() << "\n", 1;
   options.endpoint = std::move(*ep);
+  options.endpoint.start_local = client::EmbeddedSimulator();
   std::signal(SIGPIPE, SIG_IGN);
   return exporter::RunMonitor(std::move(options), STDOUT_FILENO, STDERR_FILENO);
 }

@@ -1,7 +1,7 @@
 // The neuron-top program: the client connection feeding the Model off the UI loop, the UI loop
 // (poll on the terminal and the client's event fd, one redraw per refresh interval or keypress),
-// key handling, and --once (one plain-text frame to stdout). The terminal is restored on every exit
-// path, including Ctrl-C and SIGTERM.
+// and --once (one plain-text frame to stdout). What a key or an event does is the controller's
+// (tui/controller.h). The terminal is restored on every exit path, including Ctrl-C and SIGTERM.
 #pragma once
 
 #include <string>

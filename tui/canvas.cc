@@ -3,31 +3,28 @@
 #include <algorithm>
 #include <cstring>
 
+#include "proto/common/utf8.h"
+
 namespace neuronmon::tui {
 namespace {
 
-// Length in bytes of the UTF-8 sequence starting with `lead` (1 for invalid bytes).
-std::size_t SequenceLength(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if ((lead >> 5) == 0x6) return 2;
-  if ((lead >> 4) == 0xE) return 3;
-  if ((lead >> 3) == 0x1E) return 4;
-  return 1;
+// Bytes of the character at s[i]: an invalid byte is one character (one column) of its own.
+std::size_t Step(std::string_view s, std::size_t i) {
+  return std::max<std::size_t>(1, Utf8SequenceLength(s, i));
 }
 
 }  // namespace
 
 int TextWidth(std::string_view utf8) {
   int n = 0;
-  for (std::size_t i = 0; i < utf8.size(); i += SequenceLength(static_cast<unsigned char>(utf8[i])))
-    ++n;
+  for (std::size_t i = 0; i < utf8.size(); i += Step(utf8, i)) ++n;
   return n;
 }
 
 std::string_view TakeColumns(std::string_view utf8, int columns) {
   std::size_t i = 0;
   for (int c = 0; c < columns && i < utf8.size(); ++c) {
-    i += SequenceLength(static_cast<unsigned char>(utf8[i]));
+    i += Step(utf8, i);
   }
   return utf8.substr(0, std::min(i, utf8.size()));
 }
@@ -36,19 +33,14 @@ std::string FoldToAscii(std::string_view utf8) {
   std::string out;
   out.reserve(utf8.size());
   for (std::size_t i = 0; i < utf8.size();) {
-    const unsigned char lead = static_cast<unsigned char>(utf8[i]);
-    const std::size_t n = std::min<std::size_t>(SequenceLength(lead), utf8.size() - i);
-    if (lead < 0x80) {
-      out += static_cast<char>(lead);
-      i += n;
+    char32_t cp = 0;
+    const std::size_t n = DecodeUtf8(utf8, i, &cp);
+    i += std::max<std::size_t>(1, n);
+    if (n == 1) {
+      out += static_cast<char>(cp);
       continue;
     }
-    // Decode the code point (malformed sequences simply fold to '?').
-    std::uint32_t cp = lead & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
-    for (std::size_t k = 1; k < n; ++k)
-      cp = (cp << 6) | (static_cast<unsigned char>(utf8[i + k]) & 0x3f);
-    i += n;
-    char c = '?';
+    char c = '?';  // anything else, and malformed bytes (one '?' each)
     if (cp == 0x2013 || cp == 0x2014 || cp == 0x2212 || cp == 0x2500 || cp == 0x2015) {
       c = '-';
     } else if (cp == 0x2018 || cp == 0x2019) {
@@ -104,16 +96,19 @@ void TextCanvas::Put(int x, int y, std::string_view text, Role role) {
   if (y < 0 || y >= height_) return;
   std::size_t i = 0;
   for (int col = x; i < text.size() && col < width_; ++col) {
-    const std::size_t n =
-        std::min(SequenceLength(static_cast<unsigned char>(text[i])), text.size() - i);
+    const std::size_t n = Utf8SequenceLength(text, i);
     if (col >= 0) {
       Cell& cell = cells_[static_cast<std::size_t>(y * width_ + col)];
       std::memset(cell.glyph, 0, sizeof cell.glyph);
-      std::memcpy(cell.glyph, text.data() + i, n);
+      if (n == 0) {
+        cell.glyph[0] = '?';  // a byte that is not UTF-8 never reaches the terminal
+      } else {
+        std::memcpy(cell.glyph, text.data() + i, n);
+      }
       if (static_cast<unsigned char>(cell.glyph[0]) < 0x20) cell.glyph[0] = ' ';
       cell.role = role;
     }
-    i += n;
+    i += std::max<std::size_t>(1, n);
   }
 }
 

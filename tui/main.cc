@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
 #include "tui/app.h"
 #include "tui/format.h"
@@ -34,5 +35,6 @@ int main(int argc, char** argv) {
   auto ep = client::ResolveEndpoint(endpoint, &options.token);
   if (!ep.ok()) return std::cerr << "neuron-top: " << ep.status().message() << "\n", 1;
   options.endpoint = std::move(*ep);
+  options.endpoint.start_local = client::EmbeddedSimulator();
   return tui::RunTop(options);
 }

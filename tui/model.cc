@@ -8,22 +8,23 @@
 namespace neuronmon::tui {
 namespace {
 
-// Copies each group present in `from` over `into`.
-void Merge(const v1::RuntimeReport& from, v1::RuntimeReport& into) {
-  into.set_pid(from.pid());
-  into.set_tag(from.tag());
-  into.set_error(from.error());
-  if (from.has_neuroncore_counters())
-    *into.mutable_neuroncore_counters() = from.neuroncore_counters();
-  if (from.has_memory_used()) *into.mutable_memory_used() = from.memory_used();
-  if (from.has_vcpu_usage()) *into.mutable_vcpu_usage() = from.vcpu_usage();
-  if (from.has_execution_stats()) *into.mutable_execution_stats() = from.execution_stats();
-  if (from.has_collectives_stats()) *into.mutable_collectives_stats() = from.collectives_stats();
-  if (from.findings_period_ns() != 0 || from.findings_size() > 0) {
-    *into.mutable_findings() = from.findings();
-    into.set_findings_period_ns(from.findings_period_ns());
+// Records, per report with collectives_stats, the worst operation's p99 for the latency graph.
+class CollectiveHistory final : public client::ReportAccumulator::Observer {
+ public:
+  explicit CollectiveHistory(std::map<std::uint32_t, Series>& series) : series_(series) {}
+  void Stored(v1::Group group, v1::RuntimeReport& runtime) override {
+    if (group != v1::GROUP_COLLECTIVES_STATS) return;
+    double worst = 0;
+    for (const v1::CollectiveStats& op : runtime.collectives_stats().operations()) {
+      if (op.has_latency()) worst = std::max(worst, op.latency().p99());
+    }
+    series_[runtime.pid()].Push(worst);
   }
-}
+  void Dropped(std::uint32_t pid) override { series_.erase(pid); }
+
+ private:
+  std::map<std::uint32_t, Series>& series_;
+};
 
 }  // namespace
 
@@ -50,41 +51,16 @@ void Model::Apply(const v1::Report& daemon_report) {
   // Every string a report carries (tags, errors, model names, findings) ends up on the screen.
   v1::Report report = daemon_report;
   wire::MakeTerminalSafe(report);
-  ++reports_;
   last_seq_ = report.seq();
-  bool runtime_groups = false;
-  for (int g : report.groups()) runtime_groups |= IsRuntimeGroup(static_cast<v1::Group>(g));
-  if (runtime_groups) {
-    // Runtimes missing from a report that carries runtime groups have exited.
-    std::erase_if(runtimes_, [&](const auto& entry) {
-      return std::none_of(report.runtimes().begin(), report.runtimes().end(),
-                          [&](const v1::RuntimeReport& r) { return r.pid() == entry.first; });
-    });
-  }
-  for (const v1::RuntimeReport& r : report.runtimes()) {
-    RuntimeView& view = runtimes_[r.pid()];
-    view.pid = r.pid();
-    view.tag = r.tag();
-    Merge(r, view.latest);
-    if (r.has_collectives_stats()) {
-      double worst = 0;
-      for (const v1::CollectiveStats& op : r.collectives_stats().operations()) {
-        if (op.has_latency()) worst = std::max(worst, op.latency().p99());
-      }
-      view.collective_p99.Push(worst);
-    }
-  }
-  const v1::SystemReport& s = report.system();
-  if (s.has_vcpu_usage()) *system_.mutable_vcpu_usage() = s.vcpu_usage();
-  if (s.has_memory_info()) *system_.mutable_memory_info() = s.memory_info();
-  if (s.has_neuron_hw_counters()) *system_.mutable_neuron_hw_counters() = s.neuron_hw_counters();
-  if (s.has_hbm_stats()) *system_.mutable_hbm_stats() = s.hbm_stats();
-  const bool findings_due =
-      std::count(report.groups().begin(), report.groups().end(), v1::GROUP_BOTTLENECK_ANALYSIS) > 0;
-  if (findings_due) {
-    instance_findings_.assign(report.findings().begin(), report.findings().end());
-  }
+  CollectiveHistory history(collective_p99_);
+  merged_.Apply(report, 0, &history);
   RecordHistory();
+}
+
+const Series& Model::collective_p99(std::uint32_t pid) const {
+  static const Series kNone;
+  auto it = collective_p99_.find(pid);
+  return it == collective_p99_.end() ? kNone : it->second;
 }
 
 void Model::RecordHistory() {
@@ -98,8 +74,9 @@ void Model::RecordHistory() {
     device_util_[static_cast<std::size_t>(d)].Push(
         DeviceUtilization(util, static_cast<std::uint32_t>(d), per));
     double hbm = 0;
-    if (system_.has_hbm_stats() && d < system_.hbm_stats().devices_size()) {
-      hbm = system_.hbm_stats().devices(d).bandwidth_utilization_percent();
+    const v1::SystemReport& system = merged_.system().groups;
+    if (system.has_hbm_stats() && d < system.hbm_stats().devices_size()) {
+      hbm = system.hbm_stats().devices(d).bandwidth_utilization_percent();
     }
     device_hbm_[static_cast<std::size_t>(d)].Push(hbm);
   }
@@ -109,9 +86,9 @@ template <typename Fold>
 std::vector<double> Model::PerCore(std::uint32_t pid, Fold fold) const {
   const int total = inventory_.devices_size() * static_cast<int>(CoresPerDevice(inventory_));
   std::vector<double> out(static_cast<std::size_t>(std::max(0, total)), 0.0);
-  for (const auto& [id, r] : runtimes_) {
-    if (pid != 0 && id != pid) continue;
-    for (const v1::CoreCounters& c : r.latest.neuroncore_counters().cores()) {
+  for (const RuntimeView& r : merged_.runtimes()) {
+    if (pid != 0 && r.report.pid() != pid) continue;
+    for (const v1::CoreCounters& c : r.report.neuroncore_counters().cores()) {
       if (c.index() < out.size()) out[c.index()] = fold(out[c.index()], c);
     }
   }

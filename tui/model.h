@@ -1,6 +1,6 @@
 // Model: everything neuron-top knows, merged from the daemon's stream — the inventory, each
-// runtime's latest groups, the system groups, findings, and bounded history rings for the graphs.
-// Reports carry only the groups due in their window, so each group keeps its last value. Pure:
+// runtime's latest groups, the system groups, findings (merged by client::ReportAccumulator's
+// rules, as neuron-monitor merges them), and bounded history rings for the graphs. Pure:
 // no I/O, no clocks (the app passes times in). Not thread-safe; the UI thread owns it.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "client/report_accumulator.h"
 #include "neuronmon/v1/envelope.pb.h"
 
 namespace neuronmon::tui {
@@ -32,12 +33,8 @@ class Series {
   std::deque<double> values_;
 };
 
-struct RuntimeView {
-  std::uint32_t pid = 0;
-  std::string tag;
-  v1::RuntimeReport latest;  // merged: every group's last value
-  Series collective_p99;     // seconds, the worst operation's p99 per report
-};
+// One application as merged (client/report_accumulator.h): `report` holds every group's last value.
+using RuntimeView = client::ReportAccumulator::Runtime;
 
 class Model {
  public:
@@ -47,12 +44,20 @@ class Model {
 
   const v1::Inventory& inventory() const { return inventory_; }
   bool has_inventory() const { return has_inventory_; }
-  bool has_data() const { return reports_ > 0; }
-  std::uint64_t reports() const { return reports_; }
+  bool has_data() const { return merged_.reports() > 0; }
+  std::uint64_t reports() const { return merged_.reports(); }
   std::uint64_t last_seq() const { return last_seq_; }
-  const std::map<std::uint32_t, RuntimeView>& runtimes() const { return runtimes_; }
-  const v1::SystemReport& system() const { return system_; }
-  const std::vector<v1::Finding>& instance_findings() const { return instance_findings_; }
+  // Ascending pid.
+  const std::vector<RuntimeView>& runtimes() const { return merged_.runtimes(); }
+  // The runtime with `pid`, or null.
+  const RuntimeView* runtime(std::uint32_t pid) const { return merged_.Find(pid); }
+  const v1::SystemReport& system() const { return merged_.system().groups; }
+  const google::protobuf::RepeatedPtrField<v1::Finding>& instance_findings() const {
+    return merged_.system().findings;
+  }
+  // The worst collective operation's p99 latency (seconds) of each report with collectives_stats,
+  // for runtime `pid`; empty for a runtime without any.
+  const Series& collective_p99(std::uint32_t pid) const;
   // Utilization (percent) and HBM bandwidth (percent of peak) per device, one point per report.
   const std::vector<Series>& device_utilization() const { return device_util_; }
   const std::vector<Series>& device_hbm() const { return device_hbm_; }
@@ -77,12 +82,10 @@ class Model {
 
   v1::Inventory inventory_;
   bool has_inventory_ = false;
-  std::map<std::uint32_t, RuntimeView> runtimes_;
-  v1::SystemReport system_;
-  std::vector<v1::Finding> instance_findings_;
+  client::ReportAccumulator merged_;
+  std::map<std::uint32_t, Series> collective_p99_;  // by pid
   std::vector<Series> device_util_;
   std::vector<Series> device_hbm_;
-  std::uint64_t reports_ = 0;
   std::uint64_t last_seq_ = 0;
 };
 

@@ -28,9 +28,9 @@ std::vector<int> TabDevices(const Ctx& ctx) {
     for (int d = 0; d < n; ++d) out.push_back(d);
     return out;
   }
-  auto it = ctx.model.runtimes().find(ctx.pid);
-  if (it == ctx.model.runtimes().end()) return out;
-  for (const v1::CoreCounters& c : it->second.latest.neuroncore_counters().cores()) {
+  const RuntimeView* r = ctx.model.runtime(ctx.pid);
+  if (r == nullptr) return out;
+  for (const v1::CoreCounters& c : r->report.neuroncore_counters().cores()) {
     const int d = static_cast<int>(c.index()) / per;
     if (out.empty() || out.back() != d) out.push_back(d);
   }
@@ -224,10 +224,12 @@ void DrawGraphs(Ctx& ctx, int y, int rows) {
   double max = 100;
   if (ctx.view.graph == GraphView::kCollectiveP99) {
     max = 0;
-    for (const auto& [pid, r] : ctx.model.runtimes()) {
+    for (const RuntimeView& r : ctx.model.runtimes()) {
+      const std::uint32_t pid = r.report.pid();
       if (ctx.pid != 0 && pid != ctx.pid) continue;
-      series.emplace_back(r.tag, r.collective_p99.Vector());
-      max = std::max(max, r.collective_p99.Max());
+      const Series& p99 = ctx.model.collective_p99(pid);
+      series.emplace_back(r.report.tag(), p99.Vector());
+      max = std::max(max, p99.Max());
     }
   } else {
     const auto& all = ctx.view.graph == GraphView::kUtilization ? ctx.model.device_utilization()

@@ -11,6 +11,11 @@
 namespace neuronmon::tui {
 namespace {
 
+// Whether the tab shows runtime `r` (the "all" tab shows every one).
+bool Selected(const Ctx& ctx, const RuntimeView& r) {
+  return ctx.pid == 0 || r.report.pid() == ctx.pid;
+}
+
 Role SeverityRole(v1::Severity s) {
   return s == v1::SEVERITY_CRITICAL  ? Role::kCritical
          : s == v1::SEVERITY_WARNING ? Role::kWarning
@@ -54,16 +59,15 @@ struct Shown {
 std::vector<Shown> Findings(const Ctx& ctx) {
   std::vector<Shown> out;
   if (ctx.pid != 0) {
-    auto it = ctx.model.runtimes().find(ctx.pid);
-    if (it != ctx.model.runtimes().end()) {
-      for (const v1::Finding& f : it->second.latest.findings()) out.push_back({&f, 1});
+    if (const RuntimeView* r = ctx.model.runtime(ctx.pid)) {
+      for (const v1::Finding& f : r->report.findings()) out.push_back({&f, 1});
     }
     return out;
   }
   for (const v1::Finding& f : ctx.model.instance_findings()) out.push_back({&f, 0});
   std::map<int, Shown> by_kind;
-  for (const auto& [pid, r] : ctx.model.runtimes()) {
-    for (const v1::Finding& f : r.latest.findings()) {
+  for (const RuntimeView& r : ctx.model.runtimes()) {
+    for (const v1::Finding& f : r.report.findings()) {
       if (f.kind() == v1::FINDING_KIND_HEALTHY) continue;
       auto [it, fresh] = by_kind.try_emplace(f.kind(), Shown{&f, 0});
       ++it->second.count;
@@ -103,8 +107,8 @@ void Bar(Ctx& ctx, int x, int y, int width, double fraction, Role fill) {
 
 int CollectiveRows(const Ctx& ctx) {
   int n = 0;
-  for (const auto& [pid, r] : ctx.model.runtimes()) {
-    if ((ctx.pid == 0 || pid == ctx.pid) && r.latest.collectives_stats().operations_size() > 0) ++n;
+  for (const RuntimeView& r : ctx.model.runtimes()) {
+    if (Selected(ctx, r) && r.report.collectives_stats().operations_size() > 0) ++n;
   }
   return 1 + std::max(1, n);
 }
@@ -114,10 +118,8 @@ void DrawCollectives(Ctx& ctx, int y, int rows) {
   Header(ctx, y, "Collectives (operations/s, p50 / p99 latency, share of time)");
   if (rows <= 1) return;
   std::vector<const RuntimeView*> list;
-  for (const auto& [pid, r] : ctx.model.runtimes()) {
-    if ((ctx.pid == 0 || pid == ctx.pid) && r.latest.collectives_stats().operations_size() > 0) {
-      list.push_back(&r);
-    }
+  for (const RuntimeView& r : ctx.model.runtimes()) {
+    if (Selected(ctx, r) && r.report.collectives_stats().operations_size() > 0) list.push_back(&r);
   }
   if (list.empty()) {
     Text(c, 1, y + 1, c.width() - 1, "no collective operations", Role::kDim);
@@ -130,8 +132,8 @@ void DrawCollectives(Ctx& ctx, int y, int rows) {
     // One row for many runtimes: their mean share of time and the worst p99.
     double share = 0, p99 = 0;
     for (const RuntimeView* r : list) {
-      share += r->latest.collectives_stats().time_share();
-      for (const v1::CollectiveStats& op : r->latest.collectives_stats().operations()) {
+      share += r->report.collectives_stats().time_share();
+      for (const v1::CollectiveStats& op : r->report.collectives_stats().operations()) {
         p99 = std::max(p99, op.latency().p99());
       }
     }
@@ -144,11 +146,11 @@ void DrawCollectives(Ctx& ctx, int y, int rows) {
   }
   for (int i = 0; i < shown; ++i) {
     const RuntimeView& r = *list[static_cast<std::size_t>(i)];
-    const v1::CollectivesStats& s = r.latest.collectives_stats();
+    const v1::CollectivesStats& s = r.report.collectives_stats();
     const int row = y + 1 + i;
     char share[32];
     std::snprintf(share, sizeof share, "%5.1f%%  ", 100 * s.time_share());
-    int x = std::max(Text(c, 0, row, 22, r.tag, Role::kHeader), 22);
+    int x = std::max(Text(c, 0, row, 22, r.report.tag(), Role::kHeader), 22);
     x = Text(c, x, row, c.width() - x, share, s.time_share() > 0.3 ? Role::kWarning : Role::kValue);
     for (const v1::CollectiveStats& op : s.operations()) {
       const std::string text =
@@ -307,10 +309,10 @@ void DrawVcpu(Ctx& ctx, int y, int rows) {
   const double sys_user = avg.user() + avg.nice();
   const double sys_system = avg.system() + avg.io_wait() + avg.irq() + avg.soft_irq();
   double rt_user = 0, rt_system = 0;
-  for (const auto& [pid, r] : ctx.model.runtimes()) {
-    if (ctx.pid != 0 && pid != ctx.pid) continue;
-    rt_user += r.latest.vcpu_usage().user_percent();
-    rt_system += r.latest.vcpu_usage().system_percent();
+  for (const RuntimeView& r : ctx.model.runtimes()) {
+    if (!Selected(ctx, r)) continue;
+    rt_user += r.report.vcpu_usage().user_percent();
+    rt_system += r.report.vcpu_usage().system_percent();
   }
   const std::pair<const char*, std::pair<double, double>> lines[2] = {
       {"System vCPU Usage  ", {sys_user, sys_system}},
@@ -347,9 +349,9 @@ void DrawMemorySummary(Ctx& ctx, int y, int rows) {
   v1::HostMemoryBreakdown host;
   double host_total = 0, device_total = 0;
   double tensors = 0, constants = 0, code = 0, runtime = 0, scratch = 0;
-  for (const auto& [pid, r] : ctx.model.runtimes()) {
-    if (ctx.pid != 0 && pid != ctx.pid) continue;
-    const v1::MemoryUsed& m = r.latest.memory_used();
+  for (const RuntimeView& r : ctx.model.runtimes()) {
+    if (!Selected(ctx, r)) continue;
+    const v1::MemoryUsed& m = r.report.memory_used();
     host_total += static_cast<double>(m.host_bytes());
     device_total += static_cast<double>(m.device_bytes());
     host.set_application_memory(host.application_memory() + m.host().application_memory());

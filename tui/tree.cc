@@ -39,9 +39,9 @@ struct DeviceNode {
 std::map<int, DeviceNode> Collect(const Model& model, std::uint32_t pid) {
   std::map<int, DeviceNode> out;
   const std::uint32_t per = CoresPerDevice(model.inventory());
-  for (const auto& [id, r] : model.runtimes()) {
-    if (pid != 0 && id != pid) continue;
-    const v1::MemoryUsed& m = r.latest.memory_used();
+  for (const RuntimeView& r : model.runtimes()) {
+    if (pid != 0 && r.report.pid() != pid) continue;
+    const v1::MemoryUsed& m = r.report.memory_used();
     for (const v1::CoreMemory& c : m.cores()) {
       DeviceNode& d = out[static_cast<int>(c.index() / per)];
       d.device = static_cast<int>(c.index() / per);
@@ -68,7 +68,7 @@ std::map<int, DeviceNode> Collect(const Model& model, std::uint32_t pid) {
         core.host += static_cast<double>(sg.host_bytes());
         d.host_bytes += static_cast<double>(sg.host_bytes());
         ModelNode mn;
-        mn.id = "m" + std::to_string(lm.model_id()) + "." + std::to_string(id);
+        mn.id = "m" + std::to_string(lm.model_id()) + "." + std::to_string(r.report.pid());
         mn.name = lm.name();
         mn.model_id = lm.model_id();
         mn.device = static_cast<double>(sg.device_bytes());
@@ -127,8 +127,8 @@ void Walk(const Model& model, const ViewState& view, bool all, Fn&& emit) {
 std::uint32_t TabPid(const Model& model, int tab) {
   if (tab <= 0) return 0;
   int i = 1;
-  for (const auto& [pid, r] : model.runtimes()) {
-    if (i++ == tab) return pid;
+  for (const RuntimeView& r : model.runtimes()) {
+    if (i++ == tab) return r.report.pid();
   }
   return 0;
 }

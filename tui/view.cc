@@ -155,7 +155,7 @@ void DrawTitle(Ctx& ctx) {
 void DrawTabs(Ctx& ctx, int y) {
   Canvas& c = ctx.canvas;
   std::vector<std::string> names = {"all"};
-  for (const auto& [pid, r] : ctx.model.runtimes()) names.push_back(r.tag);
+  for (const RuntimeView& r : ctx.model.runtimes()) names.push_back(r.report.tag());
   const int active = std::clamp(ctx.view.tab, 0, static_cast<int>(names.size()) - 1);
   int x = Text(c, 0, y, c.width(), "Neuron Apps  ", Role::kHeader);
   // Scroll so the active tab stays visible: start from a tab such that it fits, leaving room for

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "client/embedded_simulator.h"
 #include "tests/integration/daemon_fixture.h"
 
 namespace neuronmon::testing {
@@ -14,8 +15,11 @@ namespace {
 
 using client::Client;
 using client::ClientOptions;
+using client::EmbeddedSimulator;
 using client::Endpoint;
 using client::Event;
+using client::LocalDaemonStarter;
+using client::SimulatorOptions;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
@@ -32,6 +36,7 @@ ClientOptions Options(Endpoint endpoint) {
   ClientOptions o;
   o.client_name = "client-test";
   o.endpoint = std::move(endpoint);
+  o.endpoint.start_local = EmbeddedSimulator();
   o.subscribe.add_groups()->set_group(v1::GROUP_NEURONCORE_COUNTERS);
   o.initial_backoff = milliseconds(20);
   o.max_backoff = milliseconds(200);
@@ -78,6 +83,41 @@ TEST(Client, StandaloneRunsTheDaemonInProcess) {
   ASSERT_TRUE(connected.has_value());
   EXPECT_EQ(connected->welcome.inventory().devices_size(), 12);
   EXPECT_TRUE(NextOf(**c, Event::Kind::kReport).has_value());
+}
+
+// Two clients of one program share one in-process daemon: the second is handed the first's.
+TEST(Client, ClientsShareOneInProcessDaemon) {
+  Endpoint ep;
+  ep.kind = Endpoint::Kind::kStandalone;
+  ep.standalone.period = "50ms";
+  int started = 0;
+  const LocalDaemonStarter simulator = EmbeddedSimulator();
+  ClientOptions first = Options(ep);
+  first.endpoint.start_local = [&](const SimulatorOptions& o) {
+    ++started;
+    return simulator(o);
+  };
+  auto a = Client::Connect(first);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_NE((*a)->local_daemon(), nullptr);
+  ClientOptions second = first;
+  second.endpoint.local = (*a)->local_daemon();
+  auto b = Client::Connect(second);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(started, 1);
+  EXPECT_EQ((*b)->local_daemon(), (*a)->local_daemon());
+  EXPECT_TRUE(NextOf(**b, Event::Kind::kReport).has_value());
+}
+
+// The client library runs no daemon of its own: without a starter, --standalone is an error.
+TEST(Client, StandaloneWithoutAStarterIsAnError) {
+  Endpoint ep;
+  ep.kind = Endpoint::Kind::kStandalone;
+  ClientOptions o = Options(ep);
+  o.endpoint.start_local = nullptr;
+  auto c = Client::Connect(o);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(), "this program cannot run a daemon in-process");
 }
 
 TEST(Client, StandaloneReportsBadDeviceOptions) {
@@ -150,6 +190,10 @@ TEST(Client, AutoFallsBackToStandaloneWithANotice) {
   EXPECT_EQ(info->text, "no neuron-monitord socket found (looked in " + looked +
                             "); running the simulator in-process");
   EXPECT_TRUE((*c)->standalone());
+  // Resolved: another client given this endpoint reaches the same in-process daemon.
+  const Endpoint resolved = (*c)->endpoint();
+  EXPECT_EQ(resolved.kind, Endpoint::Kind::kStandalone);
+  EXPECT_EQ(resolved.local, (*c)->local_daemon());
 }
 
 TEST(Client, FetchWelcomeForNeuronLs) {

@@ -299,7 +299,7 @@ TEST(View, DaemonTextIsDrawnWithoutEscapes) {
     report.add_groups(static_cast<v1::Group>(g));
   }
   v1::RuntimeReport& r = *report.add_runtimes();
-  r = m.runtimes().begin()->second.latest;
+  r = m.runtimes().begin()->report;
   r.set_tag(kEvil);
   r.set_error(kEvil);
   for (v1::LoadedModel& model : *r.mutable_memory_used()->mutable_loaded_models()) {

@@ -1,0 +1,72 @@
+#include "exporter/monitor_sink.h"
+
+#include <string>
+
+#include "proto/common/terminal_text.h"
+
+namespace neuronmon::exporter {
+
+std::string MonitorNote(std::string_view text) {
+  return "neuron-monitor: " + SanitizeForTerminal(text) + "\n";
+}
+
+MonitorSink::MonitorSink(const MonitorSinkOptions& options) : options_(options) {
+  render_.include_extensions = options.extensions;
+}
+
+const MonitorOutput& MonitorSink::Handle(const client::Event& event, std::size_t source) {
+  output_.notes.clear();
+  output_.document.clear();
+  output_.done = false;
+  switch (event.kind) {
+    case client::Event::Kind::kConnected:
+      state_.SetInventory(event.welcome.inventory());
+      break;
+    case client::Event::Kind::kReport:
+      RenderReport(event.report, source);
+      break;
+    case client::Event::Kind::kGap:
+      AddNote("reports " + std::to_string(event.notice.first_seq()) + "-" +
+              std::to_string(event.notice.last_seq()) + " were not delivered (" +
+              event.notice.text() + ")");
+      break;
+    case client::Event::Kind::kNotice:
+      // The daemon going away matters at any verbosity; subscribed/reloaded/health are progress.
+      if (event.notice.kind() == v1::NOTICE_KIND_SHUTDOWN || options_.verbose >= 1) {
+        AddNote(event.notice.text());
+      }
+      break;
+    case client::Event::Kind::kError:
+      AddNote("the daemon refused: " + event.error.message());
+      break;
+    case client::Event::Kind::kDisconnected:
+      AddNote(event.text + "; reconnecting");
+      break;
+    case client::Event::Kind::kInfo:
+      AddNote(event.text);
+      break;
+  }
+  return output_;
+}
+
+std::string MonitorSink::ConnectedNote(std::string_view endpoint_description) const {
+  if (options_.verbose < 1) return {};
+  return MonitorNote("connected to " + std::string(endpoint_description));
+}
+
+std::string MonitorSink::GaveUpNote(std::string_view endpoint_description) {
+  return MonitorNote("gave up on " + std::string(endpoint_description));
+}
+
+void MonitorSink::RenderReport(const v1::Report& report, std::size_t source) {
+  state_.Apply(report, source);
+  if (options_.verbose >= 2) AddNote("report " + std::to_string(report.seq()));
+  AppendMonitorJson(state_, render_, output_.document);
+  output_.document.push_back('\n');
+  ++documents_;
+  output_.done = options_.count != 0 && documents_ >= options_.count;
+}
+
+void MonitorSink::AddNote(std::string_view text) { output_.notes += MonitorNote(text); }
+
+}  // namespace neuronmon::exporter

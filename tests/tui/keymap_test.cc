@@ -1,0 +1,43 @@
+// Terminal keys to neuron-top actions.
+#include "tui/keymap.h"
+
+#include <gtest/gtest.h>
+
+namespace neuronmon::tui {
+namespace {
+
+TEST(Keymap, AwsKeysAndOurs) {
+  auto act = [](Key k) { return Translate({k}, false).action; };
+  EXPECT_EQ(act(CharKey('q')), Action::kQuit);
+  EXPECT_EQ(act(Key::kCtrlC), Action::kQuit);
+  EXPECT_EQ(act(Key::kUp), Action::kUp);
+  EXPECT_EQ(act(Key::kEnter), Action::kToggleItem);
+  EXPECT_EQ(act(CharKey('x')), Action::kToggleTree);
+  EXPECT_EQ(act(CharKey('a')), Action::kPrevTab);
+  EXPECT_EQ(act(CharKey('d')), Action::kNextTab);
+  EXPECT_EQ(act(CharKey('f')), Action::kToggleFlops);
+  EXPECT_EQ(act(CharKey('F')), Action::kToggleFlops);
+  EXPECT_EQ(act(CharKey('h')), Action::kHelp);
+  EXPECT_EQ(act(CharKey('?')), Action::kHelp);
+  EXPECT_EQ(act(Key::kF1), Action::kHelp);
+  EXPECT_EQ(act(CharKey('+')), Action::kSlower);
+  EXPECT_EQ(act(CharKey('-')), Action::kFaster);
+  EXPECT_EQ(act(CharKey(' ')), Action::kPause);
+  EXPECT_EQ(act(CharKey('g')), Action::kNextGraph);
+  EXPECT_EQ(act(Key::kCtrlL), Action::kRepaint);
+  EXPECT_EQ(act(Key::kResize), Action::kResize);
+  const Command tab = Translate({CharKey('3')}, false);
+  EXPECT_EQ(tab.action, Action::kSelectTab);
+  EXPECT_EQ(tab.tab, 3);
+  const Command click = Translate({Key::kMouseClick, 7, 9}, false);
+  EXPECT_EQ(click.action, Action::kClick);
+  EXPECT_EQ(click.x, 7);
+  EXPECT_EQ(click.y, 9);
+  // While help is open any key closes it, but quit still quits.
+  EXPECT_EQ(Translate({CharKey('f')}, true).action, Action::kCloseOverlay);
+  EXPECT_EQ(Translate({CharKey('q')}, true).action, Action::kQuit);
+  EXPECT_EQ(act(CharKey('z')), Action::kNone);
+}
+
+}  // namespace
+}  // namespace neuronmon::tui
