@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "proto/names/names.h"
+
 namespace neuronmon::exporter::monitor_json {
 namespace {
 
@@ -282,29 +284,29 @@ void WriteRuntimeEntry(JsonWriter& w, const MonitorState::Runtime& runtime,
   StringField(w, "error", r.error());
   w.Key("report");
   w.BeginObject();
-  // Group names sorted as strings, ours among AWS's.
+  // Group names (proto/names) sorted as strings, ours among AWS's.
   if (options.include_extensions && runtime.has_analysis) {
-    w.Key("bottleneck_analysis");
+    w.Key(GroupName(v1::GROUP_BOTTLENECK_ANALYSIS));
     WriteBottleneckAnalysis(w, r.findings_period_ns(), r.findings());
   }
   if (options.include_extensions && r.has_collectives_stats()) {
-    w.Key("collectives_stats");
+    w.Key(GroupName(v1::GROUP_COLLECTIVES_STATS));
     WriteCollectivesStats(w, r.collectives_stats());
   }
   if (r.has_execution_stats()) {
-    w.Key("execution_stats");
+    w.Key(GroupName(v1::GROUP_EXECUTION_STATS));
     WriteExecutionStats(w, r.execution_stats());
   }
   if (r.has_memory_used()) {
-    w.Key("memory_used");
+    w.Key(GroupName(v1::GROUP_MEMORY_USED));
     WriteMemoryUsed(w, r.memory_used());
   }
   if (r.has_vcpu_usage()) {
-    w.Key("neuron_runtime_vcpu_usage");
+    w.Key(GroupName(v1::GROUP_NEURON_RUNTIME_VCPU_USAGE));
     WriteRuntimeVcpu(w, r.vcpu_usage());
   }
   if (r.has_neuroncore_counters()) {
-    w.Key("neuroncore_counters");
+    w.Key(GroupName(v1::GROUP_NEURONCORE_COUNTERS));
     WriteCoreCounters(w, r.neuroncore_counters());
   }
   w.EndObject();
@@ -316,23 +318,23 @@ void WriteSystemData(JsonWriter& w, const MonitorState::System& system,
   const v1::SystemReport& s = system.groups;
   w.BeginObject();
   if (options.include_extensions && system.has_analysis) {
-    w.Key("bottleneck_analysis");
+    w.Key(GroupName(v1::GROUP_BOTTLENECK_ANALYSIS));
     WriteBottleneckAnalysis(w, system.analysis_period_ns, system.findings);
   }
   if (options.include_extensions && s.has_hbm_stats()) {
-    w.Key("hbm_stats");
+    w.Key(GroupName(v1::GROUP_HBM_STATS));
     WriteHbmStats(w, s.hbm_stats());
   }
   if (s.has_memory_info()) {
-    w.Key("memory_info");
+    w.Key(GroupName(v1::GROUP_MEMORY_INFO));
     WriteMemoryInfo(w, s.memory_info());
   }
   if (s.has_neuron_hw_counters()) {
-    w.Key("neuron_hw_counters");
+    w.Key(GroupName(v1::GROUP_NEURON_HW_COUNTERS));
     WriteHwCounters(w, s.neuron_hw_counters());
   }
   if (s.has_vcpu_usage()) {
-    w.Key("vcpu_usage");
+    w.Key(GroupName(v1::GROUP_VCPU_USAGE));
     WriteSystemVcpu(w, s.vcpu_usage());
   }
   w.EndObject();
