@@ -8,9 +8,14 @@
 namespace neuronmon::tui {
 namespace {
 
+// The length of the UTF-8 sequence at s[i], 0 when invalid; ASCII (most of every frame) inline.
+std::size_t SequenceAt(std::string_view s, std::size_t i) {
+  return static_cast<unsigned char>(s[i]) < 0x80 ? 1 : Utf8SequenceLength(s, i);
+}
+
 // Bytes of the character at s[i]: an invalid byte is one character (one column) of its own.
 std::size_t Step(std::string_view s, std::size_t i) {
-  return std::max<std::size_t>(1, Utf8SequenceLength(s, i));
+  return std::max<std::size_t>(1, SequenceAt(s, i));
 }
 
 }  // namespace
@@ -96,7 +101,7 @@ void TextCanvas::Put(int x, int y, std::string_view text, Role role) {
   if (y < 0 || y >= height_) return;
   std::size_t i = 0;
   for (int col = x; i < text.size() && col < width_; ++col) {
-    const std::size_t n = Utf8SequenceLength(text, i);
+    const std::size_t n = SequenceAt(text, i);
     if (col >= 0) {
       Cell& cell = cells_[static_cast<std::size_t>(y * width_ + col)];
       std::memset(cell.glyph, 0, sizeof cell.glyph);
