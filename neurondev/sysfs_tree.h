@@ -1,0 +1,122 @@
+// SysfsTree: one read of the Neuron driver's sysfs tree (driver 2.24–2.30 layout; the paths and
+// what each file means are in docs/real-hosts.md). It reads what the driver exposes per device —
+// core count, topology, serial and architecture strings, host and device memory by category
+// (current = `total`, high-water mark = `peak`), ECC and health counters, power utilization — and
+// per physical NeuronCore the execution-outcome and other_info counters. Every file is optional:
+// one that is absent (an older or newer driver) is listed in `absent`, one that exists but cannot
+// be read or parsed (`"busy"`, garbage, too large) is an error naming its path — never a crash, and
+// never a zero that looks like a reading. Reads only files under the injected root; each file is
+// capped in size before it is read. Thread-compatible (no state but the root).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proto/common/status.h"
+
+namespace neuronmon::neurondev {
+
+// A `{total,peak}` pair of one memory category (bytes). `total` is the current usage: the driver
+// adds every allocation to it and subtracts every free; `present` holds only the last change and is
+// not read.
+struct MemoryCategory {
+  std::string name;  // "tensors", "model_code", ...
+  std::uint64_t total = 0;
+  std::optional<std::uint64_t> peak;
+};
+
+// A cumulative counter of one physical core (`stats/status/<name>/total` or
+// `stats/other_info/<name>/total`).
+struct NamedCounter {
+  std::string name;
+  std::uint64_t total = 0;
+};
+
+struct PowerReading {
+  enum class Status { kValid, kNoData, kInvalid };
+  Status status = Status::kNoData;
+  std::uint64_t epoch_seconds = 0;  // when the driver last refreshed it (once a minute)
+  double min_percent = 0;           // of the device's maximum power, over the last minute
+  double max_percent = 0;
+  double avg_percent = 0;
+};
+
+struct CoreReading {
+  std::uint32_t index = 0;               // physical core K of `neuron_core<K>`
+  std::vector<NamedCounter> outcomes;    // stats/status/*, sorted by name
+  std::vector<NamedCounter> other_info;  // stats/other_info/* (flop_count, nc_time_in_use, ...)
+  std::vector<MemoryCategory> device_memory;  // stats/memory_usage/device_mem/<cat>, sorted
+};
+
+struct DeviceReading {
+  int index = 0;  // N of `neuron<N>`: the driver's numbering, not PCI order
+  std::optional<std::uint32_t> core_count;
+  std::optional<std::vector<int>> connected_devices;
+  std::optional<std::string> serial_number;  // "" when the driver prints an empty line
+  std::optional<std::string> arch_type;      // "NDv3"
+  std::optional<std::string> instance_type;  // "Trn2"
+  std::optional<std::string> device_name;    // "Trainium2"
+  std::vector<MemoryCategory> host_memory;   // stats/memory_usage/host_mem/<cat>, sorted
+  // stats/hardware/*
+  std::optional<std::uint64_t> sram_ecc_uncorrected;
+  std::optional<std::uint64_t> mem_ecc_uncorrected;
+  std::optional<std::uint64_t> mem_ecc_repairable_uncorrected;
+  // stats/hardware/health_status/* (driver 2.28+)
+  std::optional<std::uint64_t> hbm_ecc_err_count;
+  std::optional<std::uint64_t> repairable_hbm_ecc_err_count;
+  std::optional<std::uint64_t> sram_ecc_err_count;
+  std::optional<std::uint64_t> hw_error_event;
+  std::optional<PowerReading> power;
+  std::vector<CoreReading> cores;  // ascending index
+  // Files that exist but could not be read or parsed: "PATH: problem".
+  std::vector<std::string> errors;
+  // Files this layout has that this device's tree lacks (paths), e.g. health_status before 2.28.
+  std::vector<std::string> absent;
+};
+
+struct TreeReading {
+  std::optional<std::string> driver_version;  // /sys/module/neuron/version
+  std::vector<DeviceReading> devices;         // ascending index
+  std::vector<std::string> errors;            // tree-level: the version file, the device list
+};
+
+// Limits on what one read takes from the tree: a hostile or broken driver cannot make it read
+// large files or walk thousands of directories.
+struct TreeLimits {
+  std::size_t max_file_bytes = 4096;  // sysfs attributes are at most a page
+  std::size_t max_devices = 64;
+  std::size_t max_cores_per_device = 64;
+  std::size_t max_entries_per_directory = 256;  // memory categories, outcome counters
+};
+
+class SysfsTree {
+ public:
+  // `root` is the sysfs mount ("/sys"); tests point it at a fabricated tree.
+  explicit SysfsTree(std::string root = "/sys", TreeLimits limits = {});
+
+  // The devices' N, ascending (from devices/virtual/neuron_device/, else class/neuron_device/).
+  // Empty when there is no Neuron driver; an error only when the directory exists but cannot be
+  // listed.
+  Result<std::vector<int>> ListDevices() const;
+  // Reads every device.
+  TreeReading Read() const;
+  DeviceReading ReadDevice(int index) const;
+
+  const std::string& root() const { return root_; }
+
+ private:
+  std::string DeviceDir(int index) const;
+
+  std::string root_;
+  TreeLimits limits_;
+};
+
+// Parsers of single attribute files, exposed for tests. Each accepts the value with or without a
+// trailing newline.
+Result<std::uint64_t> ParseCounter(std::string_view text);
+Result<std::vector<int>> ParseConnectedDevices(std::string_view text);
+Result<PowerReading> ParsePower(std::string_view text);
+
+}  // namespace neuronmon::neurondev
