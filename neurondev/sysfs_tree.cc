@@ -59,6 +59,8 @@ class DeviceFiles {
     return std::move(*text);
   }
 
+  void Error(std::string message) { out_.errors.push_back(std::move(message)); }
+
   std::optional<std::uint64_t> Counter(const std::string& path) {
     std::optional<std::string> text = Text(path);
     if (!text) return std::nullopt;
@@ -84,8 +86,14 @@ class DeviceFiles {
   std::vector<MemoryCategory> Memory(const std::string& dir) {
     std::vector<MemoryCategory> out;
     for (const std::string& name : List(dir, true, limits_.max_entries_per_directory)) {
-      std::optional<std::uint64_t> total = Counter(dir + "/" + name + "/total");
+      const std::string path = dir + "/" + name + "/total";
+      std::optional<std::uint64_t> total = Counter(path);
       if (!total) continue;
+      if (*total > limits_.max_memory_bytes) {
+        out_.errors.push_back(path + ": " + std::to_string(*total) +
+                              " bytes is not a plausible usage (the counter wrapped)");
+        continue;
+      }
       out.push_back({name, *total, Counter(dir + "/" + name + "/peak")});
     }
     return out;
@@ -131,6 +139,14 @@ CoreReading ReadCore(const std::string& dir, std::uint32_t index, DeviceFiles& f
   core.outcomes = files.Counters(dir + "/stats/status");
   core.other_info = files.Counters(dir + "/stats/other_info");
   core.device_memory = files.Memory(dir + "/stats/memory_usage/device_mem");
+  if (std::optional<std::string> pe = files.Text(dir + "/stats/tensor_engine/pe_cntrs")) {
+    Result<std::vector<PeCounters>> rows = ParsePeCounters(*pe);
+    if (rows.ok()) {
+      core.pe_counters = std::move(*rows);
+    } else {
+      files.Error(dir + "/stats/tensor_engine/pe_cntrs: " + rows.status().message());
+    }
+  }
   return core;
 }
 
@@ -163,6 +179,7 @@ Result<std::uint64_t> ParseCounter(std::string_view text) {
 }
 
 Result<std::vector<int>> ParseConnectedDevices(std::string_view text) {
+  if (text.empty()) return Status::InvalidArgument("empty (the driver could not fit the list)");
   std::vector<int> out;
   std::string_view rest = TrimNewline(text);
   while (!rest.empty()) {
@@ -196,7 +213,7 @@ Result<PowerReading> ParsePower(std::string_view text) {
     p.status = PowerReading::Status::kValid;
   } else if (parts[0] == "POWER_STATUS_NO_DATA") {
     p.status = PowerReading::Status::kNoData;
-  } else if (parts[0] == "POWER_STATUS_INVALID") {
+  } else if (parts[0] == "POWER_STATUS_INVALID" || parts[0] == "POWER_STATUS_MAX") {
     p.status = PowerReading::Status::kInvalid;
   } else {
     return bad;
@@ -215,6 +232,36 @@ Result<PowerReading> ParsePower(std::string_view text) {
     }
   }
   return p;
+}
+
+Result<std::vector<PeCounters>> ParsePeCounters(std::string_view text) {
+  const Status bad = Status::InvalidArgument(
+      Quote(text) + " is not a header \"xrow_grp,mm_active,wl_active,idle\" and rows of counters");
+  std::string_view rest = text;
+  auto line = [&] {
+    const std::size_t nl = rest.find('\n');
+    const std::string_view l = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    return l;
+  };
+  if (line() != "xrow_grp,mm_active,wl_active,idle") return bad;
+  std::vector<PeCounters> out;
+  while (!rest.empty()) {
+    const std::string_view row = line();
+    std::uint64_t v[4] = {};
+    std::string_view fields = row;
+    for (int i = 0; i < 4; ++i) {
+      const std::size_t comma = fields.find(',');
+      if ((comma == std::string_view::npos) != (i == 3)) return bad;
+      Result<std::uint64_t> n = ParseCounter(fields.substr(0, comma));
+      if (!n.ok()) return bad;
+      v[i] = *n;
+      fields = i == 3 ? std::string_view() : fields.substr(comma + 1);
+    }
+    if (v[0] > 255 || out.size() >= 64) return bad;
+    out.push_back({static_cast<std::uint32_t>(v[0]), v[1], v[2], v[3]});
+  }
+  return out;
 }
 
 SysfsTree::SysfsTree(std::string root, TreeLimits limits)
@@ -285,6 +332,9 @@ DeviceReading SysfsTree::ReadDevice(int index) const {
   for (std::uint32_t k : CoreIndices(dir, limits_.max_cores_per_device)) {
     out.cores.push_back(ReadCore(dir + "/neuron_core" + std::to_string(k), k, files));
   }
+  // core_count is readable by root only; the driver makes one directory per core.
+  if (!out.core_count && !out.cores.empty() && out.cores.size() < limits_.max_cores_per_device)
+    out.core_count = static_cast<std::uint32_t>(out.cores.size());
   return out;
 }
 

@@ -43,15 +43,27 @@ struct PowerReading {
   double avg_percent = 0;
 };
 
+// One row of `stats/tensor_engine/pe_cntrs` (driver 2.23+): cumulative cycle counters of one
+// row group of the tensor engine, read live from the hardware — the only per-core activity signal
+// in sysfs that moves while a process runs on drivers before 2.30.2.
+struct PeCounters {
+  std::uint32_t row_group = 0;
+  std::uint64_t mm_active = 0;  // cycles doing matrix multiplication
+  std::uint64_t wl_active = 0;  // cycles loading weights
+  std::uint64_t idle = 0;
+};
+
 struct CoreReading {
   std::uint32_t index = 0;               // physical core K of `neuron_core<K>`
   std::vector<NamedCounter> outcomes;    // stats/status/*, sorted by name
   std::vector<NamedCounter> other_info;  // stats/other_info/* (flop_count, nc_time_in_use, ...)
   std::vector<MemoryCategory> device_memory;  // stats/memory_usage/device_mem/<cat>, sorted
+  std::vector<PeCounters> pe_counters;        // stats/tensor_engine/pe_cntrs, when present
 };
 
 struct DeviceReading {
   int index = 0;  // N of `neuron<N>`: the driver's numbering, not PCI order
+  // `core_count` (readable by root only), else the number of `neuron_core<K>` directories.
   std::optional<std::uint32_t> core_count;
   std::optional<std::vector<int>> connected_devices;
   std::optional<std::string> serial_number;  // "" when the driver prints an empty line
@@ -85,7 +97,12 @@ struct TreeReading {
 // Limits on what one read takes from the tree: a hostile or broken driver cannot make it read
 // large files or walk thousands of directories.
 struct TreeLimits {
-  std::size_t max_file_bytes = 4096;  // sysfs attributes are at most a page
+  // sysfs attributes stat as one page (4 KiB on x86, up to 64 KiB on other kernels) whatever they
+  // hold; what they hold is far less.
+  std::size_t max_file_bytes = 64 << 10;
+  // A memory `total` above this is a counter that wrapped (a root write zeroed it, then frees
+  // went on subtracting): an error, not a reading.
+  std::uint64_t max_memory_bytes = std::uint64_t{1} << 50;
   std::size_t max_devices = 64;
   std::size_t max_cores_per_device = 64;
   std::size_t max_entries_per_directory = 256;  // memory categories, outcome counters
@@ -114,9 +131,11 @@ class SysfsTree {
 };
 
 // Parsers of single attribute files, exposed for tests. Each accepts the value with or without a
-// trailing newline.
+// trailing newline. `connected_devices` is "\n" when a device has no neighbours; an empty file is
+// the driver's overflow (the list did not fit) and an error.
 Result<std::uint64_t> ParseCounter(std::string_view text);
 Result<std::vector<int>> ParseConnectedDevices(std::string_view text);
 Result<PowerReading> ParsePower(std::string_view text);
+Result<std::vector<PeCounters>> ParsePeCounters(std::string_view text);
 
 }  // namespace neuronmon::neurondev

@@ -46,6 +46,9 @@ TEST(ParseConnectedDevices, ListsOrNothing) {
   EXPECT_EQ(*ParseConnectedDevices("12, 3, 4, 1\n"), (std::vector<int>{12, 3, 4, 1}));
   EXPECT_EQ(*ParseConnectedDevices("\n"), std::vector<int>{});
   EXPECT_EQ(*ParseConnectedDevices("7"), std::vector<int>{7});
+  // An empty file is the driver's overflow (more neighbours than its 20-byte buffer), not "none".
+  EXPECT_EQ(ParseConnectedDevices("").status().message(),
+            "empty (the driver could not fit the list)");
   for (const char* bad : {"1,,2", "a, b", "1, 99999", "1;2"}) {
     EXPECT_FALSE(ParseConnectedDevices(bad).ok()) << bad;
   }
@@ -62,11 +65,31 @@ TEST(ParsePower, StatusEpochAndPercentages) {
             PowerReading::Status::kNoData);
   EXPECT_EQ(ParsePower("POWER_STATUS_INVALID,5,0.00,0.00,0.00")->status,
             PowerReading::Status::kInvalid);
+  // The driver clamps a status it does not know to POWER_STATUS_MAX.
+  EXPECT_EQ(ParsePower("POWER_STATUS_MAX,5,0.00,0.00,0.00\n")->status,
+            PowerReading::Status::kInvalid);
   for (const char* bad : {"", "POWER_STATUS_VALID", "POWER_STATUS_HOT,1,0,0,0",
                           "POWER_STATUS_VALID,1,0,0", "POWER_STATUS_VALID,1,0,0,0,0",
                           "POWER_STATUS_VALID,1,0,101,0", "POWER_STATUS_VALID,x,0,0,0",
                           "POWER_STATUS_VALID,1,-1,0,0", "POWER_STATUS_VALID,1,nan,0,0"}) {
     EXPECT_FALSE(ParsePower(bad).ok()) << bad;
+  }
+}
+
+TEST(ParsePeCounters, HeaderThenRowsOfCycleCounters) {
+  const std::vector<PeCounters> rows =
+      *ParsePeCounters("xrow_grp,mm_active,wl_active,idle\n0,10,20,30\n1,11,21,31\n");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].row_group, 1u);
+  EXPECT_EQ(rows[1].mm_active, 11u);
+  EXPECT_EQ(rows[1].wl_active, 21u);
+  EXPECT_EQ(rows[1].idle, 31u);
+  EXPECT_TRUE(ParsePeCounters("xrow_grp,mm_active,wl_active,idle\n")->empty());
+  for (const char* bad : {"", "0,1,2,3\n", "xrow_grp,mm_active,wl_active,idle\n0,1,2\n",
+                          "xrow_grp,mm_active,wl_active,idle\n0,1,2,3,4\n",
+                          "xrow_grp,mm_active,wl_active,idle\n0,1,x,3\n",
+                          "xrow_grp,mm_active,wl_active,idle\n999,1,2,3\n"}) {
+    EXPECT_FALSE(ParsePeCounters(bad).ok()) << bad;
   }
 }
 
@@ -121,6 +144,33 @@ TEST(SysfsTree, ReadsATrainium2TreeAsDriver228WritesIt) {
   ASSERT_EQ(c.device_memory.size(), 4u);
   EXPECT_EQ(c.device_memory[1].name, "model_code");
   EXPECT_EQ(c.device_memory[1].total, 4u << 20);
+  ASSERT_EQ(c.pe_counters.size(), 4u);
+  EXPECT_EQ(c.pe_counters[2].mm_active, 4002u);
+}
+
+// core_count and connected_devices are readable by root only: without them the core count comes
+// from the neuron_core<K> directories, and the neighbours are unknown (not "none").
+TEST(SysfsTree, WithoutRootOnlyFilesTheCoresAreCounted) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  tree.Remove(tree.Device(0, "core_count"));
+  tree.Remove(tree.Device(0, "connected_devices"));
+  const DeviceReading d = SysfsTree(tree.root()).ReadDevice(0);
+  EXPECT_EQ(d.core_count, 8u);
+  EXPECT_FALSE(d.connected_devices.has_value());
+  EXPECT_TRUE(Contains(d.absent, "neuron0/core_count"));
+}
+
+TEST(SysfsTree, AWrappedMemoryCounterIsAnErrorNotAReading) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  tree.Write(tree.Device(0, "neuron_core1/stats/memory_usage/device_mem/tensors/total"),
+             "18446744073709541616\n");
+  const DeviceReading d = SysfsTree(tree.root()).ReadDevice(0);
+  EXPECT_EQ(d.cores[1].device_memory.size(), 3u);  // tensors left out
+  EXPECT_TRUE(Contains(d.errors,
+                       "tensors/total: 18446744073709541616 bytes is not a plausible "
+                       "usage (the counter wrapped)"));
 }
 
 TEST(SysfsTree, OlderDriversLackHealthStatusAndThatIsNoError) {
@@ -143,7 +193,7 @@ TEST(SysfsTree, APartialAndBrokenTreeNamesEveryProblem) {
   tree.Write(tree.Device(0, "stats/power/utilization"), "POWER_STATUS_NO_DATA,0,0.00,0.00,0.00\n");
   tree.Write(tree.Device(0, "neuron_core2/stats/status/success/total"), "garbage\n");
   tree.Write(tree.Device(0, "neuron_core5/stats/other_info/flop_count/total"),
-             std::string(10000, '7'));  // larger than a sysfs page
+             std::string(70000, '7'));  // larger than any sysfs page
   tree.Remove(tree.Device(0, "neuron_core7/stats/memory_usage"));
   const DeviceReading d = SysfsTree(tree.root()).ReadDevice(0);
   EXPECT_EQ(d.core_count, 8u);
@@ -178,8 +228,8 @@ TEST(SysfsTree, AFileThatIsNotRegularIsRefusedNotRead) {
   tree.Remove(tree.Device(0, "core_count"));
   std::filesystem::create_directories(tree.root() + "/" + tree.Device(0, "core_count"));
   const DeviceReading d = SysfsTree(tree.root()).ReadDevice(0);
-  EXPECT_FALSE(d.core_count.has_value());
   EXPECT_TRUE(Contains(d.errors, "core_count: not a regular file"));
+  EXPECT_EQ(d.core_count, 8u);  // from the neuron_core<K> directories
 }
 
 TEST(SysfsTree, CountsFromTheTreeAreBounded) {
@@ -197,6 +247,7 @@ TEST(SysfsTree, CountsFromTheTreeAreBounded) {
   const SysfsTree sysfs(tree.root(), limits);
   EXPECT_EQ(sysfs.ListDevices()->size(), 64u);
   const DeviceReading d = sysfs.ReadDevice(0);
+  // Neither the file nor the (capped) directories can say how many cores there are.
   EXPECT_FALSE(d.core_count.has_value());
   EXPECT_TRUE(Contains(d.errors, "core_count: 100000 cores is more than 64"));
   EXPECT_EQ(d.cores.size(), 64u);

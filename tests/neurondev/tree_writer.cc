@@ -72,6 +72,12 @@ void FakeTree::WriteTrn2Device(int n) const {
     counter(core + "other_info/flop_count/total", 2'000'000'000'000ULL * (k + 1));
     counter(core + "other_info/nc_time_in_use/total", 500'000u * (k + 1));
     counter(core + "other_info/inference_count/total", 10u * k);
+    std::string pe = "xrow_grp,mm_active,wl_active,idle\n";
+    for (int g = 0; g < 4; ++g) {
+      pe += std::to_string(g) + "," + std::to_string(1000 * (k + 1) + g) + "," +
+            std::to_string(100 * (k + 1)) + "," + std::to_string(50 * g) + "\n";
+    }
+    Write(Device(n, core + "tensor_engine/pe_cntrs"), pe);
     for (const char* cat : {"constants", "model_code", "runtime_memory", "tensors"}) {
       counter(core + "memory_usage/device_mem/" + cat + "/total", (1u << 20) * (k + 1));
       counter(core + "memory_usage/device_mem/" + cat + "/peak", (1u << 21) * (k + 1));
