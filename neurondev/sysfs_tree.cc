@@ -46,14 +46,13 @@ class DeviceFiles {
   DeviceFiles(const TreeLimits& limits, DeviceReading& out) : limits_(limits), out_(out) {}
 
   std::optional<std::string> Text(const std::string& path) {
-    std::error_code ec;
-    if (!fs::exists(path, ec)) {
-      out_.absent.push_back(path);
-      return std::nullopt;
-    }
     Result<std::string> text = ReadRegularFile(path, limits_.max_file_bytes);
     if (!text.ok()) {
-      out_.errors.push_back(text.status().message());
+      if (text.status().code() == StatusCode::kNotFound) {
+        out_.absent.push_back(path);
+      } else {
+        out_.errors.push_back(text.status().message());
+      }
       return std::nullopt;
     }
     return std::move(*text);

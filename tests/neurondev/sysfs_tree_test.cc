@@ -123,7 +123,7 @@ TEST(SysfsTree, ReadsATrainium2TreeAsDriver228WritesIt) {
   EXPECT_EQ(d.arch_type, "NDv3");
   EXPECT_EQ(d.instance_type, "Trn2");
   EXPECT_EQ(d.device_name, "Trainium2");
-  ASSERT_EQ(d.host_memory.size(), 4u);
+  ASSERT_EQ(d.host_memory.size(), 8u);
   EXPECT_EQ(d.host_memory[0].name, "application_memory");
   EXPECT_EQ(d.host_memory[0].total, 2000u);  // `total` is the current usage; `present` not read
   EXPECT_EQ(d.host_memory[0].peak, 4000u);
@@ -141,9 +141,11 @@ TEST(SysfsTree, ReadsATrainium2TreeAsDriver228WritesIt) {
   EXPECT_EQ(Find(c.outcomes, "timeout"), 0u);
   EXPECT_EQ(Find(c.other_info, "flop_count"), 8'000'000'000'000ULL);
   EXPECT_EQ(Find(c.other_info, "nc_time_in_use"), 2'000'000u);
-  ASSERT_EQ(c.device_memory.size(), 4u);
-  EXPECT_EQ(c.device_memory[1].name, "model_code");
-  EXPECT_EQ(c.device_memory[1].total, 4u << 20);
+  EXPECT_EQ(c.outcomes.size(), 24u);
+  EXPECT_EQ(c.other_info.size(), 6u);
+  ASSERT_EQ(c.device_memory.size(), 11u);
+  EXPECT_EQ(c.device_memory[4].name, "model_code");  // sorted by name
+  EXPECT_EQ(c.device_memory[4].total, 4u << 20);
   ASSERT_EQ(c.pe_counters.size(), 4u);
   EXPECT_EQ(c.pe_counters[2].mm_active, 4002u);
 }
@@ -167,7 +169,7 @@ TEST(SysfsTree, AWrappedMemoryCounterIsAnErrorNotAReading) {
   tree.Write(tree.Device(0, "neuron_core1/stats/memory_usage/device_mem/tensors/total"),
              "18446744073709541616\n");
   const DeviceReading d = SysfsTree(tree.root()).ReadDevice(0);
-  EXPECT_EQ(d.cores[1].device_memory.size(), 3u);  // tensors left out
+  EXPECT_EQ(d.cores[1].device_memory.size(), 10u);  // tensors left out
   EXPECT_TRUE(Contains(d.errors,
                        "tensors/total: 18446744073709541616 bytes is not a plausible "
                        "usage (the counter wrapped)"));
@@ -211,7 +213,7 @@ TEST(SysfsTree, APartialAndBrokenTreeNamesEveryProblem) {
   const CoreReading& c2 = d.cores[2];
   EXPECT_TRUE(std::none_of(c2.outcomes.begin(), c2.outcomes.end(),
                            [](const NamedCounter& c) { return c.name == "success"; }));
-  EXPECT_EQ(c2.outcomes.size(), 4u);
+  EXPECT_EQ(c2.outcomes.size(), 23u);
   EXPECT_TRUE(Contains(d.errors,
                        "neuron_core2/stats/status/success/total: \"garbage\" is not a "
                        "number"));

@@ -22,8 +22,10 @@ class FakeTree {
   // `devices/virtual/neuron_device/neuron<N>/` + `relative`.
   std::string Device(int n, const std::string& relative = "") const;
 
-  // A Trainium2 device as driver 2.28 shows it: 8 physical cores, connected to `n±1`, memory,
-  // ECC and health counters, power, and per-core outcome and other_info counters derived from `n`.
+  // A Trainium2 device as driver 2.28 shows it, every file the driver makes: 8 physical cores,
+  // connected to `n±1`, 8 host and 11 device memory categories, ECC and health counters, power,
+  // the 24 execution outcomes, 6 other_info counters and pe_cntrs per core, values derived from
+  // `n`.
   void WriteTrn2Device(int n) const;
   void WriteDriverVersion(const std::string& version) const;
 
