@@ -8,7 +8,6 @@
 // first is a serialized Welcome, every further one a Report applied from source (1 byte) of
 // MonitorState::kMaxSources. Invariants: the JSON outputs parse as JSON (an array of one element
 // per device for neuron-ls, an object for neuron-monitor), the table ends its last line.
-#include <google/protobuf/stubs/logging.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include "exporter/monitor_json.h"
 #include "exporter/neuron_ls_format.h"
 #include "neuronmon/v1/envelope.pb.h"
+#include "proto/wire/protobuf_logs.h"
 #include "tests/fuzz/fuzz_flags.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -67,10 +67,11 @@ void RenderMonitor(const exporter::MonitorState& state) {
 }  // namespace neuronmon::fuzz
 
 // Protobuf logs each string field with invalid UTF-8 it meets; thousands a second drown the
-// fuzzer's output and slow it down. -entropic=0: inputs with tens of thousands of features made
-// libFuzzer's entropic schedule the bottleneck (100 execs/s; 425 without).
+// fuzzer's output and slow it down (the daemon's own silencing; FATAL still shows). -entropic=0:
+// inputs with tens of thousands of features made libFuzzer's entropic schedule the bottleneck (100
+// execs/s; 425 without).
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-  google::protobuf::SetLogHandler(nullptr);
+  neuronmon::wire::SilenceProtobufParseLogs();
   static char entropic_off[] = "-entropic=0";
   neuronmon::fuzz::PrependDefaultFlags(argc, argv, {entropic_off});
   return 0;

@@ -6,7 +6,6 @@
 // Invariants: the cache changes nothing (same success, same key, same matches); an accepted
 // subscription has every group it names subscribed at a period of at least one base period; a
 // filter is refused when over its cap.
-#include <google/protobuf/stubs/logging.h>
 
 #include <chrono>
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include "daemon/core/subscription.h"
 #include "proto/common/tag_filter.h"
 #include "proto/names/names.h"
+#include "proto/wire/protobuf_logs.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace neuronmon::fuzz {
@@ -117,9 +117,9 @@ void CompileDirectly(std::string_view pattern, FuzzInput& in) {
 }  // namespace neuronmon::fuzz
 
 // Protobuf logs each string field with invalid UTF-8 it meets; thousands a second drown the
-// fuzzer's output and slow it down.
+// fuzzer's output and slow it down (the daemon's own silencing; FATAL still shows).
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  google::protobuf::SetLogHandler(nullptr);
+  neuronmon::wire::SilenceProtobufParseLogs();
   return 0;
 }
 
