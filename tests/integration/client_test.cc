@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "client/embedded_simulator.h"
+#include "tests/integration/client_events.h"
 #include "tests/integration/daemon_fixture.h"
 
 namespace neuronmon::testing {
@@ -22,15 +23,6 @@ using client::LocalDaemonStarter;
 using client::SimulatorOptions;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-std::optional<Event> NextOf(Client& c, Event::Kind kind, Nanos timeout = seconds(5)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto e = c.Next(milliseconds(100));
-    if (e && e->kind == kind) return e;
-  }
-  return std::nullopt;
-}
 
 ClientOptions Options(Endpoint endpoint) {
   ClientOptions o;

@@ -20,6 +20,7 @@
 
 #include "client/client.h"
 #include "proto/common/socket_path.h"
+#include "tests/integration/client_events.h"
 #include "tests/integration/hostile_daemon.h"
 
 namespace neuronmon::testing {
@@ -49,15 +50,6 @@ ClientOptions Options(const HostileDaemon& d) {
   o.max_backoff = milliseconds(100);
   o.handshake_timeout = seconds(2);
   return o;
-}
-
-std::optional<Event> NextOf(Client& c, Event::Kind kind, Nanos timeout = seconds(5)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto e = c.Next(milliseconds(50));
-    if (e && e->kind == kind) return e;
-  }
-  return std::nullopt;
 }
 
 v1::Report SmallReport(std::uint64_t seq, const std::string& tag) {
