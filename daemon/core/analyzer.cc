@@ -43,13 +43,6 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-const RuntimeSample* Find(const Snapshot& s, std::uint32_t pid) {
-  for (const RuntimeSample& r : s.runtimes) {
-    if (r.pid == pid) return &r;
-  }
-  return nullptr;
-}
-
 // A runtime's figures over the window, read from the window's report — the same figures neuron-top,
 // neuron-monitor and /metrics show for a window of that length — plus what only the snapshots
 // tell (device memory still growing: the model is loading).
@@ -377,8 +370,8 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   const v1::Report window = WindowReport(*start, *end, inventory);
   std::vector<Metrics> metrics;
   for (const v1::RuntimeReport& r : window.runtimes()) {
-    const RuntimeSample* now = Find(*end, r.pid());
-    const RuntimeSample* before = Find(*start, r.pid());
+    const RuntimeSample* now = FindRuntime(*end, r.pid());
+    const RuntimeSample* before = FindRuntime(*start, r.pid());
     if (now == nullptr || before == nullptr) continue;  // too new to judge
     metrics.push_back(Measure(r, window.system().hbm_stats(), *now, *before, inventory));
     metrics.back().command = commands[r.pid()];
@@ -397,7 +390,7 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
       next.runtimes[m.pid].push_back(track.verdict);
   }
   // Forget runtimes that exited.
-  std::erase_if(tracks_, [&](const auto& t) { return Find(*end, t.first) == nullptr; });
+  std::erase_if(tracks_, [&](const auto& t) { return FindRuntime(*end, t.first) == nullptr; });
   next.instance = Summarize(next, !end->runtimes.empty(), now_ns);
   analysis_ = std::move(next);
   evaluation_ = std::move(evaluation);

@@ -28,9 +28,7 @@ const v1::RuntimeReport* WindowOf(const GroupContext& c, std::size_t runtime) {
 }
 
 bool InStart(const GroupContext& c, std::uint32_t pid) {
-  if (c.in.start == nullptr) return false;
-  const auto& rs = c.in.start->runtimes;
-  return std::any_of(rs.begin(), rs.end(), [&](const RuntimeSample& r) { return r.pid == pid; });
+  return c.in.start != nullptr && FindRuntime(*c.in.start, pid) != nullptr;
 }
 
 // Runs `fn(index, runtime)` for each readable runtime; false when one could not be read.

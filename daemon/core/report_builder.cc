@@ -33,12 +33,6 @@ Span MakeSpan(const Snapshot* a, const Snapshot* b) {
 
 double Rate(double delta, const Span& s) { return s.seconds > 0 ? delta / s.seconds : 0; }
 
-const RuntimeSample* FindRuntime(const Snapshot& s, std::uint32_t pid) {
-  auto it = std::lower_bound(s.runtimes.begin(), s.runtimes.end(), pid,
-                             [](const RuntimeSample& r, std::uint32_t p) { return r.pid < p; });
-  return it != s.runtimes.end() && it->pid == pid ? &*it : nullptr;
-}
-
 // The fraction of the window a counter of busy nanoseconds was busy, at most 1.
 double TimeShare(std::uint64_t busy_ns, std::uint64_t period_ns) {
   return period_ns ? std::min(1.0, static_cast<double>(busy_ns) / static_cast<double>(period_ns))

@@ -1,5 +1,7 @@
 #include "proto/common/snapshot.h"
 
+#include <algorithm>
+
 namespace neuronmon {
 
 namespace {
@@ -52,6 +54,13 @@ std::size_t StringBytes(const std::string& s) {
 std::size_t HistogramBytes(const LatencyHistogram& h) { return VectorBytes(h.buckets()); }
 
 }  // namespace
+
+const RuntimeSample* FindRuntime(const Snapshot& snapshot, std::uint32_t pid) {
+  const std::vector<RuntimeSample>& rs = snapshot.runtimes;
+  auto it = std::lower_bound(rs.begin(), rs.end(), pid,
+                             [](const RuntimeSample& r, std::uint32_t p) { return r.pid < p; });
+  return it != rs.end() && it->pid == pid ? &*it : nullptr;
+}
 
 std::size_t OwnBytes(const Snapshot& s) {
   std::size_t bytes = sizeof(Snapshot) + StringBytes(s.error) + VectorBytes(s.cores) +

@@ -183,6 +183,9 @@ struct Snapshot {
   HostSample host;
 };
 
+// The runtime of `snapshot` with `pid` (runtimes are in ascending pid), or null.
+const RuntimeSample* FindRuntime(const Snapshot& snapshot, std::uint32_t pid);
+
 // The heap and inline bytes `snapshot` holds of its own: what each retained snapshot costs the
 // history. The runtimes' memory breakdowns are shared between snapshots while they do not change
 // and are left out; SharedMemoryBytes counts them. Estimates (allocator overhead not included),
