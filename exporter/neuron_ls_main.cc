@@ -6,6 +6,7 @@
 #include "client/endpoint_flags.h"
 #include "exporter/neuron_ls_format.h"
 #include "proto/common/terminal_text.h"
+#include "proto/wire/protobuf_logs.h"
 
 int main(int argc, char** argv) {
   using namespace neuronmon;
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
   app.add_flag("-j,--json-output", json, "print JSON");
   client::AddEndpointOptions(app, endpoint);
   CLI11_PARSE(app, argc, argv);
+  // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
+  neuronmon::wire::SilenceProtobufParseLogs();
 
   std::string token;
   auto ep = client::ResolveEndpoint(endpoint, &token);

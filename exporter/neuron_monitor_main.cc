@@ -8,6 +8,7 @@
 #include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
 #include "exporter/monitor_app.h"
+#include "proto/wire/protobuf_logs.h"
 
 int main(int argc, char** argv) {
   using namespace neuronmon;
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
   app.add_flag("--aws-only", aws_only, "print only AWS neuron-monitor's own groups and keys");
   client::AddEndpointOptions(app, endpoint);
   CLI11_PARSE(app, argc, argv);
+  // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
+  neuronmon::wire::SilenceProtobufParseLogs();
 
   options.extensions = !aws_only;
   options.config = exporter::DefaultMonitorConfig();

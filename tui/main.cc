@@ -6,6 +6,7 @@
 
 #include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
+#include "proto/wire/protobuf_logs.h"
 #include "tui/app.h"
 #include "tui/format.h"
 
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
   app.add_flag("--once", options.once,
                "print one plain-text frame and exit (width: $COLUMNS or 120)");
   CLI11_PARSE(app, argc, argv);
+  // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
+  neuronmon::wire::SilenceProtobufParseLogs();
 
   const char* no_color_env = std::getenv("NO_COLOR");
   options.color = !no_color && (no_color_env == nullptr || *no_color_env == '\0');

@@ -371,6 +371,32 @@ TEST(HostileDaemon, NeuronMonitorKeepsEscapesOutOfStderr) {
   EXPECT_NE(o.out.find("\\u001b]0;pwned"), std::string::npos) << "stdout JSON, escaped: " << o.out;
 }
 
+// A report whose strings are not UTF-8 fails to parse: the client says so once and reconnects.
+// libprotobuf's own "[libprotobuf ERROR ...]" line for it (one per bad frame, as often as the
+// daemon sends them) must not reach the programs' stderr or neuron-top's screen (neuron-top and
+// neuron-ls silence it as neuron-monitor does, in main).
+TEST(HostileDaemon, ProtobufsOwnParseErrorsStayOffStderr) {
+  HostileDaemon d([](Talk& t) {
+    t.send(HostileDaemon::WelcomeFrame(HostileDaemon::SmallInventory()));
+    if (t.connection == 0) {
+      std::string frame = HostileDaemon::ReportFrame(SmallReport(1, "tag-XY"));
+      const std::size_t at = frame.find("tag-XY");
+      frame[at + 4] = '\xff';  // the tag is no longer UTF-8
+      frame[at + 5] = '\xfe';
+      t.send(frame);
+    } else {
+      t.send(HostileDaemon::ReportFrame(SmallReport(2, "fine")));
+    }
+  });
+  const Output monitor =
+      RunProgram({NEURONMON_MONITOR_BINARY, "--socket", d.socket_path(), "--count", "1"});
+  EXPECT_EQ(monitor.status, 0) << monitor.err;
+  EXPECT_NE(monitor.out.find("\"fine\""), std::string::npos) << monitor.out;
+  EXPECT_EQ(monitor.err.find("libprotobuf"), std::string::npos) << monitor.err;
+  EXPECT_NE(monitor.err.find("is not a neuronmon.v1.Envelope; reconnecting"), std::string::npos)
+      << monitor.err;
+}
+
 TEST(HostileDaemon, NeuronTopDrawsEscapeSequencesHarmlessly) {
   HostileDaemon d([](Talk& t) {
     t.send(HostileDaemon::WelcomeFrame(EvilInventory()));
