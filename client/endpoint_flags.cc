@@ -10,8 +10,10 @@ void AddEndpointOptions(CLI::App& app, EndpointFlags& f) {
   app.add_option("--socket", f.socket, "the daemon's unix socket (default: the standard paths)");
   app.add_option("--connect", f.connect, "a daemon's TCP listener, HOST:PORT");
   app.add_flag("--standalone", f.standalone,
-               "run the simulator in this process instead of connecting to a daemon");
-  app.add_option("--device", f.device, "with --standalone: sim:<preset>[:lnc=N]");
+               "run the daemon's core in this process instead of connecting to a daemon");
+  app.add_option("--device", f.device,
+                 "with --standalone: auto (default: the real devices if any, else the "
+                 "simulator), neuron, or sim:<preset>[:lnc=N]");
   app.add_option("--scenario", f.scenario, "with --standalone: a scenario name or .json file");
   app.add_option("--seed", f.seed, "with --standalone: the simulation seed");
   app.add_option("--speed", f.speed, "with --standalone: simulated seconds per real second");

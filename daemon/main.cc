@@ -18,7 +18,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->each([&](const std::string&) { cli.config_path_given = true; });
   app.add_option("--device", cli.device,
-                 "device: sim:<preset>[:lnc=N] (default sim:trn2.48xlarge)");
+                 "device: auto (default: real Neuron devices if present, else the simulator), "
+                 "neuron, or sim:<preset>[:lnc=N]");
+  app.add_option("--sysfs-root", cli.sysfs_root, "where sysfs is mounted (default /sys)");
+  app.add_option("--proc-root", cli.proc_root, "where procfs is mounted (default /proc)");
+  app.add_option("--neuron-monitor", cli.neuron_monitor,
+                 "AWS's neuron-monitor for per-application figures ('' for none)");
   app.add_option("--scenario", cli.scenario, "simulated scenario: a built-in name or a .json file");
   app.add_option("--seed", cli.seed, "simulation seed");
   app.add_option("--period", cli.period, "base sampling period, e.g. 1s or 250ms (minimum 10ms)");

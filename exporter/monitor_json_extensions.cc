@@ -68,12 +68,16 @@ void WriteCollectivesStats(JsonWriter& w, const v1::CollectivesStats& collective
   w.BeginObject();
   for (const v1::CollectiveStats& op : collectives.operations()) WriteCollective(w, op);
   w.EndObject();
-  DoubleField(w, "time_share", collectives.time_share());
+  // A group with an error carries no figures: no time share to print.
+  if (collectives.error().empty()) DoubleField(w, "time_share", collectives.time_share());
   StringField(w, "error", collectives.error());
   w.EndObject();
 }
 
+// Without an HBM traffic counter the devices carry only their memory; the reason is the group's
+// error.
 void WriteHbmStats(JsonWriter& w, const v1::HbmStats& hbm) {
+  const bool bandwidth = hbm.bandwidth_unavailable().empty();
   w.BeginObject();
   PeriodField(w, hbm.period_ns());
   w.Key("neuron_devices");
@@ -81,16 +85,19 @@ void WriteHbmStats(JsonWriter& w, const v1::HbmStats& hbm) {
   for (const v1::DeviceHbm& device : hbm.devices()) {
     w.BeginObject();
     UintField(w, "neuron_device_index", device.neuron_device_index());
-    DoubleField(w, "read_bytes_per_second", device.read_bytes_per_second());
-    DoubleField(w, "write_bytes_per_second", device.write_bytes_per_second());
-    DoubleField(w, "bandwidth_utilization_percent", device.bandwidth_utilization_percent());
+    if (bandwidth) {
+      DoubleField(w, "read_bytes_per_second", device.read_bytes_per_second());
+      DoubleField(w, "write_bytes_per_second", device.write_bytes_per_second());
+      DoubleField(w, "bandwidth_utilization_percent", device.bandwidth_utilization_percent());
+    }
     UintField(w, "used_bytes", device.used_bytes());
     UintField(w, "total_bytes", device.total_bytes());
     StringField(w, "error", device.error());
     w.EndObject();
   }
   w.EndArray();
-  StringField(w, "error", hbm.error());
+  StringField(w, "error",
+              JoinErrors(hbm.error(), Unavailable("bandwidth", hbm.bandwidth_unavailable())));
   w.EndObject();
 }
 

@@ -32,6 +32,8 @@ double Round2(double percent) { return std::round(percent * 100) / 100; }
 
 // ---- runtime-level groups ----
 
+// A runtime group with an error carries no figures (report.proto): its map of figures is empty
+// and its other figure keys are left out, so nothing unmeasured reads as a 0.
 void WriteCoreCounters(JsonWriter& w, const v1::NeuronCoreCounters& counters) {
   w.BeginObject();
   PeriodField(w, counters.period_ns());
@@ -149,18 +151,18 @@ void WriteMemoryUsed(JsonWriter& w, const v1::MemoryUsed& memory) {
 void WriteRuntimeVcpu(JsonWriter& w, const v1::RuntimeVcpuUsage& vcpu) {
   w.BeginObject();
   PeriodField(w, vcpu.period_ns());
-  w.Key("vcpu_usage");
-  w.BeginObject();
-  DoubleField(w, "user", Round2(vcpu.user_percent()));
-  DoubleField(w, "system", Round2(vcpu.system_percent()));
-  w.EndObject();
+  if (vcpu.error().empty()) {
+    w.Key("vcpu_usage");
+    w.BeginObject();
+    DoubleField(w, "user", Round2(vcpu.user_percent()));
+    DoubleField(w, "system", Round2(vcpu.system_percent()));
+    w.EndObject();
+  }
   StringField(w, "error", vcpu.error());
   w.EndObject();
 }
 
-void WriteExecutionStats(JsonWriter& w, const v1::ExecutionStats& stats) {
-  w.BeginObject();
-  PeriodField(w, stats.period_ns());
+void WriteExecutionSummaries(JsonWriter& w, const v1::ExecutionStats& stats) {
   const v1::ErrorSummary& e = stats.error_summary();
   w.Key("error_summary");
   w.BeginObject();
@@ -181,12 +183,21 @@ void WriteExecutionStats(JsonWriter& w, const v1::ExecutionStats& stats) {
   UintField(w, "incorrect_input", x.incorrect_input());
   UintField(w, "failed_to_queue", x.failed_to_queue());
   w.EndObject();
+}
+
+// Unmeasured latency is absent latency as AWS prints it (null percentiles), with the reason in
+// `error`.
+void WriteExecutionStats(JsonWriter& w, const v1::ExecutionStats& stats) {
+  w.BeginObject();
+  PeriodField(w, stats.period_ns());
+  if (stats.error().empty()) WriteExecutionSummaries(w, stats);
   w.Key("latency_stats");
   w.BeginObject();
   WritePercentiles(w, "total_latency", stats.has_total_latency(), stats.total_latency());
   WritePercentiles(w, "device_latency", stats.has_device_latency(), stats.device_latency());
   w.EndObject();
-  StringField(w, "error", stats.error());
+  StringField(w, "error",
+              JoinErrors(stats.error(), Unavailable("latency", stats.latency_unavailable())));
   w.EndObject();
 }
 
@@ -233,6 +244,7 @@ void WriteMemoryInfo(JsonWriter& w, const v1::MemoryInfo& memory) {
 }
 
 void WriteHwCounters(JsonWriter& w, const v1::HwCounters& counters) {
+  const bool corrected = counters.corrected_unavailable().empty();
   w.BeginObject();
   PeriodField(w, counters.period_ns());
   w.Key("neuron_devices");
@@ -240,18 +252,32 @@ void WriteHwCounters(JsonWriter& w, const v1::HwCounters& counters) {
   for (const v1::DeviceEcc& device : counters.devices()) {
     w.BeginObject();
     UintField(w, "neuron_device_index", device.neuron_device_index());
-    UintField(w, "mem_ecc_corrected", device.mem_ecc_corrected());
+    if (corrected) UintField(w, "mem_ecc_corrected", device.mem_ecc_corrected());
     UintField(w, "mem_ecc_uncorrected", device.mem_ecc_uncorrected());
     UintField(w, "sram_ecc_uncorrected", device.sram_ecc_uncorrected());
-    UintField(w, "sram_ecc_corrected", device.sram_ecc_corrected());
+    if (corrected) UintField(w, "sram_ecc_corrected", device.sram_ecc_corrected());
     w.EndObject();
   }
   w.EndArray();
-  StringField(w, "error", counters.error());
+  StringField(w, "error",
+              JoinErrors(counters.error(),
+                         Unavailable("corrected ECC counts", counters.corrected_unavailable())));
   w.EndObject();
 }
 
 }  // namespace
+
+std::string Unavailable(std::string_view what, std::string_view reason) {
+  if (reason.empty()) return "";
+  std::string out(what);
+  return out.append(" unavailable: ").append(reason);
+}
+
+std::string JoinErrors(std::string_view error, std::string_view more) {
+  std::string out(error);
+  if (!out.empty() && !more.empty()) out += "; ";
+  return out.append(more);
+}
 
 double GoSeconds(std::int64_t nanos) {
   return static_cast<double>(nanos / kNanosPerSecond) +

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "exporter/json_writer.h"
@@ -35,6 +36,11 @@ void WriteBottleneckAnalysis(JsonWriter& w, std::uint64_t period_ns,
                              const google::protobuf::RepeatedPtrField<v1::Finding>& findings);
 void WriteCollectivesStats(JsonWriter& w, const v1::CollectivesStats& collectives);
 void WriteHbmStats(JsonWriter& w, const v1::HbmStats& hbm);
+
+// "<what> unavailable: <reason>", or "" when `reason` is empty (the figures were measured).
+std::string Unavailable(std::string_view what, std::string_view reason);
+// A group's `error`: `error` and `more` joined by "; ", either of them possibly empty.
+std::string JoinErrors(std::string_view error, std::string_view more);
 
 // Member writers shared by both files: `"key":value`.
 inline void UintField(JsonWriter& w, std::string_view key, std::uint64_t value) {

@@ -1,8 +1,16 @@
 #include "neurondev/sysfs_tree.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <charconv>
-#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -13,6 +21,10 @@ namespace neuronmon::neurondev {
 namespace {
 
 namespace fs = std::filesystem;
+
+// As ReadRegularFile opens: O_NONBLOCK so that a FIFO cannot block the read; its type is refused.
+constexpr int kFileFlags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+constexpr int kDirectoryFlags = O_RDONLY | O_CLOEXEC | O_DIRECTORY;
 
 std::string_view TrimNewline(std::string_view text) {
   if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
@@ -26,141 +38,554 @@ std::string Quote(std::string_view text) {
   return out + (text.size() > 32 ? "...\"" : "\"");
 }
 
-// The names in `dir` that are directories (`directories`) or files, sorted, at most `max`.
-std::vector<std::string> List(const std::string& dir, bool directories, std::size_t max) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    if (it->is_directory(type_ec) != directories) continue;
-    names.push_back(it->path().filename().string());
-    if (names.size() >= max) break;
+class OwnedFd {
+ public:
+  OwnedFd() = default;
+  explicit OwnedFd(int fd) : fd_(fd) {}
+  ~OwnedFd() { Reset(); }
+  OwnedFd(OwnedFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  OwnedFd& operator=(OwnedFd&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
   }
-  std::sort(names.begin(), names.end());
-  return names;
+  int get() const { return fd_; }
+  void Reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// Which directory holds a device's files. A device whose directory was replaced (removed and
+// added again, as a driver reload does) is a new device to the sampler: while the sampler keeps
+// the old directory open, the new one cannot have its inode number.
+struct DirIdentity {
+  std::string path;
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const DirIdentity&) const = default;
+};
+
+DirIdentity Identity(std::string path, const struct stat& st) {
+  return {std::move(path), true, st.st_dev, st.st_ino};
 }
 
-// Reads the files of one device, collecting what is absent and what is wrong.
+// `devices/virtual/neuron_device/neuron<N>` when that is a directory, else the class link.
+DirIdentity IdentifyDeviceDir(const std::string& root, int index) {
+  const std::string name = "/neuron" + std::to_string(index);
+  DirIdentity id;
+  struct stat st {};
+  id.path = root + "/devices/virtual/neuron_device" + name;
+  if (::stat(id.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    id.path = root + "/class/neuron_device" + name;
+    if (::stat(id.path.c_str(), &st) != 0) return id;
+  }
+  return Identity(std::move(id.path), st);
+}
+
+// A file a plan reads: where it is under its device's directory, and the descriptor kept open
+// for it (none: it is opened, read and closed at every read). A slow-moving file may be re-read
+// only at some samples (SamplerOptions::slow_every): `last` is what it said then.
+struct PlannedFile {
+  std::string relative;
+  OwnedFd fd;
+  bool slow = false;
+  std::uint32_t phase = 0;  // re-read at samples s with (s + phase) % slow_every == 0
+  std::optional<Result<std::string>> last;
+};
+
+PlannedFile ByPath(std::string relative) {
+  PlannedFile file;
+  file.relative = std::move(relative);
+  return file;
+}
+
+// Which sample a reading is, and how often slow files are re-read.
+struct Refresh {
+  std::uint64_t sample = 0;
+  std::uint32_t slow_every = 1;
+};
+
+struct PlannedCounter {
+  std::string name;
+  PlannedFile total;
+};
+
+struct PlannedMemory {
+  std::string name;
+  PlannedFile total;
+  PlannedFile peak;
+};
+
+struct PlannedCore {
+  std::uint32_t index = 0;
+  std::vector<PlannedCounter> outcomes;
+  std::vector<PlannedCounter> other_info;
+  std::vector<PlannedMemory> device_memory;
+  PlannedFile pe_counters;
+};
+
+// One device's layout as discovered, and what its constant files said then.
+struct DevicePlan {
+  DirIdentity dir;
+  OwnedFd dir_fd;
+  DeviceReading constants;  // index, the constant files, their errors and absences
+  std::vector<PlannedMemory> host_memory;
+  std::array<PlannedFile, 3> hardware;
+  bool has_health_status = false;
+  std::array<PlannedFile, 4> health;
+  PlannedFile power;
+  std::vector<PlannedCore> cores;
+};
+
+int OpenUnder(const DevicePlan& device, const std::string& relative, int flags) {
+  if (device.dir_fd.get() >= 0) return ::openat(device.dir_fd.get(), relative.c_str(), flags);
+  return ::open((device.dir.path + "/" + relative).c_str(), flags);
+}
+
+// Whether `relative` exists (symlinks followed), as std::filesystem::exists says.
+bool ExistsUnder(const DevicePlan& device, const std::string& relative) {
+  struct stat st {};
+  if (device.dir_fd.get() >= 0)
+    return ::fstatat(device.dir_fd.get(), relative.c_str(), &st, 0) == 0;
+  return ::stat((device.dir.path + "/" + relative).c_str(), &st) == 0;
+}
+
+// Reads `fd` from its start with one call: sysfs serves an attribute whole, and a regular file's
+// short read is its end.
+ssize_t ReadFromStart(int fd, std::string& buffer) {
+  ssize_t n;
+  do {
+    n = ::pread(fd, buffer.data(), buffer.size(), 0);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+// ReadRegularFile's checks and messages, for a file opened relative to its device's directory,
+// into `buffer` (max_bytes + 1 long).
+Result<std::string_view> ReadByPath(const DevicePlan& device, const std::string& relative,
+                                    const std::string& path, std::string& buffer) {
+  const std::size_t max_bytes = buffer.size() - 1;
+  const OwnedFd fd(OpenUnder(device, relative, kFileFlags));
+  if (fd.get() < 0) {
+    const int error = errno;
+    std::string message = path + ": cannot open: " + std::strerror(error);
+    if (error == ENOENT) return Status::NotFound(std::move(message));
+    return Status::IoError(std::move(message));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    const int error = errno;
+    return Status::IoError(path + ": cannot stat: " + std::strerror(error));
+  }
+  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + ": not a regular file");
+  const Status too_large =
+      Status::InvalidArgument(path + ": file larger than " + FormatBytes(max_bytes));
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) return too_large;
+  const ssize_t n = ReadFromStart(fd.get(), buffer);
+  if (n < 0) {
+    const int error = errno;
+    return Status::IoError(path + ": cannot read: " + std::strerror(error));
+  }
+  if (static_cast<std::size_t>(n) > max_bytes) return too_large;
+  return std::string_view(buffer.data(), static_cast<std::size_t>(n));
+}
+
+// Reads the files of one device plan, collecting what is absent and what is wrong into `out`.
 class DeviceFiles {
  public:
-  DeviceFiles(const TreeLimits& limits, DeviceReading& out) : limits_(limits), out_(out) {}
+  DeviceFiles(const TreeLimits& limits, const Refresh& refresh, const DevicePlan& device,
+              std::string& buffer, DeviceReading& out)
+      : limits_(limits), refresh_(refresh), device_(device), buffer_(buffer), out_(out) {}
 
-  std::optional<std::string> Text(const std::string& path) {
-    Result<std::string> text = ReadRegularFile(path, limits_.max_file_bytes);
-    if (!text.ok()) {
-      if (text.status().code() == StatusCode::kNotFound) {
-        out_.absent.push_back(path);
-      } else {
-        out_.errors.push_back(text.status().message());
-      }
-      return std::nullopt;
+  std::string Path(const PlannedFile& file) const { return device_.dir.path + "/" + file.relative; }
+
+  // The file's contents, valid until the next read; nullopt when absent or unreadable.
+  std::optional<std::string_view> Text(PlannedFile& file) {
+    const bool rotating = file.slow && refresh_.slow_every > 1;
+    if (rotating && file.last && (refresh_.sample + file.phase) % refresh_.slow_every != 0) {
+      const Result<std::string>& last = *file.last;
+      return Deliver(file, last.ok() ? Result<std::string_view>(*last) : last.status());
     }
-    return std::move(*text);
+    Result<std::string_view> text = ReadNow(file);
+    if (rotating) file.last = text.ok() ? Result<std::string>(std::string(*text)) : text.status();
+    return Deliver(file, text);
   }
 
   void Error(std::string message) { out_.errors.push_back(std::move(message)); }
 
-  std::optional<std::uint64_t> Counter(const std::string& path) {
-    std::optional<std::string> text = Text(path);
+  std::optional<std::uint64_t> Counter(PlannedFile& file) {
+    std::optional<std::string_view> text = Text(file);
     if (!text) return std::nullopt;
     Result<std::uint64_t> value = ParseCounter(*text);
     if (!value.ok()) {
-      out_.errors.push_back(path + ": " + value.status().message());
+      out_.errors.push_back(Path(file) + ": " + value.status().message());
       return std::nullopt;
     }
     return *value;
   }
 
-  // `<dir>/<name>/total` for every subdirectory `name` of `dir`.
-  std::vector<NamedCounter> Counters(const std::string& dir) {
+  std::vector<NamedCounter> Counters(std::vector<PlannedCounter>& planned) {
     std::vector<NamedCounter> out;
-    for (const std::string& name : List(dir, true, limits_.max_entries_per_directory)) {
-      if (std::optional<std::uint64_t> v = Counter(dir + "/" + name + "/total"))
-        out.push_back({name, *v});
+    out.reserve(planned.size());
+    for (PlannedCounter& c : planned) {
+      if (std::optional<std::uint64_t> v = Counter(c.total)) out.push_back({c.name, *v});
     }
     return out;
   }
 
-  // `<dir>/<category>/{total,peak}` for every subdirectory of `dir`.
-  std::vector<MemoryCategory> Memory(const std::string& dir) {
+  std::vector<MemoryCategory> Memory(std::vector<PlannedMemory>& planned) {
     std::vector<MemoryCategory> out;
-    for (const std::string& name : List(dir, true, limits_.max_entries_per_directory)) {
-      const std::string path = dir + "/" + name + "/total";
-      std::optional<std::uint64_t> total = Counter(path);
+    out.reserve(planned.size());
+    for (PlannedMemory& m : planned) {
+      std::optional<std::uint64_t> total = Counter(m.total);
       if (!total) continue;
       if (*total > limits_.max_memory_bytes) {
-        out_.errors.push_back(path + ": " + std::to_string(*total) +
+        out_.errors.push_back(Path(m.total) + ": " + std::to_string(*total) +
                               " bytes is not a plausible usage (the counter wrapped)");
         continue;
       }
-      out.push_back({name, *total, Counter(dir + "/" + name + "/peak")});
+      out.push_back({m.name, *total, Counter(m.peak)});
     }
     return out;
   }
 
  private:
+  Result<std::string_view> ReadNow(PlannedFile& file) {
+    if (file.fd.get() >= 0) {
+      const ssize_t n = ReadFromStart(file.fd.get(), buffer_);
+      if (n >= 0 && static_cast<std::size_t>(n) < buffer_.size()) {
+        return std::string_view(buffer_.data(), static_cast<std::size_t>(n));
+      }
+      if (n >= 0) {
+        return Status::InvalidArgument(Path(file) + ": file larger than " +
+                                       FormatBytes(limits_.max_file_bytes));
+      }
+      // Gone or failing (ENODEV once sysfs removed it): what a read by path says now.
+      file.fd.Reset();
+    }
+    return ReadByPath(device_, file.relative, Path(file), buffer_);
+  }
+
+  std::optional<std::string_view> Deliver(const PlannedFile& file,
+                                          const Result<std::string_view>& text) {
+    if (text.ok()) return *text;
+    if (text.status().code() == StatusCode::kNotFound) {
+      out_.absent.push_back(Path(file));
+    } else {
+      out_.errors.push_back(text.status().message());
+    }
+    return std::nullopt;
+  }
+
   const TreeLimits& limits_;
+  const Refresh& refresh_;
+  const DevicePlan& device_;
+  std::string& buffer_;
   DeviceReading& out_;
 };
 
-void ReadArchitecture(const std::string& dir, DeviceFiles& files, DeviceReading& out) {
-  auto line = [&](const std::string& path) -> std::optional<std::string> {
-    std::optional<std::string> text = files.Text(path);
-    if (!text) return std::nullopt;
-    return std::string(TrimNewline(*text));
-  };
-  out.serial_number = line(dir + "/info/serial_number");
-  out.arch_type = line(dir + "/info/architecture/arch_type");
-  out.instance_type = line(dir + "/info/architecture/instance_type");
-  out.device_name = line(dir + "/info/architecture/device_name");
-}
-
-void ReadHardware(const std::string& dir, DeviceFiles& files, DeviceReading& out) {
-  const std::string hw = dir + "/stats/hardware/";
-  out.sram_ecc_uncorrected = files.Counter(hw + "sram_ecc_uncorrected");
-  out.mem_ecc_uncorrected = files.Counter(hw + "mem_ecc_uncorrected");
-  out.mem_ecc_repairable_uncorrected = files.Counter(hw + "mem_ecc_repairable_uncorrected");
-  std::error_code ec;
-  if (!fs::exists(hw + "health_status", ec)) {
-    out.absent.push_back(hw + "health_status");  // before driver 2.28
-    return;
+// The subdirectories of a directory under a device's, sorted, at most `max` (the first `max` it
+// lists); the directory stays open while its entries are planned.
+class Subdirectories {
+ public:
+  Subdirectories() = default;
+  Subdirectories(const DevicePlan& d, const std::string& relative, std::size_t max) {
+    const int fd = OpenUnder(d, relative, kDirectoryFlags);
+    if (fd < 0) return;
+    dir_ = ::fdopendir(fd);
+    if (dir_ == nullptr) {
+      ::close(fd);
+      return;
+    }
+    for (const dirent* entry; (entry = ::readdir(dir_)) != nullptr;) {
+      const std::string_view name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      bool is_directory = entry->d_type == DT_DIR;
+      if (entry->d_type == DT_LNK || entry->d_type == DT_UNKNOWN) {
+        struct stat st {};
+        is_directory = ::fstatat(fd, entry->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
+      }
+      if (!is_directory) continue;
+      names.emplace_back(name);
+      if (names.size() >= max) break;
+    }
+    std::sort(names.begin(), names.end());
   }
-  const std::string health = hw + "health_status/";
-  out.hbm_ecc_err_count = files.Counter(health + "hbm_ecc_err_count");
-  out.repairable_hbm_ecc_err_count = files.Counter(health + "repairable_hbm_ecc_err_count");
-  out.sram_ecc_err_count = files.Counter(health + "sram_ecc_err_count");
-  out.hw_error_event = files.Counter(health + "hw_error_event");
-}
+  ~Subdirectories() {
+    if (dir_ != nullptr) ::closedir(dir_);
+  }
+  Subdirectories(const Subdirectories&) = delete;
+  Subdirectories& operator=(const Subdirectories&) = delete;
 
-CoreReading ReadCore(const std::string& dir, std::uint32_t index, DeviceFiles& files) {
-  CoreReading core;
-  core.index = index;
-  core.outcomes = files.Counters(dir + "/stats/status");
-  core.other_info = files.Counters(dir + "/stats/other_info");
-  core.device_memory = files.Memory(dir + "/stats/memory_usage/device_mem");
-  if (std::optional<std::string> pe = files.Text(dir + "/stats/tensor_engine/pe_cntrs")) {
-    Result<std::vector<PeCounters>> rows = ParsePeCounters(*pe);
-    if (rows.ok()) {
-      core.pe_counters = std::move(*rows);
+  int fd() const { return dir_ != nullptr ? ::dirfd(dir_) : -1; }
+
+  std::vector<std::string> names;
+
+ private:
+  DIR* dir_ = nullptr;
+};
+
+// Discovers devices' layouts as SysfsTree reads them and opens their files, keeping at most
+// `budget` descriptors (device directories first); the rest are opened at every read. Reads the
+// constant files on the way.
+class Planner {
+ public:
+  Planner(const TreeLimits& limits, std::string& buffer, std::size_t budget)
+      : limits_(limits), buffer_(buffer), budget_(budget) {}
+
+  DevicePlan PlanDevice(const std::string& root, int index) {
+    DevicePlan d;
+    d.dir = IdentifyDeviceDir(root, index);
+    if (kept_ < budget_) {
+      OwnedFd fd(::open(d.dir.path.c_str(), kDirectoryFlags));
+      struct stat st {};
+      if (fd.get() >= 0 && ::fstat(fd.get(), &st) == 0) {
+        d.dir = Identity(std::move(d.dir.path), st);
+        d.dir_fd = std::move(fd);
+        ++kept_;
+      }
+    }
+    d.constants.index = index;
+    ReadConstants(d);
+    d.host_memory = PlanMemory(d, "stats/memory_usage/host_mem");
+    d.hardware = {PlanSlow(d, "stats/hardware/sram_ecc_uncorrected", phase_++),
+                  PlanSlow(d, "stats/hardware/mem_ecc_uncorrected", phase_++),
+                  PlanSlow(d, "stats/hardware/mem_ecc_repairable_uncorrected", phase_++)};
+    d.has_health_status = ExistsUnder(d, "stats/hardware/health_status");
+    if (d.has_health_status) {
+      const std::string h = "stats/hardware/health_status/";
+      d.health = {PlanSlow(d, h + "hbm_ecc_err_count", phase_++),
+                  PlanSlow(d, h + "repairable_hbm_ecc_err_count", phase_++),
+                  PlanSlow(d, h + "sram_ecc_err_count", phase_++),
+                  PlanSlow(d, h + "hw_error_event", phase_++)};
+    }
+    d.power = PlanSlow(d, "stats/power/utilization", phase_++);
+    for (std::uint32_t k : CoreIndices(d)) d.cores.push_back(PlanCore(d, k));
+    return d;
+  }
+
+ private:
+  // A file of the slow kinds (SamplerOptions::slow_every), re-read at samples of `phase`.
+  static void Slow(PlannedFile& file, std::uint32_t phase) {
+    file.slow = true;
+    file.phase = phase;
+  }
+
+  PlannedFile PlanSlow(const DevicePlan& d, std::string relative, std::uint32_t phase) {
+    PlannedFile file = Plan(d, std::move(relative));
+    Slow(file, phase);
+    return file;
+  }
+
+  PlannedFile Plan(const DevicePlan& d, std::string relative) {
+    return Plan(d, std::move(relative), Subdirectories(), 0);
+  }
+
+  // Opens `relative` from `listing`, the directory it is in from `leaf` on, when that is open:
+  // fewer names to look up than from the device's directory.
+  PlannedFile Plan(const DevicePlan& d, std::string relative, const Subdirectories& listing,
+                   std::size_t leaf) {
+    PlannedFile file = ByPath(std::move(relative));
+    if (kept_ >= budget_) return file;
+    OwnedFd fd(listing.fd() >= 0 ? ::openat(listing.fd(), file.relative.c_str() + leaf, kFileFlags)
+                                 : OpenUnder(d, file.relative, kFileFlags));
+    if (fd.get() < 0) {
+      if (errno == EMFILE || errno == ENFILE) budget_ = kept_;  // the process has no more
+      return file;
+    }
+    // What is not a small regular file is read by path, to be refused as SysfsTree refuses it.
+    struct stat st {};
+    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uint64_t>(st.st_size) <= limits_.max_file_bytes) {
+      file.fd = std::move(fd);
+      ++kept_;
+    }
+    return file;
+  }
+
+  // `<dir>/<name>/total` for every subdirectory `name` of `dir`.
+  std::vector<PlannedCounter> PlanCounters(const DevicePlan& d, const std::string& dir, bool slow) {
+    std::vector<PlannedCounter> out;
+    Subdirectories listing(d, dir, limits_.max_entries_per_directory);
+    for (std::string& name : listing.names) {
+      PlannedFile total = Plan(d, dir + "/" + name + "/total", listing, dir.size() + 1);
+      if (slow) Slow(total, phase_++);
+      out.push_back({std::move(name), std::move(total)});
+    }
+    return out;
+  }
+
+  // `<dir>/<category>/{total,peak}` for every subdirectory of `dir`.
+  std::vector<PlannedMemory> PlanMemory(const DevicePlan& d, const std::string& dir) {
+    std::vector<PlannedMemory> out;
+    Subdirectories listing(d, dir, limits_.max_entries_per_directory);
+    for (std::string& name : listing.names) {
+      PlannedFile total = Plan(d, dir + "/" + name + "/total", listing, dir.size() + 1);
+      PlannedFile peak = Plan(d, dir + "/" + name + "/peak", listing, dir.size() + 1);
+      // Both at the same samples: a category's total and peak are of one moment.
+      Slow(total, phase_);
+      Slow(peak, phase_++);
+      out.push_back({std::move(name), std::move(total), std::move(peak)});
+    }
+    return out;
+  }
+
+  // The physical cores' directories, `neuron_core<K>`, ascending K.
+  std::vector<std::uint32_t> CoreIndices(const DevicePlan& d) {
+    const std::size_t max = limits_.max_cores_per_device;
+    std::vector<std::uint32_t> out;
+    for (const std::string& name : Subdirectories(d, ".", max * 4 + 16).names) {
+      constexpr std::string_view kPrefix = "neuron_core";
+      if (name.rfind(kPrefix, 0) != 0) continue;
+      Result<std::uint64_t> k = ParseCounter(std::string_view(name).substr(kPrefix.size()));
+      if (k.ok() && *k < 4096) out.push_back(static_cast<std::uint32_t>(*k));
+    }
+    std::sort(out.begin(), out.end());
+    if (out.size() > max) out.resize(max);
+    return out;
+  }
+
+  PlannedCore PlanCore(const DevicePlan& d, std::uint32_t k) {
+    const std::string dir = "neuron_core" + std::to_string(k) + "/stats/";
+    PlannedCore core;
+    core.index = k;
+    core.outcomes = PlanCounters(d, dir + "status", true);
+    core.other_info = PlanCounters(d, dir + "other_info", false);
+    core.device_memory = PlanMemory(d, dir + "memory_usage/device_mem");
+    core.pe_counters = Plan(d, dir + "tensor_engine/pe_cntrs");
+    return core;
+  }
+
+  // core_count, connected_devices, serial_number and architecture/*, read by path.
+  void ReadConstants(DevicePlan& d) {
+    DeviceReading& out = d.constants;
+    const Refresh every_time;
+    DeviceFiles files(limits_, every_time, d, buffer_, out);
+    PlannedFile core_count = ByPath("core_count");
+    if (std::optional<std::uint64_t> cores = files.Counter(core_count)) {
+      if (*cores <= limits_.max_cores_per_device) {
+        out.core_count = static_cast<std::uint32_t>(*cores);
+      } else {
+        files.Error(files.Path(core_count) + ": " + std::to_string(*cores) +
+                    " cores is more than " + std::to_string(limits_.max_cores_per_device));
+      }
+    }
+    PlannedFile connected_devices = ByPath("connected_devices");
+    if (std::optional<std::string_view> text = files.Text(connected_devices)) {
+      Result<std::vector<int>> connected = ParseConnectedDevices(*text);
+      if (connected.ok()) {
+        out.connected_devices = std::move(*connected);
+      } else {
+        files.Error(files.Path(connected_devices) + ": " + connected.status().message());
+      }
+    }
+    auto line = [&](const char* relative) -> std::optional<std::string> {
+      PlannedFile file = ByPath(relative);
+      std::optional<std::string_view> text = files.Text(file);
+      if (!text) return std::nullopt;
+      return std::string(TrimNewline(*text));
+    };
+    out.serial_number = line("info/serial_number");
+    out.arch_type = line("info/architecture/arch_type");
+    out.instance_type = line("info/architecture/instance_type");
+    out.device_name = line("info/architecture/device_name");
+  }
+
+  const TreeLimits& limits_;
+  std::string& buffer_;
+  std::size_t budget_;
+  std::size_t kept_ = 0;
+  std::uint32_t phase_ = 0;
+};
+
+// One reading of a planned device: its constants as discovered, every other file read now.
+DeviceReading ReadPlanned(DevicePlan& d, const TreeLimits& limits, const Refresh& refresh,
+                          std::string& buffer) {
+  DeviceReading out = d.constants;
+  DeviceFiles files(limits, refresh, d, buffer, out);
+  out.host_memory = files.Memory(d.host_memory);
+  out.sram_ecc_uncorrected = files.Counter(d.hardware[0]);
+  out.mem_ecc_uncorrected = files.Counter(d.hardware[1]);
+  out.mem_ecc_repairable_uncorrected = files.Counter(d.hardware[2]);
+  if (d.has_health_status) {
+    out.hbm_ecc_err_count = files.Counter(d.health[0]);
+    out.repairable_hbm_ecc_err_count = files.Counter(d.health[1]);
+    out.sram_ecc_err_count = files.Counter(d.health[2]);
+    out.hw_error_event = files.Counter(d.health[3]);
+  } else {
+    out.absent.push_back(d.dir.path + "/stats/hardware/health_status");  // before driver 2.28
+  }
+  if (std::optional<std::string_view> text = files.Text(d.power)) {
+    Result<PowerReading> power = ParsePower(*text);
+    if (power.ok()) {
+      out.power = *power;
     } else {
-      files.Error(dir + "/stats/tensor_engine/pe_cntrs: " + rows.status().message());
+      files.Error(files.Path(d.power) + ": " + power.status().message());
     }
   }
-  return core;
+  out.cores.reserve(d.cores.size());
+  for (PlannedCore& c : d.cores) {
+    CoreReading& core = out.cores.emplace_back();
+    core.index = c.index;
+    core.outcomes = files.Counters(c.outcomes);
+    core.other_info = files.Counters(c.other_info);
+    core.device_memory = files.Memory(c.device_memory);
+    if (std::optional<std::string_view> pe = files.Text(c.pe_counters)) {
+      Result<std::vector<PeCounters>> rows = ParsePeCounters(*pe);
+      if (rows.ok()) {
+        core.pe_counters = std::move(*rows);
+      } else {
+        files.Error(files.Path(c.pe_counters) + ": " + rows.status().message());
+      }
+    }
+  }
+  // core_count is readable by root only; the driver makes one directory per core.
+  if (!out.core_count && !out.cores.empty() && out.cores.size() < limits.max_cores_per_device)
+    out.core_count = static_cast<std::uint32_t>(out.cores.size());
+  return out;
 }
 
-// The physical cores' directories, `neuron_core<K>`, ascending K.
-std::vector<std::uint32_t> CoreIndices(const std::string& dir, std::size_t max) {
-  std::vector<std::uint32_t> out;
-  for (const std::string& name : List(dir, true, max * 4 + 16)) {
-    constexpr std::string_view kPrefix = "neuron_core";
-    if (name.rfind(kPrefix, 0) != 0) continue;
-    Result<std::uint64_t> k = ParseCounter(std::string_view(name).substr(kPrefix.size()));
-    if (k.ok() && *k < 4096) out.push_back(static_cast<std::uint32_t>(*k));
+std::size_t OpenIn(const PlannedFile& file) { return file.fd.get() >= 0 ? 1 : 0; }
+
+std::size_t OpenIn(const DevicePlan& d) {
+  std::size_t n = OpenIn(d.power) + (d.dir_fd.get() >= 0 ? 1 : 0);
+  for (const PlannedMemory& m : d.host_memory) n += OpenIn(m.total) + OpenIn(m.peak);
+  for (const PlannedFile& f : d.hardware) n += OpenIn(f);
+  for (const PlannedFile& f : d.health) n += OpenIn(f);
+  for (const PlannedCore& c : d.cores) {
+    n += OpenIn(c.pe_counters);
+    for (const PlannedCounter& o : c.outcomes) n += OpenIn(o.total);
+    for (const PlannedCounter& o : c.other_info) n += OpenIn(o.total);
+    for (const PlannedMemory& m : c.device_memory) n += OpenIn(m.total) + OpenIn(m.peak);
   }
-  std::sort(out.begin(), out.end());
-  if (out.size() > max) out.resize(max);
-  return out;
+  return n;
+}
+
+// /module/neuron/version: nothing when it does not exist, an error when it cannot be read.
+void ReadVersion(const std::string& root, const TreeLimits& limits, TreeReading& out) {
+  const std::string version_path = root + "/module/neuron/version";
+  std::error_code ec;
+  if (!fs::exists(version_path, ec)) return;
+  Result<std::string> version = ReadRegularFile(version_path, limits.max_file_bytes);
+  if (version.ok()) {
+    out.driver_version = std::string(TrimNewline(*version));
+  } else {
+    out.errors.push_back(version.status().message());
+  }
+}
+
+// Reads a device by path, keeping nothing but its directory open while it reads.
+DeviceReading ReadOnce(const std::string& root, const TreeLimits& limits, int index,
+                       std::string& buffer) {
+  DevicePlan plan = Planner(limits, buffer, 1).PlanDevice(root, index);
+  return ReadPlanned(plan, limits, Refresh(), buffer);
 }
 
 }  // namespace
@@ -204,9 +629,10 @@ Result<PowerReading> ParsePower(std::string_view text) {
     rest.remove_prefix(comma + 1);
   }
   parts.push_back(rest);
-  const Status bad =
-      Status::InvalidArgument(Quote(text) + " is not STATUS,EPOCH,MIN,MAX,AVG (percent)");
-  if (parts.size() != 5) return bad;
+  const auto bad = [&] {
+    return Status::InvalidArgument(Quote(text) + " is not STATUS,EPOCH,MIN,MAX,AVG (percent)");
+  };
+  if (parts.size() != 5) return bad();
   PowerReading p;
   if (parts[0] == "POWER_STATUS_VALID") {
     p.status = PowerReading::Status::kValid;
@@ -215,10 +641,10 @@ Result<PowerReading> ParsePower(std::string_view text) {
   } else if (parts[0] == "POWER_STATUS_INVALID" || parts[0] == "POWER_STATUS_MAX") {
     p.status = PowerReading::Status::kInvalid;
   } else {
-    return bad;
+    return bad();
   }
   Result<std::uint64_t> epoch = ParseCounter(parts[1]);
-  if (!epoch.ok()) return bad;
+  if (!epoch.ok()) return bad();
   p.epoch_seconds = *epoch;
   double* values[3] = {&p.min_percent, &p.max_percent, &p.avg_percent};
   for (int i = 0; i < 3; ++i) {
@@ -227,15 +653,18 @@ Result<PowerReading> ParsePower(std::string_view text) {
     // NaN fails both comparisons: refused too.
     if (v.empty() || ec != std::errc() || end != v.data() + v.size() ||
         !(*values[i] >= 0 && *values[i] <= 100)) {
-      return bad;
+      return bad();
     }
   }
   return p;
 }
 
 Result<std::vector<PeCounters>> ParsePeCounters(std::string_view text) {
-  const Status bad = Status::InvalidArgument(
-      Quote(text) + " is not a header \"xrow_grp,mm_active,wl_active,idle\" and rows of counters");
+  const auto bad = [&] {
+    return Status::InvalidArgument(
+        Quote(text) +
+        " is not a header \"xrow_grp,mm_active,wl_active,idle\" and rows of counters");
+  };
   std::string_view rest = text;
   auto line = [&] {
     const std::size_t nl = rest.find('\n');
@@ -243,7 +672,7 @@ Result<std::vector<PeCounters>> ParsePeCounters(std::string_view text) {
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     return l;
   };
-  if (line() != "xrow_grp,mm_active,wl_active,idle") return bad;
+  if (line() != "xrow_grp,mm_active,wl_active,idle") return bad();
   std::vector<PeCounters> out;
   while (!rest.empty()) {
     const std::string_view row = line();
@@ -251,13 +680,13 @@ Result<std::vector<PeCounters>> ParsePeCounters(std::string_view text) {
     std::string_view fields = row;
     for (int i = 0; i < 4; ++i) {
       const std::size_t comma = fields.find(',');
-      if ((comma == std::string_view::npos) != (i == 3)) return bad;
+      if ((comma == std::string_view::npos) != (i == 3)) return bad();
       Result<std::uint64_t> n = ParseCounter(fields.substr(0, comma));
-      if (!n.ok()) return bad;
+      if (!n.ok()) return bad();
       v[i] = *n;
       fields = i == 3 ? std::string_view() : fields.substr(comma + 1);
     }
-    if (v[0] > 255 || out.size() >= 64) return bad;
+    if (v[0] > 255 || out.size() >= 64) return bad();
     out.push_back({static_cast<std::uint32_t>(v[0]), v[1], v[2], v[3]});
   }
   return out;
@@ -288,73 +717,119 @@ Result<std::vector<int>> SysfsTree::ListDevices() const {
   return std::vector<int>{};
 }
 
-std::string SysfsTree::DeviceDir(int index) const {
-  const std::string name = "/neuron" + std::to_string(index);
-  const std::string virtual_dir = root_ + "/devices/virtual/neuron_device" + name;
-  std::error_code ec;
-  if (fs::is_directory(virtual_dir, ec)) return virtual_dir;
-  return root_ + "/class/neuron_device" + name;
-}
-
 DeviceReading SysfsTree::ReadDevice(int index) const {
-  DeviceReading out;
-  out.index = index;
-  const std::string dir = DeviceDir(index);
-  DeviceFiles files(limits_, out);
-  if (std::optional<std::uint64_t> cores = files.Counter(dir + "/core_count")) {
-    if (*cores <= limits_.max_cores_per_device) {
-      out.core_count = static_cast<std::uint32_t>(*cores);
-    } else {
-      out.errors.push_back(dir + "/core_count: " + std::to_string(*cores) + " cores is more than " +
-                           std::to_string(limits_.max_cores_per_device));
-    }
-  }
-  if (std::optional<std::string> text = files.Text(dir + "/connected_devices")) {
-    Result<std::vector<int>> connected = ParseConnectedDevices(*text);
-    if (connected.ok()) {
-      out.connected_devices = std::move(*connected);
-    } else {
-      out.errors.push_back(dir + "/connected_devices: " + connected.status().message());
-    }
-  }
-  ReadArchitecture(dir, files, out);
-  out.host_memory = files.Memory(dir + "/stats/memory_usage/host_mem");
-  ReadHardware(dir, files, out);
-  if (std::optional<std::string> text = files.Text(dir + "/stats/power/utilization")) {
-    Result<PowerReading> power = ParsePower(*text);
-    if (power.ok()) {
-      out.power = *power;
-    } else {
-      out.errors.push_back(dir + "/stats/power/utilization: " + power.status().message());
-    }
-  }
-  for (std::uint32_t k : CoreIndices(dir, limits_.max_cores_per_device)) {
-    out.cores.push_back(ReadCore(dir + "/neuron_core" + std::to_string(k), k, files));
-  }
-  // core_count is readable by root only; the driver makes one directory per core.
-  if (!out.core_count && !out.cores.empty() && out.cores.size() < limits_.max_cores_per_device)
-    out.core_count = static_cast<std::uint32_t>(out.cores.size());
-  return out;
+  std::string buffer(limits_.max_file_bytes + 1, '\0');
+  return ReadOnce(root_, limits_, index, buffer);
 }
 
 TreeReading SysfsTree::Read() const {
   TreeReading out;
-  const std::string version_path = root_ + "/module/neuron/version";
-  std::error_code ec;
-  if (fs::exists(version_path, ec)) {
-    Result<std::string> version = ReadRegularFile(version_path, limits_.max_file_bytes);
-    if (version.ok()) {
-      out.driver_version = std::string(TrimNewline(*version));
-    } else {
-      out.errors.push_back(version.status().message());
-    }
-  }
+  ReadVersion(root_, limits_, out);
   Result<std::vector<int>> devices = ListDevices();
   if (!devices.ok()) {
     out.errors.push_back(devices.status().message());
     return out;
   }
-  for (int n : *devices) out.devices.push_back(ReadDevice(n));
+  std::string buffer(limits_.max_file_bytes + 1, '\0');
+  for (int n : *devices) out.devices.push_back(ReadOnce(root_, limits_, n, buffer));
+  return out;
+}
+
+class TreePlan {
+ public:
+  PlannedFile version;  // relative to the root
+  std::vector<DevicePlan> devices;
+};
+
+SysfsSampler::SysfsSampler(std::string root, TreeLimits limits, SamplerOptions options)
+    : root_(std::move(root)),
+      limits_(limits),
+      options_(options),
+      plan_(std::make_unique<TreePlan>()),
+      buffer_(limits_.max_file_bytes + 1, '\0') {}
+
+SysfsSampler::~SysfsSampler() = default;
+SysfsSampler::SysfsSampler(SysfsSampler&&) noexcept = default;
+SysfsSampler& SysfsSampler::operator=(SysfsSampler&&) noexcept = default;
+
+std::size_t SysfsSampler::open_files() const {
+  std::size_t n = OpenIn(plan_->version);
+  for (const DevicePlan& d : plan_->devices) n += OpenIn(d);
+  return n;
+}
+
+void SysfsSampler::Discover() {
+  plan_ = std::make_unique<TreePlan>();  // closes every descriptor first
+  fd_budget_ = limits_.max_open_files;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    fd_budget_ = std::min<std::size_t>(fd_budget_, limit.rlim_cur / 2);
+  plan_->version.relative = root_ + "/module/neuron/version";
+  if (fd_budget_ > 0) {
+    OwnedFd fd(::open(plan_->version.relative.c_str(), kFileFlags));
+    struct stat st {};
+    if (fd.get() >= 0 && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uint64_t>(st.st_size) <= limits_.max_file_bytes) {
+      plan_->version.fd = std::move(fd);
+    }
+  }
+  discover_ = false;
+  samples_since_discovery_ = 0;
+}
+
+// Keeps the plans of devices still listed in the same directory; plans the others.
+void SysfsSampler::FollowDeviceList(const std::vector<int>& devices) {
+  std::vector<DevicePlan> old = std::move(plan_->devices);
+  std::vector<DevicePlan> next(devices.size());
+  std::vector<bool> kept(devices.size(), false);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const DirIdentity id = IdentifyDeviceDir(root_, devices[i]);
+    for (DevicePlan& d : old) {
+      if (d.constants.index == devices[i] && d.dir == id) {
+        next[i] = std::move(d);
+        d.constants.index = -1;  // taken
+        kept[i] = true;
+        break;
+      }
+    }
+  }
+  old.clear();  // the descriptors of devices gone or replaced, before opening new ones
+  plan_->devices = std::move(next);
+  if (std::all_of(kept.begin(), kept.end(), [](bool k) { return k; })) return;
+  const std::size_t in_use = open_files();
+  Planner planner(limits_, buffer_, fd_budget_ > in_use ? fd_budget_ - in_use : 0);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (!kept[i]) plan_->devices[i] = planner.PlanDevice(root_, devices[i]);
+  }
+}
+
+TreeReading SysfsSampler::Sample() {
+  if (discover_ || samples_since_discovery_ >= options_.rediscover_every) Discover();
+  ++samples_since_discovery_;
+  ++samples_;
+  TreeReading out;
+  PlannedFile& version = plan_->version;
+  if (version.fd.get() >= 0) {
+    const ssize_t n = ReadFromStart(version.fd.get(), buffer_);
+    if (n >= 0 && static_cast<std::size_t>(n) < buffer_.size()) {
+      out.driver_version =
+          std::string(TrimNewline(std::string_view(buffer_.data(), static_cast<std::size_t>(n))));
+    } else {
+      version.fd.Reset();  // read by path from now on: that names the problem
+    }
+  }
+  if (version.fd.get() < 0) ReadVersion(root_, limits_, out);
+  Result<std::vector<int>> devices = SysfsTree(root_, limits_).ListDevices();
+  if (!devices.ok()) {
+    out.errors.push_back(devices.status().message());
+    return out;
+  }
+  FollowDeviceList(*devices);
+  out.devices.reserve(plan_->devices.size());
+  const Refresh refresh{samples_, options_.slow_every};
+  for (DevicePlan& d : plan_->devices) {
+    out.devices.push_back(ReadPlanned(d, limits_, refresh, buffer_));
+  }
   return out;
 }
 

@@ -13,7 +13,9 @@ class CollectiveHistory final : public client::ReportAccumulator::Observer {
  public:
   explicit CollectiveHistory(std::map<std::uint32_t, Series>& series) : series_(series) {}
   void Stored(v1::Group group, v1::RuntimeReport& runtime) override {
-    if (group != v1::GROUP_COLLECTIVES_STATS) return;
+    // Unmeasured collectives (an error) have no latency: no point rather than a 0.
+    if (group != v1::GROUP_COLLECTIVES_STATS || !runtime.collectives_stats().error().empty())
+      return;
     double worst = 0;
     for (const v1::CollectiveStats& op : runtime.collectives_stats().operations()) {
       if (op.has_latency()) worst = std::max(worst, op.latency().p99());
@@ -63,6 +65,16 @@ const Series& Model::collective_p99(std::uint32_t pid) const {
   return it == collective_p99_.end() ? kNone : it->second;
 }
 
+bool Model::CoreActivityMeasured() const {
+  bool any = false;
+  for (const RuntimeView& r : merged_.runtimes()) {
+    if (!r.report.has_neuroncore_counters()) continue;
+    if (r.report.neuroncore_counters().error().empty()) return true;
+    any = true;
+  }
+  return !any;  // no runtime: idle cores, measured or not
+}
+
 void Model::RecordHistory() {
   const int devices = inventory_.devices_size();
   if (devices == 0) return;
@@ -70,11 +82,17 @@ void Model::RecordHistory() {
   const std::vector<double> util = CoreUtilization(0);
   device_util_.resize(static_cast<std::size_t>(devices));
   device_hbm_.resize(static_cast<std::size_t>(devices));
+  // What the backend cannot measure gets no point: a 0 would read as a measurement.
+  const v1::SystemReport& system = merged_.system().groups;
+  const bool cores = CoreActivityMeasured();
+  const bool bandwidth = system.hbm_stats().bandwidth_unavailable().empty();
   for (int d = 0; d < devices; ++d) {
-    device_util_[static_cast<std::size_t>(d)].Push(
-        DeviceUtilization(util, static_cast<std::uint32_t>(d), per));
+    if (cores) {
+      device_util_[static_cast<std::size_t>(d)].Push(
+          DeviceUtilization(util, static_cast<std::uint32_t>(d), per));
+    }
+    if (!bandwidth) continue;
     double hbm = 0;
-    const v1::SystemReport& system = merged_.system().groups;
     if (system.has_hbm_stats() && d < system.hbm_stats().devices_size()) {
       hbm = system.hbm_stats().devices(d).bandwidth_utilization_percent();
     }

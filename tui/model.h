@@ -76,6 +76,8 @@ class Model {
 
  private:
   void RecordHistory();
+  // False when every runtime with core counters has an error (no utilization figures at all).
+  bool CoreActivityMeasured() const;
   // Per logical core, `fold(accumulated, core)` over the selected runtimes' cores.
   template <typename Fold>
   std::vector<double> PerCore(std::uint32_t pid, Fold fold) const;

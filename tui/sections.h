@@ -36,6 +36,21 @@ void Header(Ctx& ctx, int y, const std::string& title);
 // A bar of `width` cells, `fraction` (0..1) filled.
 void Bar(Ctx& ctx, int x, int y, int width, double fraction, Role fill);
 
+// The runtime groups whose figures sections draw as bars and numbers.
+enum class RuntimeGroup { kCores, kVcpu, kCollectives };
+// The group's error in `report`: "" when the report lacks the group or it has no error. A group
+// with an error carries no figures (its reason, e.g. a signal the backend cannot measure).
+const std::string& GroupError(const v1::RuntimeReport& report, RuntimeGroup group);
+struct Unavailable {
+  // "unavailable: <reason>" per distinct error of the tab's runtimes, prefixed with their tags
+  // ("a, b: unavailable: ...") when others have the figures. Already terminal-safe (Model).
+  std::vector<std::string> lines;
+  bool all = false;  // every runtime the tab shows (at least one) lacks the figures
+};
+Unavailable UnavailableFigures(const Ctx& ctx, RuntimeGroup group);
+// Draws `unavailable.lines` from row y, at most `rows` of them; returns how many it drew.
+int DrawUnavailable(Ctx& ctx, const Unavailable& unavailable, int y, int rows);
+
 int GridRows(const Ctx& ctx);
 void DrawGrid(Ctx& ctx, int y, int rows);
 int HbmRows(const Ctx& ctx);

@@ -52,10 +52,63 @@ int Visible(int wanted, int rows, bool* folded) {
   return *folded ? std::max(0, rows - 1) : wanted;
 }
 
+// `text` right-aligned in `width` columns (figures in fixed widths keep bars the same length).
+std::string PadLeft(std::string text, std::size_t width) {
+  return text.size() < width ? std::string(width - text.size(), ' ') + text : text;
+}
+
+bool BandwidthMeasured(const Ctx& ctx) {
+  return ctx.model.system().hbm_stats().bandwidth_unavailable().empty();
+}
+
+// Without an HBM traffic counter: the reason where the bandwidth would be, then each device's
+// memory in use against its capacity.
+void DrawHbmMemory(Ctx& ctx, int y, int rows) {
+  Canvas& c = ctx.canvas;
+  const v1::HbmStats& hbm = ctx.model.system().hbm_stats();
+  const std::vector<int> devices = TabDevices(ctx);
+  Header(ctx, y, "HBM Memory (bandwidth unavailable)");
+  if (rows <= 1) return;
+  Text(c, 1, y + 1, c.width() - 1, "HBM bandwidth: unavailable — " + hbm.bandwidth_unavailable(),
+       Role::kDim);
+  if (rows <= 2) return;
+  bool folded = false;
+  const int shown = Visible(static_cast<int>(devices.size()), rows - 2, &folded);
+  for (int r = 0; r < shown; ++r) {
+    const int d = devices[static_cast<std::size_t>(r)];
+    const int row = y + 2 + r;
+    Text(c, 0, row, 5, DeviceLabel(d), Role::kHeader);
+    if (d >= hbm.devices_size()) continue;
+    const v1::DeviceHbm& dev = hbm.devices(d);
+    if (!dev.error().empty()) {
+      Text(c, 5, row, c.width() - 5, dev.error(), Role::kCritical);
+      continue;
+    }
+    const double used = static_cast<double>(dev.used_bytes());
+    const double total = static_cast<double>(dev.total_bytes());
+    const std::string right = " " + PadLeft(Bytes(used), 8) + "/" + PadLeft(Bytes(total), 8);
+    const int bar = c.width() - 5 - TextWidth(right) - 1;
+    if (bar >= 4 && total > 0) {
+      Bar(ctx, 5, row, bar, used / total, Role::kBarUser);
+      Text(c, 5 + bar, row, c.width() - 5 - bar, right, Role::kValue);
+    } else {
+      Text(c, 5, row, c.width() - 5, right, Role::kValue);
+    }
+  }
+  if (folded) {
+    Text(c, 0, y + rows - 1, c.width(),
+         "... " + std::to_string(static_cast<int>(devices.size()) - shown) + " more devices",
+         Role::kDim);
+  }
+}
+
 }  // namespace
 
 int GridRows(const Ctx& ctx) {
-  return 1 + std::max<int>(1, static_cast<int>(TabDevices(ctx).size()));
+  const Unavailable unavailable = UnavailableFigures(ctx, RuntimeGroup::kCores);
+  const int lines = static_cast<int>(unavailable.lines.size());
+  if (unavailable.all) return 1 + lines;
+  return 1 + lines + std::max<int>(1, static_cast<int>(TabDevices(ctx).size()));
 }
 
 void DrawGrid(Ctx& ctx, int y, int rows) {
@@ -74,7 +127,16 @@ void DrawGrid(Ctx& ctx, int y, int rows) {
     }
   }
   const double avg = cores ? sum / cores : 0;
+  const Unavailable unavailable = UnavailableFigures(ctx, RuntimeGroup::kCores);
   char title[160];
+  if (unavailable.all) {
+    // No runtime shown has figures: a bar or an average would show 0 for "not measured".
+    std::snprintf(title, sizeof title, "NeuronCore %s Utilization (unavailable)",
+                  version.empty() ? "v2" : version.c_str());
+    Header(ctx, y, title);
+    DrawUnavailable(ctx, unavailable, y + 1, rows - 1);
+    return;
+  }
   if (ctx.view.flops) {
     std::snprintf(title, sizeof title, "NeuronCore %s Utilization (Avg: %s | Total: %s)",
                   version.empty() ? "v2" : version.c_str(),
@@ -85,13 +147,15 @@ void DrawGrid(Ctx& ctx, int y, int rows) {
   }
   Header(ctx, y, title);
   if (rows <= 1) return;
+  // Runtimes without figures are named first; their cores show no activity of their own.
+  const int said = DrawUnavailable(ctx, unavailable, y + 1, rows - 1);
   const int label = 5;
   const int cell = std::max(4, (c.width() - label) / per);
   bool folded = false;
-  const int shown = Visible(static_cast<int>(devices.size()), rows - 1, &folded);
+  const int shown = Visible(static_cast<int>(devices.size()), rows - 1 - said, &folded);
   for (int r = 0; r < shown; ++r) {
     const int d = devices[static_cast<std::size_t>(r)];
-    const int row = y + 1 + r;
+    const int row = y + 1 + said + r;
     if (IsStraggler(ctx, d)) {
       // The slow device's label carries the marker: "ND5◀", "ND15◀".
       Text(c, 0, row, label, "ND" + std::to_string(d) + ctx.glyphs.marker, Role::kWarning);
@@ -128,10 +192,16 @@ void DrawGrid(Ctx& ctx, int y, int rows) {
 }
 
 int HbmRows(const Ctx& ctx) {
-  return 1 + std::max<int>(1, static_cast<int>(TabDevices(ctx).size()));
+  // Without bandwidth, a row says why.
+  return (BandwidthMeasured(ctx) ? 1 : 2) +
+         std::max<int>(1, static_cast<int>(TabDevices(ctx).size()));
 }
 
 void DrawHbm(Ctx& ctx, int y, int rows) {
+  if (!BandwidthMeasured(ctx)) {
+    DrawHbmMemory(ctx, y, rows);
+    return;
+  }
   Canvas& c = ctx.canvas;
   const v1::HbmStats& hbm = ctx.model.system().hbm_stats();
   const std::vector<int> devices = TabDevices(ctx);
@@ -169,9 +239,7 @@ void DrawHbm(Ctx& ctx, int y, int rows) {
                                 : 0;
     // Figures right-aligned in fixed widths, so every row's bar has the same length and a
     // changing figure does not shift the ones after it.
-    const auto pad = [](std::string text, std::size_t width) {
-      return text.size() < width ? std::string(width - text.size(), ' ') + text : text;
-    };
+    const auto pad = PadLeft;
     // (The widest forms: "1000.0GB/s" and "1000.0MB".)
     const std::string right = " R " + pad(BytesPerSecond(dev.read_bytes_per_second()), 10) + " W " +
                               pad(BytesPerSecond(dev.write_bytes_per_second()), 10) + " [" +
@@ -220,6 +288,20 @@ void DrawGraphs(Ctx& ctx, int y, int rows) {
   const int view = static_cast<int>(ctx.view.graph);
   Header(ctx, y, std::string("History: ") + kTitles[view] + "  (g: next graph)");
   if (rows <= 1) return;
+  // A signal the backend cannot measure has no history: its reason instead of a flat line.
+  if (ctx.view.graph == GraphView::kHbm && !BandwidthMeasured(ctx)) {
+    Text(c, 1, y + 1, c.width() - 1,
+         "HBM bandwidth: unavailable — " + ctx.model.system().hbm_stats().bandwidth_unavailable(),
+         Role::kDim);
+    return;
+  }
+  const Unavailable unavailable = UnavailableFigures(
+      ctx, ctx.view.graph == GraphView::kCollectiveP99 ? RuntimeGroup::kCollectives
+                                                       : RuntimeGroup::kCores);
+  if (ctx.view.graph != GraphView::kHbm && unavailable.all) {
+    DrawUnavailable(ctx, unavailable, y + 1, rows - 1);
+    return;
+  }
   std::vector<std::pair<std::string, std::vector<double>>> series;
   double max = 100;
   if (ctx.view.graph == GraphView::kCollectiveP99) {

@@ -55,12 +55,16 @@ struct Shown {
 
 // The findings to show for the tab: on "all", the instance summary and then one line per kind
 // the applications have (healthy ones are summed up by the instance line); on a runtime's tab, its
-// own findings.
+// own findings, or the instance summary when it has none.
 std::vector<Shown> Findings(const Ctx& ctx) {
   std::vector<Shown> out;
   if (ctx.pid != 0) {
     if (const RuntimeView* r = ctx.model.runtime(ctx.pid)) {
       for (const v1::Finding& f : r->report.findings()) out.push_back({&f, 1});
+    }
+    // No verdict for the runtime (yet, or for want of signals): the instance summary says why.
+    if (out.empty()) {
+      for (const v1::Finding& f : ctx.model.instance_findings()) out.push_back({&f, 0});
     }
     return out;
   }
@@ -110,21 +114,29 @@ int CollectiveRows(const Ctx& ctx) {
   for (const RuntimeView& r : ctx.model.runtimes()) {
     if (Selected(ctx, r) && r.report.collectives_stats().operations_size() > 0) ++n;
   }
-  return 1 + std::max(1, n);
+  const int lines =
+      static_cast<int>(UnavailableFigures(ctx, RuntimeGroup::kCollectives).lines.size());
+  return 1 + std::max(1, n + lines);
 }
 
 void DrawCollectives(Ctx& ctx, int y, int rows) {
   Canvas& c = ctx.canvas;
   Header(ctx, y, "Collectives (operations/s, p50 / p99 latency, share of time)");
   if (rows <= 1) return;
+  // Runtimes whose collectives cannot be measured are not runtimes without collectives.
+  const int said =
+      DrawUnavailable(ctx, UnavailableFigures(ctx, RuntimeGroup::kCollectives), y + 1, rows - 1);
   std::vector<const RuntimeView*> list;
   for (const RuntimeView& r : ctx.model.runtimes()) {
     if (Selected(ctx, r) && r.report.collectives_stats().operations_size() > 0) list.push_back(&r);
   }
   if (list.empty()) {
-    Text(c, 1, y + 1, c.width() - 1, "no collective operations", Role::kDim);
+    if (said == 0) Text(c, 1, y + 1, c.width() - 1, "no collective operations", Role::kDim);
     return;
   }
+  y += said;
+  rows -= said;
+  if (rows <= 1) return;
   const int capacity = rows - 1;
   const bool folded = static_cast<int>(list.size()) > capacity;
   const int shown = folded ? capacity - 1 : static_cast<int>(list.size());
@@ -317,8 +329,18 @@ void DrawVcpu(Ctx& ctx, int y, int rows) {
   const std::pair<const char*, std::pair<double, double>> lines[2] = {
       {"System vCPU Usage  ", {sys_user, sys_system}},
       {"Runtime vCPU Usage ", {rt_user, rt_system}}};
+  const Unavailable runtime_unavailable = UnavailableFigures(ctx, RuntimeGroup::kVcpu);
   for (int i = 0; i < 2 && i + 1 < rows; ++i) {
     const int row = y + 1 + i;
+    if (i == 1 && runtime_unavailable.all) {
+      // No runtime shown has CPU figures: the reason rather than a 0 % bar.
+      std::string reasons;
+      for (const std::string& l : runtime_unavailable.lines)
+        reasons += (reasons.empty() ? "" : "; ") + l;
+      const int x = Text(c, 0, row, c.width(), lines[i].first, Role::kHeader);
+      Text(c, x, row, c.width() - x, reasons, Role::kDim);
+      continue;
+    }
     const auto [user, system] = lines[i].second;
     char figure[48];
     std::snprintf(figure, sizeof figure, "[%5.2f%%,%5.2f%%]", std::min(100.0, user),

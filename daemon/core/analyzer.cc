@@ -1,8 +1,10 @@
 #include "daemon/core/analyzer.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "daemon/core/report_builder.h"
 #include "proto/names/names.h"
@@ -26,6 +28,14 @@ struct Metrics {
   std::string device_error;
   std::vector<int> devices;
   std::vector<double> device_utilization;  // per device, same order
+  // Why each signal the rules read could not be measured over the window (empty: it was); the
+  // figure of an unmeasured signal above is 0 and must not be read.
+  std::array<std::string, kSignals> unavailable;
+
+  const std::string& Unavailable(Signal s) const {
+    return unavailable[static_cast<std::size_t>(s)];
+  }
+  bool Has(Signal s) const { return Unavailable(s).empty(); }
 };
 
 std::string Fmt(const char* format, double a, double b = 0) {
@@ -85,7 +95,27 @@ Metrics Measure(const v1::RuntimeReport& r, const v1::HbmStats& hbm_stats, const
   m.executions = window.completed;
   m.errors = window.Failed();
   m.transient = window.transient;
+  // A runtime's device error makes its groups' errors too; the errors rule reads that first.
+  const auto set = [&](Signal s, const std::string& reason) {
+    m.unavailable[static_cast<std::size_t>(s)] = reason;
+  };
+  set(Signal::kCoreActivity, r.neuroncore_counters().error());
+  set(Signal::kExecutions, r.execution_stats().error());
+  set(Signal::kCollectives, r.collectives_stats().error());
+  set(Signal::kHbmTraffic, hbm_stats.bandwidth_unavailable());
   return m;
+}
+
+// "signals unavailable: collectives (<reason>), hbm_traffic (<reason>)" for the signals in
+// `consulted` that `m` lacks; empty when it lacks none of them.
+std::string Lacking(const Metrics& m, const std::vector<Signal>& consulted) {
+  std::string out;
+  for (Signal s : consulted) {
+    if (m.Has(s)) continue;
+    out += out.empty() ? "signals unavailable: " : ", ";
+    out += std::string(SignalName(s)) + " (" + m.Unavailable(s) + ")";
+  }
+  return out;
 }
 
 // The window's report: the groups the rules read, for every runtime.
@@ -144,46 +174,72 @@ v1::Severity SeverityOf(v1::FindingKind k) {
   }
 }
 
-// The candidate verdict for one runtime and window; kind UNSPECIFIED: no verdict (loading).
-v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::string& straggler) {
+// The candidate verdict for one runtime and window, and in `lacking` the signals the rules it
+// went through could not read ("signals unavailable: ..."; empty: none). A rule never reads an
+// unmeasured signal's 0, and a verdict reached without one says so at the end of its summary.
+// Kind UNSPECIFIED: no verdict — the model is loading (`lacking` empty), or no rule could decide
+// for want of signals.
+v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::string& straggler,
+                     std::string* lacking) {
   v1::Finding f;
   f.set_subject(m.tag);
   f.set_pid(m.pid);
+  std::vector<Signal> consulted;  // by the rules so far
   const double u = m.utilization;
-  AddEvidence(f, "utilization_percent", u, "percent", t.busy_percent,
-              u < t.busy_percent ? "<" : ">=");
+  if (m.Has(Signal::kCoreActivity)) {
+    AddEvidence(f, "utilization_percent", u, "percent", t.busy_percent,
+                u < t.busy_percent ? "<" : ">=");
+  }
   auto kind = [&](v1::FindingKind k, std::string summary) {
+    *lacking = Lacking(m, consulted);
     f.set_kind(k);
-    f.set_summary(std::move(summary));
+    f.set_summary(lacking->empty() ? std::move(summary) : summary + "; " + *lacking);
   };
   if (!m.device_error.empty()) {
     kind(v1::FINDING_KIND_ERRORS, m.device_error);
     return f;
   }
-  if (m.errors > 0) {
+  consulted.push_back(Signal::kExecutions);
+  const bool executions = m.Has(Signal::kExecutions);
+  if (executions && m.errors > 0) {
     AddEvidence(f, "failed_executions", static_cast<double>(m.errors), "count", 0, ">");
     kind(v1::FINDING_KIND_ERRORS,
          Fmt("%.0f failed executions or hardware errors in the last window",
              static_cast<double>(m.errors)));
     return f;
   }
-  if (m.transient > 0)
+  if (executions && m.transient > 0)
     AddEvidence(f, "corrected_errors", static_cast<double>(m.transient), "count", 0, ">");
-  if (m.loading && m.executions == 0) return v1::Finding{};  // still loading the model
-  if (u < t.idle_percent && m.executions == 0) {
+  const bool ran_nothing = !executions || m.executions == 0;  // as far as anyone can tell
+  if (m.loading && ran_nothing) return v1::Finding{};         // still loading the model
+  consulted.push_back(Signal::kCoreActivity);
+  if (!m.Has(Signal::kCoreActivity)) {
+    *lacking = Lacking(m, consulted);
+    return v1::Finding{};
+  }
+  if (u < t.idle_percent && ran_nothing) {
     kind(v1::FINDING_KIND_IDLE_ALLOCATED,
-         Fmt("holds its NeuronCores but ran nothing (%.1f%% busy)", u));
+         Fmt(executions ? "holds its NeuronCores but ran nothing (%.1f%% busy)"
+                        : "holds its NeuronCores at %.1f%% busy",
+             u));
     return f;
   }
-  AddEvidence(f, "collective_time_share_percent", 100 * m.collective, "percent",
-              100 * t.collective_share, m.collective >= t.collective_share ? ">=" : "<");
+  consulted.push_back(Signal::kCollectives);
+  const bool collectives = m.Has(Signal::kCollectives);
+  if (collectives) {
+    AddEvidence(f, "collective_time_share_percent", 100 * m.collective, "percent",
+                100 * t.collective_share, m.collective >= t.collective_share ? ">=" : "<");
+  }
   if (!straggler.empty()) {
     f.set_straggler(straggler);
     kind(v1::FINDING_KIND_STRAGGLER,
          straggler + " is slower than its peers, which wait for it in collectives");
     return f;
   }
-  const bool memory_bound = m.hbm >= t.hbm_percent && m.flops_fraction <= t.flops_fraction;
+  // HBM bandwidth matters only when FLOP/s are low enough for the cores to be starved of it.
+  if (m.flops_fraction <= t.flops_fraction) consulted.push_back(Signal::kHbmTraffic);
+  const bool memory_bound =
+      m.Has(Signal::kHbmTraffic) && m.hbm >= t.hbm_percent && m.flops_fraction <= t.flops_fraction;
   if (memory_bound) {
     AddEvidence(f, "hbm_bandwidth_percent", m.hbm, "percent", t.hbm_percent, ">=");
     AddEvidence(f, "flops_percent_of_peak", 100 * m.flops_fraction, "percent",
@@ -197,6 +253,10 @@ v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::s
     kind(v1::FINDING_KIND_HEALTHY,
          Fmt("NeuronCores %.0f%% busy at %.0f%% of peak FLOP/s", u, 100 * m.flops_fraction));
     return f;
+  }
+  if (!collectives) {  // input- or collective-bound: only the time in collectives tells
+    *lacking = Lacking(m, consulted);
+    return v1::Finding{};
   }
   const double idle_outside = std::max(0.0, 1 - u / 100 - m.collective);
   if (m.collective >= t.collective_share ||
@@ -223,8 +283,11 @@ std::map<std::uint32_t, std::string> Stragglers(const std::vector<Metrics>& all,
                                                 const AnalyzerThresholds& t) {
   std::map<std::uint32_t, std::string> out;
   std::map<std::string, std::vector<const Metrics*>> jobs;
+  const auto judged = [](const Metrics& m) {
+    return m.Has(Signal::kCoreActivity) && m.Has(Signal::kCollectives);
+  };
   for (const Metrics& m : all) {
-    if (m.collective > 0 && !m.command.empty()) jobs[m.command].push_back(&m);
+    if (judged(m) && m.collective > 0 && !m.command.empty()) jobs[m.command].push_back(&m);
   }
   for (const auto& [command, members] : jobs) {
     if (members.size() < 3) continue;
@@ -243,7 +306,7 @@ std::map<std::uint32_t, std::string> Stragglers(const std::vector<Metrics>& all,
     for (const Metrics* m : members) out[m->pid] = name;
   }
   for (const Metrics& m : all) {
-    if (out.count(m.pid) || m.device_utilization.size() < 3 ||
+    if (out.count(m.pid) || !judged(m) || m.device_utilization.size() < 3 ||
         m.collective < t.straggler_peer_share)
       continue;
     const double mu = Median(m.device_utilization);
@@ -255,8 +318,31 @@ std::map<std::uint32_t, std::string> Stragglers(const std::vector<Metrics>& all,
   return out;
 }
 
+// What an evaluation did without: the signals candidates lacked, by pid.
+struct Gaps {
+  std::map<std::uint32_t, std::string> undetermined;  // no rule could judge these applications
+  std::set<std::string> lacking;                      // what judged candidates did without
+};
+
+// "no verdict for 2 applications: signals unavailable: collectives (...)"; empty when every
+// application could be judged.
+std::string Unjudged(const Gaps& gaps) {
+  if (gaps.undetermined.empty()) return "";
+  std::set<std::string> lacking;
+  for (const auto& [pid, text] : gaps.undetermined) lacking.insert(text);
+  std::string out = "no verdict for " + std::to_string(gaps.undetermined.size()) +
+                    (gaps.undetermined.size() == 1 ? " application: " : " applications: ");
+  for (auto it = lacking.begin(); it != lacking.end(); ++it)
+    out += (it == lacking.begin() ? "" : "; ") + *it;
+  return out;
+}
+
+std::string Joined(std::string text, const std::string& more) {
+  return more.empty() ? text : text.empty() ? more : text + "; " + more;
+}
+
 // `any_runtime`: whether any application is running (judged or not yet).
-v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns) {
+v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, const Gaps& gaps) {
   v1::Finding s;
   s.set_subject("instance");
   s.set_since_unix_ns(now_ns);
@@ -274,11 +360,14 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns) 
       }
     }
   }
+  const std::string unjudged = Unjudged(gaps);
   if (shown == 0) {
     s.set_kind(v1::FINDING_KIND_HEALTHY);
     s.set_severity(v1::SEVERITY_INFO);
-    s.set_summary(any_runtime ? "collecting data" : "no Neuron application is running");
-    s.set_confidence(1);
+    s.set_summary(!unjudged.empty() ? unjudged
+                  : any_runtime     ? "collecting data"
+                                    : "no Neuron application is running");
+    s.set_confidence(unjudged.empty() ? 1 : 0);
     return s;
   }
   // Errors and stragglers name one culprit; otherwise the kind most applications share.
@@ -296,10 +385,15 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns) 
   s.set_kind(kind);
   s.set_severity(SeverityOf(kind));
   s.set_confidence(static_cast<double>(counts[kind]) / shown);
-  s.set_summary(
-      kind == v1::FINDING_KIND_HEALTHY
-          ? Fmt("%.0f of %.0f applications healthy", counts[v1::FINDING_KIND_HEALTHY], shown)
-          : Fmt("%.0f of %.0f applications: ", counts[kind], shown) + worst->summary());
+  std::string summary;
+  if (kind == v1::FINDING_KIND_HEALTHY) {
+    // The healthy ones' summaries are not shown: say here what they were judged without.
+    summary = Fmt("%.0f of %.0f applications healthy", counts[v1::FINDING_KIND_HEALTHY], shown);
+    for (const std::string& lacking : gaps.lacking) summary = Joined(summary, lacking);
+  } else {
+    summary = Fmt("%.0f of %.0f applications: ", counts[kind], shown) + worst->summary();
+  }
+  s.set_summary(Joined(summary, unjudged));
   s.set_advice(Advice(kind));
   for (const v1::Evidence& e : worst->evidence()) *s.add_evidence() = e;
   return s;
@@ -355,6 +449,13 @@ void Analyzer::Decide(Track& track, const v1::Finding& candidate, std::int64_t n
                                static_cast<double>(track.votes.size()));
 }
 
+void Analyzer::Forget(Track& track, std::int64_t now_ns) const {
+  // An errors verdict stands its time; any other rested on signals no longer measured.
+  const bool errors = track.verdict.kind() == v1::FINDING_KIND_ERRORS &&
+                      now_ns - track.last_error_ns < thresholds_.errors_clear.count();
+  if (!errors) track = Track{.votes = {}, .verdict = {}, .last_error_ns = track.last_error_ns};
+}
+
 void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   const Snapshot* end = history.newest();
   if (end == nullptr || history.size() < 2) return;
@@ -380,18 +481,27 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   const std::int64_t now_ns = ToUnixNanos(end->wall);
   Analysis next;
   Evaluation evaluation{start->seq, end->seq, {}};
+  Gaps gaps;
   for (const Metrics& m : metrics) {
     auto s = stragglers.find(m.pid);
+    std::string lacking;
     const v1::Finding& candidate = evaluation.candidates[m.pid] =
-        Classify(m, thresholds_, s == stragglers.end() ? "" : s->second);
+        Classify(m, thresholds_, s == stragglers.end() ? "" : s->second, &lacking);
     Track& track = tracks_[m.pid];
-    Decide(track, candidate, now_ns, period);
+    if (candidate.kind() == v1::FINDING_KIND_UNSPECIFIED && !lacking.empty()) {
+      Forget(track, now_ns);
+      if (track.verdict.kind() == v1::FINDING_KIND_UNSPECIFIED)  // not a standing errors verdict
+        gaps.undetermined[m.pid] = std::move(lacking);
+    } else {
+      Decide(track, candidate, now_ns, period);
+      if (!lacking.empty()) gaps.lacking.insert(std::move(lacking));
+    }
     if (track.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED)
       next.runtimes[m.pid].push_back(track.verdict);
   }
   // Forget runtimes that exited.
   std::erase_if(tracks_, [&](const auto& t) { return FindRuntime(*end, t.first) == nullptr; });
-  next.instance = Summarize(next, !end->runtimes.empty(), now_ns);
+  next.instance = Summarize(next, !end->runtimes.empty(), now_ns, gaps);
   analysis_ = std::move(next);
   evaluation_ = std::move(evaluation);
 }

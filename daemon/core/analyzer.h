@@ -5,6 +5,11 @@
 // compute-bound core is healthy). A verdict changes only when a new candidate holds for most of
 // the recent evaluations (hysteresis), except errors, which are reported at once. The instance gets
 // one summary finding. Thresholds live in one table (AnalyzerThresholds, docs/diagnosis.md).
+// A signal the backend cannot measure (Snapshot::unmeasured) is never read as a 0: a rule that
+// needs it is skipped, a verdict reached without a signal an earlier rule needed ends its summary
+// with "signals unavailable: <signal> (<reason>)", and a runtime no rule can judge (utilization
+// unmeasured; or below the busy threshold without collective figures) gets no verdict, which the
+// instance summary names ("no verdict for N applications: signals unavailable: ...").
 // Pure and deterministic; not thread-safe (the daemon's io_context thread owns it).
 #pragma once
 
@@ -73,6 +78,9 @@ class Analyzer {
 
   std::uint32_t VoteLimit(Nanos period) const;
   void Decide(Track& track, const v1::Finding& candidate, std::int64_t now_ns, Nanos period);
+  // No rule could judge the runtime for want of signals: drops its verdict (except errors, which
+  // stand until errors_clear has passed) and its votes.
+  void Forget(Track& track, std::int64_t now_ns) const;
 
   AnalyzerThresholds thresholds_;
   std::map<std::uint32_t, Track> tracks_;

@@ -1,5 +1,6 @@
 #include "daemon/core/backend.h"
 
+#include "neurondev/host.h"
 #include "simdev/instance.h"
 #include "simdev/scenario_library.h"
 
@@ -32,9 +33,31 @@ class SimBackend final : public Backend {
   std::string description_;
 };
 
-}  // namespace
+// A real Neuron host: the driver's tree, /proc and AWS's neuron-monitor.
+class NeuronBackend final : public Backend {
+ public:
+  explicit NeuronBackend(std::unique_ptr<neurondev::Host> host) : host_(std::move(host)) {}
 
-Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, MonoTime start) {
+  v1::Inventory Inventory(MonoTime now) override { return host_->Inventory(now); }
+  Snapshot Read(MonoTime now) override { return host_->Read(now); }
+  std::string Describe() const override { return host_->Describe(); }
+
+ private:
+  std::unique_ptr<neurondev::Host> host_;
+};
+
+Result<std::unique_ptr<Backend>> MakeNeuronBackend(const BackendOptions& options, MonoTime start) {
+  neurondev::HostOptions host;
+  host.sysfs_root = options.sysfs_root;
+  host.proc_root = options.proc_root;
+  host.neuron_monitor = options.neuron_monitor;
+  Result<std::unique_ptr<neurondev::Host>> opened = neurondev::Host::Open(host, start);
+  if (!opened.ok()) return opened.status();
+  return std::unique_ptr<Backend>(std::make_unique<NeuronBackend>(std::move(*opened)));
+}
+
+Result<std::unique_ptr<Backend>> MakeSimBackend(const BackendOptions& options, MonoTime start,
+                                                const std::string& why) {
   Result<simdev::InstanceSpec> spec = simdev::ParseDeviceSpec(options.device);
   if (!spec.ok()) return spec.status();
   Result<simdev::Scenario> scenario = simdev::LoadScenario(options.scenario);
@@ -44,10 +67,21 @@ Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, Mono
       simdev::Instance::Create(*spec, std::move(*scenario), options.seed);
   if (!instance.ok()) return instance.status();
   std::string description =
-      "sim:" + spec->name + ", scenario " + name + ", seed " + std::to_string(options.seed);
+      why + "sim:" + spec->name + ", scenario " + name + ", seed " + std::to_string(options.seed);
   if (options.speed != 1) description += ", speed " + std::to_string(options.speed) + "x";
   return std::unique_ptr<Backend>(std::make_unique<SimBackend>(
       std::move(*instance), start, options.speed, std::move(description)));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, MonoTime start) {
+  if (options.device == "neuron") return MakeNeuronBackend(options, start);
+  if (options.device != "auto") return MakeSimBackend(options, start, "");
+  if (neurondev::HasNeuronDevices(options.sysfs_root)) return MakeNeuronBackend(options, start);
+  BackendOptions sim = options;
+  sim.device = kAutoSimDevice;
+  return MakeSimBackend(sim, start, "(auto: no Neuron devices under " + options.sysfs_root + ") ");
 }
 
 }  // namespace neuronmon::daemon

@@ -1,7 +1,6 @@
-// Backend: the device the daemon samples. The simulator is the backend today; a driver-backed one
-// would fill the same Snapshot. Read() fills counters, gauges and device_time; the daemon adds the
-// host sample, seq and wall time. A backend that can block must be run off the io_context thread
-// by its caller. Not thread-safe.
+// Backend: the device the daemon samples — the simulator (simdev) or a real Neuron host
+// (neurondev), filling the same Snapshot. Read() fills counters, gauges and device_time; the
+// daemon adds the host sample, seq and wall time. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -29,15 +28,24 @@ class Backend {
   virtual std::string Describe() const = 0;
 };
 
+// The simulated instance "auto" falls back to on a machine without Neuron devices.
+inline constexpr char kAutoSimDevice[] = "sim:trn2.48xlarge";
+
 struct BackendOptions {
-  std::string device = "sim:trn2.48xlarge";
+  // "auto": the real devices when the Neuron driver shows some under `sysfs_root`, else
+  // kAutoSimDevice; "neuron": the real devices; "sim:<preset>[:lnc=N]": the simulator.
+  std::string device = "auto";
   std::string scenario = "healthy-training";
   std::uint64_t seed = 1;
   double speed = 1;  // simulated seconds per real second
+  std::string sysfs_root = "/sys";
+  std::string proc_root = "/proc";
+  std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
 };
 
 // Builds the backend `options.device` names. Simulated time starts at `start`. Errors name the
-// device or scenario problem.
+// device or scenario problem ("neuron" on a machine without devices says where it looked).
+// Describe() of an "auto" choice says why it chose.
 Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, MonoTime start);
 
 }  // namespace neuronmon::daemon

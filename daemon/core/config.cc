@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "daemon/core/backend.h"
 #include "daemon/core/history.h"
 #include "proto/common/duration.h"
 #include "proto/common/json_reader.h"
@@ -152,6 +153,9 @@ DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
   DaemonConfig c = DefaultConfig();
   JsonReader r(json, "", found);
   c.device = r.String("device", c.device);
+  c.sysfs_root = r.String("sysfs_root", c.sysfs_root);
+  c.proc_root = r.String("proc_root", c.proc_root);
+  c.neuron_monitor = r.String("neuron_monitor", c.neuron_monitor);
   c.scenario = r.String("scenario", c.scenario);
   c.seed = ReadInteger(r, "seed", c.seed);
   c.period = ReadDuration(r, "period", c.period);
@@ -208,7 +212,20 @@ void CheckHistoryMemory(const DaemonConfig& c, const Snapshot& sample, Found* fo
 }
 
 void CheckSampling(const DaemonConfig& c, Found* found) {
-  Result<simdev::InstanceSpec> d = simdev::ParseDeviceSpec(c.device);
+  if (c.sysfs_root.empty() || c.sysfs_root.front() != '/') {
+    found->push_back("sysfs_root: must be an absolute path");
+  }
+  if (c.proc_root.empty() || c.proc_root.front() != '/') {
+    found->push_back("proc_root: must be an absolute path");
+  }
+  if (!c.neuron_monitor.empty() && c.neuron_monitor.front() != '/') {
+    found->push_back("neuron_monitor: must be an absolute path, or \"\" for none");
+  }
+  // The real device is checked when the daemon starts (it is there or it is not); "auto" falls
+  // back to the simulator, whose settings must then be valid.
+  if (c.device == "neuron") return;
+  Result<simdev::InstanceSpec> d =
+      simdev::ParseDeviceSpec(c.device == "auto" ? std::string(kAutoSimDevice) : c.device);
   if (!d.ok()) found->push_back("device: " + d.status().message());
   Result<simdev::Scenario> s = simdev::LoadScenario(c.scenario);
   if (!s.ok()) found->push_back("scenario: " + s.status().message());

@@ -82,7 +82,10 @@ struct LimitsConfig {
 };
 
 struct DaemonConfig {
-  std::string device = "sim:trn2.48xlarge";   // simdev::ParseDeviceSpec syntax
+  std::string device = "auto";  // "auto", "neuron", or simdev::ParseDeviceSpec syntax
+  std::string sysfs_root = "/sys";
+  std::string proc_root = "/proc";
+  std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
   std::string scenario = "healthy-training";  // built-in scenario name or a path to a .json file
   std::int64_t seed = 1;                      // >= 0
   Nanos period = std::chrono::seconds(1);     // base sampling period

@@ -80,6 +80,7 @@ void AddDeviceGroups(const MetricsInput& in, Exposition& out, std::vector<std::s
   }
   const bool device_ok = in.end->error.empty();
   (void)metrics_internal::AddInventoryInfo(c);
+  (void)metrics_internal::AddUnavailableSignals(c);
   using Fn = bool (*)(const GroupContext&);
   const std::pair<v1::Group, Fn> device_groups[] = {
       {v1::GROUP_NEURONCORE_COUNTERS, metrics_internal::AddNeuronCoreCounters},

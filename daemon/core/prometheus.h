@@ -11,6 +11,10 @@
 // (neuron_hbm_*), collectives (neuron_collective_*, with a latency histogram), findings
 // (neuron_finding*), the daemon's health (neuron_monitord_*) and process_*.
 //
+// Unavailable is not zero: a signal the backend cannot measure (Snapshot::unmeasured, e.g. HBM
+// traffic on a real host) has no series at all — not a 0 — and is listed instead in
+// neuron_unavailable_signal_info{signal, reason}; its group still counts as read in full.
+//
 // Failures are data: a group that could not be read (a lost device, an unreadable /proc/stat, a
 // runtime whose device does not answer, the whole device read) loses only its own families and
 // shows neuron_monitord_collector_success{group="<neuron-monitor group name>"} 0. The groups are

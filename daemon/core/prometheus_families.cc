@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "proto/names/names.h"
@@ -44,6 +45,12 @@ bool ForEachRuntime(const GroupContext& c, Fn fn) {
     fn(i, r);
   }
   return ok;
+}
+
+// Whether the backend measured `signal` at the newest snapshot: an unmeasured signal has no series
+// (its counters stay 0 in the snapshot, and a 0 would read as a measurement).
+bool Measured(const GroupContext& c, Signal signal) {
+  return c.in.end->UnmeasuredReason(signal).empty();
 }
 
 bool AddAll(const GroupContext& c, std::initializer_list<FamilyBuilder*> families) {
@@ -124,7 +131,7 @@ bool AddNeuronCoreCounters(const GroupContext& c) {
                      "ratio");
   const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample&) {
     const v1::RuntimeReport* w = WindowOf(c, i);
-    if (!c.has_window || w == nullptr) return;
+    if (!c.has_window || w == nullptr || !Measured(c, Signal::kCoreActivity)) return;
     for (const v1::CoreCounters& core : w->neuroncore_counters().cores()) {
       util.Add(RuntimeLabels(c, i, {{"neuroncore", std::to_string(core.index())}}),
                core.utilization_percent() / 100.0);
@@ -167,7 +174,8 @@ bool AddRuntimeVcpuUsage(const GroupContext& c) {
   const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample& r) {
     const v1::RuntimeReport* w = WindowOf(c, i);
     // A runtime that started inside the window has no CPU baseline yet.
-    if (!c.has_window || w == nullptr || !InStart(c, r.pid)) return;
+    if (!c.has_window || w == nullptr || !InStart(c, r.pid) || !Measured(c, Signal::kRuntimeCpu))
+      return;
     usage.Add(RuntimeLabels(c, i, {{"usage_type", "user"}}), w->vcpu_usage().user_percent() / 100);
     usage.Add(RuntimeLabels(c, i, {{"usage_type", "system"}}),
               w->vcpu_usage().system_percent() / 100);
@@ -180,7 +188,9 @@ bool AddExecutionStats(const GroupContext& c) {
   FamilyBuilder status("execution_status_total", "Execution status total", kCounter);
   FamilyBuilder latency("execution_latency_seconds", "Execution latency in seconds", kGauge,
                         "seconds");
+  const bool executions = Measured(c, Signal::kExecutions);
   const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample& r) {
+    if (!executions) return;  // nor latency: the window report has none without executions
     const ExecutionCounters& e = r.executions;
     const std::pair<const char*, std::uint64_t> error_counts[] = {
         {"generic", e.generic}, {"numerical", e.numerical}, {"transient", e.transient},
@@ -199,6 +209,7 @@ bool AddExecutionStats(const GroupContext& c) {
       status.Add(RuntimeLabels(c, i, {{"status_type", type}}), AsDouble(n));
     }
     const v1::RuntimeReport* w = WindowOf(c, i);
+    // The window report has no percentiles when latency is unmeasured.
     if (!c.has_window || w == nullptr || !w->execution_stats().has_total_latency()) return;
     const v1::Percentiles& p = w->execution_stats().total_latency();
     const std::pair<const char*, double> percentiles[] = {
@@ -224,7 +235,9 @@ bool AddCollectivesStats(const GroupContext& c) {
                         "Latency of collective operations, by runtime and operation",
                         MetricType::kHistogram, "seconds");
   const std::vector<double> bounds = CollectiveLatencyBounds();
+  const bool measured = Measured(c, Signal::kCollectives);
   const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample& r) {
+    if (!measured) return;
     for (const CollectiveCounters& op : r.collectives) {
       if (op.count == 0) continue;  // never used by this runtime
       const std::vector<Label> labels =
@@ -240,6 +253,7 @@ bool AddCollectivesStats(const GroupContext& c) {
 
 bool AddHwCounters(const GroupContext& c) {
   FamilyBuilder ecc("hardware_ecc_events_total", "Hardware ecc events total", kCounter);
+  const bool corrected = Measured(c, Signal::kEccCorrected);
   bool ok = true;
   for (std::size_t d = 0; d < c.in.end->devices.size(); ++d) {
     const DeviceCounters& dev = c.in.end->devices[d];
@@ -247,12 +261,13 @@ bool AddHwCounters(const GroupContext& c) {
       ok = false;
       continue;
     }
-    const std::pair<const char*, std::uint64_t> events[] = {
-        {"mem_ecc_corrected", dev.ecc.mem_corrected},
-        {"mem_ecc_uncorrected", dev.ecc.mem_uncorrected},
-        {"sram_ecc_corrected", dev.ecc.sram_corrected},
-        {"sram_ecc_uncorrected", dev.ecc.sram_uncorrected}};
-    for (const auto& [type, n] : events) {
+    const std::tuple<const char*, std::uint64_t, bool> events[] = {
+        {"mem_ecc_corrected", dev.ecc.mem_corrected, corrected},
+        {"mem_ecc_uncorrected", dev.ecc.mem_uncorrected, true},
+        {"sram_ecc_corrected", dev.ecc.sram_corrected, corrected},
+        {"sram_ecc_uncorrected", dev.ecc.sram_uncorrected, true}};
+    for (const auto& [type, n, measured] : events) {
+      if (!measured) continue;
       ecc.Add(WithLabels(c.instance,
                          {{"event_type", type}, {"neuron_device_index", std::to_string(d)}}),
               AsDouble(n));
@@ -271,6 +286,7 @@ bool AddHbmStats(const GroupContext& c) {
   FamilyBuilder used("neuron_hbm_used_bytes", "HBM allocated by runtimes, by device", kGauge,
                      "bytes");
   FamilyBuilder total("neuron_hbm_total_bytes", "HBM capacity, by device", kGauge, "bytes");
+  const bool traffic = Measured(c, Signal::kHbmTraffic);
   bool ok = true;
   const auto& hbm = c.window.system().hbm_stats().devices();
   for (std::size_t d = 0; d < c.in.end->devices.size(); ++d) {
@@ -282,9 +298,11 @@ bool AddHbmStats(const GroupContext& c) {
     const std::vector<Label> labels =
         WithLabels(c.instance, {{"neuron_device_index", std::to_string(d)}});
     const v1::DeviceHbm& w = hbm[static_cast<int>(d)];
-    read.Add(labels, AsDouble(dev.hbm_read_bytes));
-    write.Add(labels, AsDouble(dev.hbm_write_bytes));
-    if (c.has_window) util.Add(labels, w.bandwidth_utilization_percent() / 100);
+    if (traffic) {
+      read.Add(labels, AsDouble(dev.hbm_read_bytes));
+      write.Add(labels, AsDouble(dev.hbm_write_bytes));
+      if (c.has_window) util.Add(labels, w.bandwidth_utilization_percent() / 100);
+    }
     used.Add(labels, AsDouble(w.used_bytes()));
     total.Add(labels, AsDouble(w.total_bytes()));
   }
@@ -331,6 +349,19 @@ bool AddMemoryInfo(const GroupContext& c) {
     ok = f.AddTo(c.out, c.problems) && ok;
   }
   return ok;
+}
+
+bool AddUnavailableSignals(const GroupContext& c) {
+  FamilyBuilder info("neuron_unavailable_signal_info",
+                     "A signal the device backend cannot measure, and why; its series are absent",
+                     MetricType::kInfo);
+  for (int k = 0; k < kSignals; ++k) {
+    const Signal signal = static_cast<Signal>(k);
+    const std::string& reason = c.in.end->UnmeasuredReason(signal);
+    if (!reason.empty())
+      info.Add(WithLabels(c.instance, {{"reason", reason}, {"signal", SignalName(signal)}}), 1);
+  }
+  return AddAll(c, {&info});
 }
 
 bool AddInventoryInfo(const GroupContext& c) {

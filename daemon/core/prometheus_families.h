@@ -67,5 +67,8 @@ bool AddVcpuUsage(const GroupContext& c);
 bool AddMemoryInfo(const GroupContext& c);
 // instance_info and neuron_hardware_info.
 bool AddInventoryInfo(const GroupContext& c);
+// neuron_unavailable_signal_info{signal, reason}: one series per signal the backend cannot
+// measure at `c.in.end` (none from the simulator).
+bool AddUnavailableSignals(const GroupContext& c);
 
 }  // namespace neuronmon::daemon::metrics_internal

@@ -31,6 +31,12 @@ Span MakeSpan(const Snapshot* a, const Snapshot* b) {
           static_cast<std::uint64_t>(ns)};
 }
 
+// The runtime's own error, else why the backend cannot measure `signal`: a group with an error
+// carries no figures.
+const std::string& GroupError(const RuntimeSample& r, const Span& s, Signal signal) {
+  return r.error.empty() ? s.b->UnmeasuredReason(signal) : r.error;
+}
+
 double Rate(double delta, const Span& s) { return s.seconds > 0 ? delta / s.seconds : 0; }
 
 // The fraction of the window a counter of busy nanoseconds was busy, at most 1.
@@ -46,7 +52,8 @@ double Percent(std::uint64_t busy_ns, const Span& s) {
 
 void FillCores(const RuntimeSample& r, const Span& s, int lnc, v1::NeuronCoreCounters* out) {
   out->set_period_ns(s.period_ns);
-  out->set_error(r.error);
+  out->set_error(GroupError(r, s, Signal::kCoreActivity));
+  if (!out->error().empty()) return;
   for (std::uint32_t c : r.cores) {
     if (c >= s.b->cores.size() || c >= s.a->cores.size()) continue;
     const CoreCounters& e = s.b->cores[c];
@@ -114,8 +121,8 @@ void FillMemory(const RuntimeSample& r, const Span& s, v1::MemoryUsed* out) {
 void FillVcpu(const RuntimeSample& r, const RuntimeSample* before, const Span& s, double vcpus,
               v1::RuntimeVcpuUsage* out) {
   out->set_period_ns(s.period_ns);
-  out->set_error(r.error);
-  if (before == nullptr || s.period_ns == 0) return;
+  out->set_error(GroupError(r, s, Signal::kRuntimeCpu));
+  if (before == nullptr || s.period_ns == 0 || !out->error().empty()) return;
   const double capacity = static_cast<double>(s.period_ns) * std::max(1.0, vcpus) / 100.0;
   out->set_user_percent(std::min(
       100.0, static_cast<double>(Delta(r.cpu_user_ns, before->cpu_user_ns, s.reset)) / capacity));
@@ -145,7 +152,8 @@ void FillExecutionCounters(const ExecutionCounters& e, v1::ErrorSummary* err,
 void FillExecutions(const RuntimeSample& r, const RuntimeSample* before, const Span& s,
                     v1::ExecutionStats* out) {
   out->set_period_ns(s.period_ns);
-  out->set_error(r.error);
+  out->set_error(GroupError(r, s, Signal::kExecutions));
+  if (!out->error().empty()) return;
   const bool reset = s.reset || before == nullptr;
   FillExecutionCounters(reset ? r.executions : r.executions.Minus(before->executions),
                         out->mutable_error_summary(), out->mutable_execution_summary());
@@ -153,6 +161,8 @@ void FillExecutions(const RuntimeSample& r, const RuntimeSample* before, const S
       reset ? r.total_latency : r.total_latency.Minus(before->total_latency);
   const LatencyHistogram device =
       reset ? r.device_latency : r.device_latency.Minus(before->device_latency);
+  out->set_latency_unavailable(s.b->UnmeasuredReason(Signal::kLatency));
+  if (!out->latency_unavailable().empty()) return;
   if (!FillPercentiles(total, out->mutable_total_latency())) out->clear_total_latency();
   if (!FillPercentiles(device, out->mutable_device_latency())) out->clear_device_latency();
 }
@@ -160,7 +170,8 @@ void FillExecutions(const RuntimeSample& r, const RuntimeSample* before, const S
 void FillCollectives(const RuntimeSample& r, const RuntimeSample* before, const Span& s,
                      v1::CollectivesStats* out) {
   out->set_period_ns(s.period_ns);
-  out->set_error(r.error);
+  out->set_error(GroupError(r, s, Signal::kCollectives));
+  if (!out->error().empty()) return;
   const bool reset = s.reset || before == nullptr;
   std::uint64_t busy_ns = 0;
   for (std::size_t k = 0; k < r.collectives.size(); ++k) {
@@ -259,17 +270,23 @@ void FillHostMemoryInfo(const Span& s, v1::MemoryInfo* out) {
   out->set_swap_used_bytes(h.swap_used_bytes);
 }
 
+// Devices that do not answer, then the read problems of those that do.
 std::string LostDevices(const Snapshot& s) {
   std::string lost;
+  std::string problems;
   for (std::size_t d = 0; d < s.devices.size(); ++d) {
     if (!s.devices[d].present) lost += (lost.empty() ? "nd" : ", nd") + std::to_string(d);
+    const std::string& error = s.devices[d].error;
+    if (s.devices[d].present && !error.empty()) problems += (problems.empty() ? "" : "; ") + error;
   }
-  return lost.empty() ? "" : lost + ": device is not responding";
+  if (!lost.empty()) lost += ": device is not responding";
+  return lost.empty() || problems.empty() ? lost + problems : lost + "; " + problems;
 }
 
 void FillEcc(const Span& s, v1::HwCounters* out) {
   out->set_period_ns(s.period_ns);
   out->set_error(LostDevices(*s.b));
+  out->set_corrected_unavailable(s.b->UnmeasuredReason(Signal::kEccCorrected));
   for (std::size_t d = 0; d < s.b->devices.size(); ++d) {
     const EccCounters& now = s.b->devices[d].ecc;
     const EccCounters e =
@@ -286,6 +303,8 @@ void FillEcc(const Span& s, v1::HwCounters* out) {
 void FillHbm(const Span& s, const v1::Inventory& inv, v1::HbmStats* out) {
   out->set_period_ns(s.period_ns);
   out->set_error(LostDevices(*s.b));
+  out->set_bandwidth_unavailable(s.b->UnmeasuredReason(Signal::kHbmTraffic));
+  const bool bandwidth = out->bandwidth_unavailable().empty();
   const std::uint32_t cores_per_device = CoresPerDevice(inv);
   std::vector<std::uint64_t> used(s.b->devices.size(), 0);
   for (const RuntimeSample& r : s.b->runtimes) {
@@ -304,6 +323,9 @@ void FillHbm(const Span& s, const v1::Inventory& inv, v1::HbmStats* out) {
       dev->set_error("device is not responding");
       continue;
     }
+    dev->set_used_bytes(used[d]);
+    dev->set_total_bytes(inv.hardware_info().neuron_device_memory_size());
+    if (!bandwidth) continue;
     const double read =
         Rate(static_cast<double>(Delta(e.hbm_read_bytes, b.hbm_read_bytes, s.reset)), s);
     const double write =
@@ -315,8 +337,6 @@ void FillHbm(const Span& s, const v1::Inventory& inv, v1::HbmStats* out) {
                             : 0;
     dev->set_bandwidth_utilization_percent(peak > 0 ? std::min(100.0, 100 * (read + write) / peak)
                                                     : 0);
-    dev->set_used_bytes(used[d]);
-    dev->set_total_bytes(inv.hardware_info().neuron_device_memory_size());
   }
 }
 

@@ -63,11 +63,14 @@ void UseCredentialToken(DaemonConfig& config) {
 }
 
 BackendOptions BackendOf(const DaemonConfig& c) {
-  return {c.device, c.scenario, static_cast<std::uint64_t>(c.seed), c.speed};
+  return {c.device,    c.scenario,      static_cast<std::uint64_t>(c.seed), c.speed, c.sysfs_root,
+          c.proc_root, c.neuron_monitor};
 }
 
 bool SameBackend(const DaemonConfig& a, const DaemonConfig& b) {
-  return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed && a.speed == b.speed;
+  return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed &&
+         a.speed == b.speed && a.sysfs_root == b.sysfs_root && a.proc_root == b.proc_root &&
+         a.neuron_monitor == b.neuron_monitor;
 }
 
 void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::string>* problems) {
@@ -76,6 +79,9 @@ void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::s
   };
   if (cli.device) config.device = *cli.device;
   if (cli.scenario) config.scenario = *cli.scenario;
+  if (cli.sysfs_root) config.sysfs_root = *cli.sysfs_root;
+  if (cli.proc_root) config.proc_root = *cli.proc_root;
+  if (cli.neuron_monitor) config.neuron_monitor = *cli.neuron_monitor;
   if (cli.seed) config.seed = static_cast<std::int64_t>(*cli.seed);
   if (cli.speed) config.speed = *cli.speed;
   if (cli.history_retention) config.history_retention = *cli.history_retention;

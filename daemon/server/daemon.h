@@ -30,6 +30,7 @@ struct CommandLine {
   std::string config_path{kDefaultConfigPath};
   bool config_path_given = false;  // a missing default file is fine, a missing given one is not
   std::optional<std::string> device, scenario, socket, listen, metrics_listen, log_level;
+  std::optional<std::string> sysfs_root, proc_root, neuron_monitor;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> period;
   std::optional<double> speed;

@@ -34,6 +34,27 @@ ExecutionCounters ExecutionCounters::Minus(const ExecutionCounters& e) const {
   return d;
 }
 
+ExecutionCounters& ExecutionCounters::operator+=(const ExecutionCounters& d) {
+  completed += d.completed;
+  completed_with_err += d.completed_with_err;
+  completed_with_num_err += d.completed_with_num_err;
+  timed_out += d.timed_out;
+  incorrect_input += d.incorrect_input;
+  failed_to_queue += d.failed_to_queue;
+  generic += d.generic;
+  numerical += d.numerical;
+  transient += d.transient;
+  model += d.model;
+  runtime += d.runtime;
+  hardware += d.hardware;
+  return *this;
+}
+
+const std::string& Snapshot::UnmeasuredReason(Signal signal) const {
+  static const std::string kMeasured;
+  return unmeasured ? unmeasured->Reason(signal) : kMeasured;
+}
+
 std::uint64_t RuntimeMemory::DeviceTotal() const {
   std::uint64_t total = 0;
   for (const CoreMemory& c : cores) total += c.Total();

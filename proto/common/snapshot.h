@@ -48,6 +48,9 @@ struct EccCounters {
 
 struct DeviceCounters {
   bool present = true;  // false: the device does not answer; its counters are meaningless
+  // Non-empty: parts of the device could not be read ("PATH: problem; ..."); those counters keep
+  // their previous values.
+  std::string error;
   std::uint64_t hbm_read_bytes = 0;
   std::uint64_t hbm_write_bytes = 0;
   EccCounters ecc;
@@ -78,6 +81,7 @@ struct ExecutionCounters {
   // What each counter grew by since `earlier`; one that went backwards restarted, and counts its
   // own value (as LatencyHistogram::Minus).
   ExecutionCounters Minus(const ExecutionCounters& earlier) const;
+  ExecutionCounters& operator+=(const ExecutionCounters& more);
   // Executions that failed, and hardware errors: what the analyzer calls failed executions.
   std::uint64_t Failed() const {
     return completed_with_err + completed_with_num_err + timed_out + failed_to_queue +
@@ -170,6 +174,31 @@ struct HostSample {
   std::uint64_t swap_used_bytes = 0;
 };
 
+// What a backend cannot measure, each with the reason shown to users. The simulator measures
+// everything; a real host has no HBM traffic counter, and without AWS's neuron-monitor no
+// per-application latency or collective figures. A counter of an unmeasured signal stays 0 in
+// the snapshot and must never be shown as a reading: every output omits it or names the reason.
+enum class Signal : std::uint8_t {
+  kHbmTraffic,    // DeviceCounters::hbm_read_bytes / hbm_write_bytes
+  kEccCorrected,  // EccCounters::mem_corrected / sram_corrected
+  kCoreActivity,  // CoreCounters (busy time, FLOPs)
+  kExecutions,    // RuntimeSample::executions
+  kLatency,       // RuntimeSample::total_latency / device_latency
+  kRuntimeCpu,    // RuntimeSample::cpu_user_ns / cpu_system_ns
+  kCollectives,   // RuntimeSample::collectives
+};
+inline constexpr int kSignals = 7;
+
+struct Unmeasured {
+  std::array<std::string, kSignals> reasons;  // empty: measured
+  const std::string& Reason(Signal s) const { return reasons[static_cast<std::size_t>(s)]; }
+  bool Measured(Signal s) const { return Reason(s).empty(); }
+  void Set(Signal s, std::string reason) {
+    reasons[static_cast<std::size_t>(s)] = std::move(reason);
+  }
+  friend bool operator==(const Unmeasured&, const Unmeasured&) = default;
+};
+
 struct Snapshot {
   std::uint64_t seq = 0;  // assigned by the sampler
   MonoTime mono;          // daemon clock when read
@@ -181,6 +210,12 @@ struct Snapshot {
   std::vector<DeviceCounters> devices;
   std::vector<RuntimeSample> runtimes;  // ascending pid
   HostSample host;
+  // Null: the backend measured every signal (the simulator). Shared between snapshots while the
+  // backend's sources do not change.
+  std::shared_ptr<const Unmeasured> unmeasured;
+
+  // The reason `signal` is not measured in this snapshot; empty when it is.
+  const std::string& UnmeasuredReason(Signal signal) const;
 };
 
 // The runtime of `snapshot` with `pid` (runtimes are in ascending pid), or null.

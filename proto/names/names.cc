@@ -55,6 +55,26 @@ const char* CollectiveOpName(v1::CollectiveOp op) {
   }
 }
 
+const char* SignalName(Signal signal) {
+  switch (signal) {
+    case Signal::kHbmTraffic:
+      return "hbm_traffic";
+    case Signal::kEccCorrected:
+      return "ecc_corrected";
+    case Signal::kCoreActivity:
+      return "core_activity";
+    case Signal::kExecutions:
+      return "executions";
+    case Signal::kLatency:
+      return "latency";
+    case Signal::kRuntimeCpu:
+      return "runtime_cpu";
+    case Signal::kCollectives:
+      return "collectives";
+  }
+  return "unspecified";
+}
+
 const std::array<v1::Group, 11>& AllGroups() {
   static const std::array<v1::Group, 11> all = {v1::GROUP_NEURONCORE_COUNTERS,
                                                 v1::GROUP_MEMORY_USED,

@@ -38,5 +38,9 @@ v1::CollectiveOp CollectiveOpOf(CollectiveKind kind);
 const char* FindingKindName(v1::FindingKind kind);
 const char* SeverityName(v1::Severity severity);
 const char* CollectiveOpName(v1::CollectiveOp op);
+// A signal a backend may be unable to measure, as /metrics labels and the analyzer's findings name
+// it: "hbm_traffic", "ecc_corrected", "core_activity", "executions", "latency", "runtime_cpu",
+// "collectives".
+const char* SignalName(Signal signal);
 
 }  // namespace neuronmon

@@ -54,7 +54,10 @@ std::string ReadFile(const std::string& path) {
 
 TEST(ConfigTest, DefaultsAreTheDocumentedOnes) {
   const DaemonConfig c = DefaultConfig();
-  EXPECT_EQ(c.device, "sim:trn2.48xlarge");
+  EXPECT_EQ(c.device, "auto");
+  EXPECT_EQ(c.sysfs_root, "/sys");
+  EXPECT_EQ(c.proc_root, "/proc");
+  EXPECT_EQ(c.neuron_monitor, "/opt/aws/neuron/bin/neuron-monitor");
   EXPECT_EQ(c.scenario, "healthy-training");
   EXPECT_EQ(c.seed, 1);
   EXPECT_EQ(c.period, seconds(1));

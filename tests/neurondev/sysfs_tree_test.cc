@@ -1,11 +1,15 @@
 // The driver's sysfs tree as SysfsTree reads it: attribute parsers, a Trainium2 tree as driver
 // 2.28 writes it, an older tree without health_status, and a broken one (missing files, "busy",
 // garbage, huge files, too many cores) — every problem named by path, none a crash or a zero.
+// SysfsSampler reads the same as SysfsTree while the tree changes under it: values rewritten in
+// place, devices removed, added and replaced, files broken, and with few descriptors to keep.
 #include "neurondev/sysfs_tree.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <string>
 
 #include "tests/neurondev/tree_writer.h"
@@ -253,6 +257,317 @@ TEST(SysfsTree, CountsFromTheTreeAreBounded) {
   EXPECT_FALSE(d.core_count.has_value());
   EXPECT_TRUE(Contains(d.errors, "core_count: 100000 cores is more than 64"));
   EXPECT_EQ(d.cores.size(), 64u);
+}
+
+// Field by field, so that a difference names the device, core and field.
+void ExpectSameCounters(const std::vector<NamedCounter>& a, const std::vector<NamedCounter>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].total, b[i].total) << a[i].name;
+  }
+}
+
+void ExpectSameMemory(const std::vector<MemoryCategory>& a, const std::vector<MemoryCategory>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].total, b[i].total) << a[i].name;
+    EXPECT_EQ(a[i].peak, b[i].peak) << a[i].name;
+  }
+}
+
+void ExpectSameCore(const CoreReading& a, const CoreReading& b) {
+  SCOPED_TRACE("core " + std::to_string(a.index));
+  EXPECT_EQ(a.index, b.index);
+  ExpectSameCounters(a.outcomes, b.outcomes);
+  ExpectSameCounters(a.other_info, b.other_info);
+  ExpectSameMemory(a.device_memory, b.device_memory);
+  ASSERT_EQ(a.pe_counters.size(), b.pe_counters.size());
+  for (std::size_t i = 0; i < a.pe_counters.size(); ++i) {
+    EXPECT_EQ(a.pe_counters[i].row_group, b.pe_counters[i].row_group);
+    EXPECT_EQ(a.pe_counters[i].mm_active, b.pe_counters[i].mm_active);
+    EXPECT_EQ(a.pe_counters[i].wl_active, b.pe_counters[i].wl_active);
+    EXPECT_EQ(a.pe_counters[i].idle, b.pe_counters[i].idle);
+  }
+}
+
+void ExpectSameDevice(const DeviceReading& a, const DeviceReading& b) {
+  SCOPED_TRACE("device " + std::to_string(a.index));
+  EXPECT_EQ(a.index, b.index);
+  EXPECT_EQ(a.core_count, b.core_count);
+  EXPECT_EQ(a.connected_devices, b.connected_devices);
+  EXPECT_EQ(a.serial_number, b.serial_number);
+  EXPECT_EQ(a.arch_type, b.arch_type);
+  EXPECT_EQ(a.instance_type, b.instance_type);
+  EXPECT_EQ(a.device_name, b.device_name);
+  ExpectSameMemory(a.host_memory, b.host_memory);
+  EXPECT_EQ(a.sram_ecc_uncorrected, b.sram_ecc_uncorrected);
+  EXPECT_EQ(a.mem_ecc_uncorrected, b.mem_ecc_uncorrected);
+  EXPECT_EQ(a.mem_ecc_repairable_uncorrected, b.mem_ecc_repairable_uncorrected);
+  EXPECT_EQ(a.hbm_ecc_err_count, b.hbm_ecc_err_count);
+  EXPECT_EQ(a.repairable_hbm_ecc_err_count, b.repairable_hbm_ecc_err_count);
+  EXPECT_EQ(a.sram_ecc_err_count, b.sram_ecc_err_count);
+  EXPECT_EQ(a.hw_error_event, b.hw_error_event);
+  ASSERT_EQ(a.power.has_value(), b.power.has_value());
+  if (a.power) {
+    EXPECT_EQ(a.power->status, b.power->status);
+    EXPECT_EQ(a.power->epoch_seconds, b.power->epoch_seconds);
+    EXPECT_EQ(a.power->min_percent, b.power->min_percent);
+    EXPECT_EQ(a.power->max_percent, b.power->max_percent);
+    EXPECT_EQ(a.power->avg_percent, b.power->avg_percent);
+  }
+  EXPECT_EQ(a.errors, b.errors);
+  EXPECT_EQ(a.absent, b.absent);
+  ASSERT_EQ(a.cores.size(), b.cores.size());
+  for (std::size_t i = 0; i < a.cores.size(); ++i) ExpectSameCore(a.cores[i], b.cores[i]);
+}
+
+// `sampled` is what SysfsTree reads from the same tree.
+void ExpectAsRead(const TreeReading& sampled, const FakeTree& tree) {
+  const TreeReading read = SysfsTree(tree.root()).Read();
+  EXPECT_EQ(sampled.driver_version, read.driver_version);
+  EXPECT_EQ(sampled.errors, read.errors);
+  ASSERT_EQ(sampled.devices.size(), read.devices.size());
+  for (std::size_t i = 0; i < read.devices.size(); ++i) {
+    ExpectSameDevice(sampled.devices[i], read.devices[i]);
+  }
+}
+
+// Descriptors a Trainium2 device of driver 2.28 keeps open: its directory, 8 host memory
+// categories × {total,peak}, 7 ECC and health counters, power, and per core 24 outcomes, 6
+// other_info counters, 11 device memory categories × {total,peak} and pe_cntrs.
+constexpr std::size_t kFilesPerTrn2Device = 1 + 16 + 7 + 1 + 8 * (24 + 6 + 22 + 1);
+
+// Replaces `relative`'s contents as a writer that writes a temporary file and renames it does.
+void WriteByRename(const FakeTree& tree, const std::string& relative, const std::string& text) {
+  tree.Write(relative + ".tmp", text);
+  std::filesystem::rename(tree.root() + "/" + relative + ".tmp", tree.root() + "/" + relative);
+}
+
+TEST(SysfsSampler, ReadsWhatSysfsTreeReadsFromAWholeAndABrokenTree) {
+  FakeTree tree;
+  tree.WriteDriverVersion("2.28.4.0");
+  for (int n : {0, 1, 10}) tree.WriteTrn2Device(n);
+  tree.Remove(tree.Device(1, "stats/hardware/health_status"));
+  tree.Remove(tree.Device(1, "connected_devices"));
+  tree.Write(tree.Device(1, "stats/hardware/mem_ecc_uncorrected"), "busy\n");
+  tree.Write(tree.Device(1, "neuron_core5/stats/other_info/flop_count/total"),
+             std::string(70000, '7'));
+  tree.Remove(tree.Device(1, "neuron_core6/stats/tensor_engine/pe_cntrs"));
+  std::filesystem::create_directories(tree.root() + "/" +
+                                      tree.Device(1, "neuron_core6/stats/tensor_engine/pe_cntrs"));
+  tree.Write(tree.Device(10, "core_count"), "100000");
+  SysfsSampler sampler(tree.root());
+  const TreeReading first = sampler.Sample();  // discovers and opens
+  EXPECT_EQ(first.devices.size(), 3u);
+  EXPECT_EQ(first.devices[1].errors.size(), 3u);
+  ExpectAsRead(first, tree);
+  ExpectAsRead(sampler.Sample(), tree);  // reads what it kept open
+  // The broken files are opened for each read; every other one is kept.
+  EXPECT_EQ(sampler.open_files(), 1 + 3 * kFilesPerTrn2Device - 4 - 2);
+}
+
+TEST(SysfsSampler, SeesValuesWrittenInPlaceAtTheNextSample) {
+  FakeTree tree;
+  tree.WriteDriverVersion("2.28.4.0");
+  tree.WriteTrn2Device(0);
+  SysfsSampler sampler(tree.root());
+  ExpectAsRead(sampler.Sample(), tree);
+  EXPECT_EQ(sampler.open_files(), 1 + kFilesPerTrn2Device);
+  tree.Write(tree.Device(0, "neuron_core3/stats/status/success/total"), "5000\n");
+  tree.Write(tree.Device(0, "neuron_core3/stats/tensor_engine/pe_cntrs"),
+             "xrow_grp,mm_active,wl_active,idle\n0,9,9,9\n");
+  tree.Write(tree.Device(0, "stats/memory_usage/host_mem/tensors/total"), "123456789\n");
+  tree.Write(tree.Device(0, "stats/power/utilization"), "POWER_STATUS_VALID,1764720060,1,2,3\n");
+  tree.Write(tree.Device(0, "stats/hardware/health_status/hw_error_event"), "1\n");
+  const TreeReading r = sampler.Sample();
+  ExpectAsRead(r, tree);
+  const CoreReading& c = r.devices[0].cores[3];
+  EXPECT_EQ(Find(c.outcomes, "success"), 5000u);
+  ASSERT_EQ(c.pe_counters.size(), 1u);
+  EXPECT_EQ(c.pe_counters[0].mm_active, 9u);
+  EXPECT_EQ(r.devices[0].host_memory[6].name, "tensors");
+  EXPECT_EQ(r.devices[0].host_memory[6].total, 123456789u);
+  EXPECT_EQ(r.devices[0].power->epoch_seconds, 1764720060u);
+  EXPECT_EQ(r.devices[0].hw_error_event, 1u);
+}
+
+TEST(SysfsSampler, AFileThatTurnsBadGivesTheErrorSysfsTreeGives) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  SysfsSampler sampler(tree.root());
+  ExpectAsRead(sampler.Sample(), tree);
+  tree.Write(tree.Device(0, "stats/hardware/mem_ecc_uncorrected"), "busy\n");
+  tree.Write(tree.Device(0, "neuron_core1/stats/memory_usage/device_mem/tensors/total"),
+             "18446744073709541616\n");
+  tree.Write(tree.Device(0, "neuron_core2/stats/tensor_engine/pe_cntrs"), "garbage\n");
+  tree.Write(tree.Device(0, "neuron_core5/stats/other_info/flop_count/total"),
+             std::string(70000, '7'));
+  tree.Write(tree.Device(0, "stats/power/utilization"), "");
+  const TreeReading r = sampler.Sample();
+  ExpectAsRead(r, tree);
+  const DeviceReading& d = r.devices[0];
+  EXPECT_EQ(d.errors.size(), 5u);
+  EXPECT_TRUE(Contains(d.errors, "neuron0/stats/hardware/mem_ecc_uncorrected: \"busy\" is not"));
+  EXPECT_TRUE(Contains(d.errors, "neuron_core5/stats/other_info/flop_count/total: file larger"));
+  EXPECT_FALSE(d.mem_ecc_uncorrected.has_value());
+  EXPECT_FALSE(d.power.has_value());
+  // Mended in place, the files read again.
+  tree.Write(tree.Device(0, "stats/hardware/mem_ecc_uncorrected"), "7\n");
+  tree.Write(tree.Device(0, "neuron_core5/stats/other_info/flop_count/total"), "8\n");
+  const TreeReading mended = sampler.Sample();
+  ExpectAsRead(mended, tree);
+  EXPECT_EQ(mended.devices[0].mem_ecc_uncorrected, 7u);
+  EXPECT_EQ(mended.devices[0].errors.size(), 3u);
+}
+
+TEST(SysfsSampler, FollowsDevicesRemovedAddedAndReplaced) {
+  FakeTree tree;
+  for (int n : {0, 1, 2}) tree.WriteTrn2Device(n);
+  SysfsSampler sampler(tree.root());
+  ExpectAsRead(sampler.Sample(), tree);
+  tree.Remove(tree.Device(1));
+  const TreeReading removed = sampler.Sample();
+  ExpectAsRead(removed, tree);
+  EXPECT_EQ(removed.devices.size(), 2u);
+  EXPECT_EQ(sampler.open_files(), 2 * kFilesPerTrn2Device);  // device 1's are closed
+  tree.WriteTrn2Device(1);
+  tree.WriteTrn2Device(3);
+  tree.Write(tree.Device(3, "neuron_core0/stats/status/success/total"), "77\n");
+  const TreeReading added = sampler.Sample();
+  ExpectAsRead(added, tree);
+  ASSERT_EQ(added.devices.size(), 4u);
+  EXPECT_EQ(Find(added.devices[3].cores[0].outcomes, "success"), 77u);
+  // Removed and added again between two samples (a driver reload): new files, a new serial.
+  tree.Remove(tree.Device(2));
+  tree.WriteTrn2Device(2);
+  tree.Write(tree.Device(2, "info/serial_number"), "1d0f0000000000ff\n");
+  tree.Write(tree.Device(2, "neuron_core0/stats/status/success/total"), "1\n");
+  const TreeReading replaced = sampler.Sample();
+  ExpectAsRead(replaced, tree);
+  EXPECT_EQ(replaced.devices[2].serial_number, "1d0f0000000000ff");
+  EXPECT_EQ(Find(replaced.devices[2].cores[0].outcomes, "success"), 1u);
+  EXPECT_EQ(sampler.open_files(), 4 * kFilesPerTrn2Device);
+}
+
+// A writer that renames files into place, or adds counters, is seen at the next discovery.
+TEST(SysfsSampler, ChangesOfLayoutAreSeenAtTheNextDiscovery) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  SamplerOptions options;
+  options.rediscover_every = 3;
+  SysfsSampler sampler(tree.root(), {}, options);
+  ExpectAsRead(sampler.Sample(), tree);  // discovery
+  WriteByRename(tree, tree.Device(0, "neuron_core0/stats/status/success/total"), "41\n");
+  tree.Write(tree.Device(0, "neuron_core0/stats/status/new_outcome/total"), "3\n");
+  tree.Remove(tree.Device(0, "neuron_core7"));
+  sampler.Sample();
+  sampler.Sample();
+  const TreeReading r = sampler.Sample();  // the fourth: discovery again
+  ExpectAsRead(r, tree);
+  EXPECT_EQ(Find(r.devices[0].cores[0].outcomes, "success"), 41u);
+  EXPECT_EQ(Find(r.devices[0].cores[0].outcomes, "new_outcome"), 3u);
+  EXPECT_EQ(r.devices[0].cores.size(), 7u);
+  // Rediscover() asks for one at the next sample.
+  WriteByRename(tree, tree.Device(0, "neuron_core0/stats/status/success/total"), "42\n");
+  tree.Remove(tree.Device(0, "stats/hardware/sram_ecc_uncorrected"));
+  std::filesystem::create_directories(tree.root() + "/" +
+                                      tree.Device(0, "stats/hardware/sram_ecc_uncorrected"));
+  sampler.Rediscover();
+  const TreeReading again = sampler.Sample();
+  ExpectAsRead(again, tree);
+  EXPECT_EQ(Find(again.devices[0].cores[0].outcomes, "success"), 42u);
+  EXPECT_TRUE(Contains(again.devices[0].errors, "sram_ecc_uncorrected: not a regular file"));
+}
+
+TEST(SysfsSampler, KeepsNoMoreDescriptorsThanAllowedAndReadsTheSame) {
+  FakeTree tree;
+  tree.WriteDriverVersion("2.28.4.0");
+  for (int n : {0, 1}) tree.WriteTrn2Device(n);
+  for (std::size_t max : {0, 1, 10, 500}) {
+    SCOPED_TRACE("max_open_files " + std::to_string(max));
+    TreeLimits limits;
+    limits.max_open_files = max;
+    SysfsSampler sampler(tree.root(), limits);
+    ExpectAsRead(sampler.Sample(), tree);
+    EXPECT_EQ(sampler.open_files(), max);
+    tree.Write(tree.Device(1, "neuron_core7/stats/status/success/total"), std::to_string(max));
+    tree.Write(tree.Device(0, "stats/memory_usage/host_mem/tensors/peak"), "garbage");
+    const TreeReading r = sampler.Sample();
+    ExpectAsRead(r, tree);
+    EXPECT_EQ(Find(r.devices[1].cores[7].outcomes, "success"), max);
+    EXPECT_LE(sampler.open_files(), max);
+  }
+}
+
+// The fixtures other tests read with SysfsTree: whole hosts, a broken one, and driver 2.30's
+// counters moving between samples as a running process moves them.
+TEST(SysfsSampler, ReadsTheHostFixturesAsSysfsTreeDoes) {
+  for (void (FakeTree::*write)() const :
+       {&FakeTree::WriteInf2_48xlarge_Driver224, &FakeTree::WriteTrn1_32xlarge_Driver226,
+        &FakeTree::WritePartialTree}) {
+    FakeTree tree;
+    (tree.*write)();
+    SysfsSampler sampler(tree.root());
+    ExpectAsRead(sampler.Sample(), tree);
+    ExpectAsRead(sampler.Sample(), tree);
+  }
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver230();
+  SysfsSampler sampler(tree.root());
+  ExpectAsRead(sampler.Sample(), tree);
+  EXPECT_EQ(sampler.open_files(), 1 + 16 * kFilesPerTrn2Device);  // TreeLimits' figure
+  for (int second = 0; second < 3; ++second) {
+    tree.AdvanceTrn2Counters(std::chrono::seconds(1), 0.25 * second, second);
+    ExpectAsRead(sampler.Sample(), tree);
+  }
+}
+
+// The opt-in for the CPU budget: outcomes, memory, ECC and power re-read one sample in three, the
+// live activity at every sample.
+TEST(SysfsSampler, SlowFilesAreReReadWithinSlowEverySamples) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  SamplerOptions options;
+  options.slow_every = 3;
+  SysfsSampler sampler(tree.root(), {}, options);
+  ExpectAsRead(sampler.Sample(), tree);  // a discovery reads every file
+  const std::string core3 = "neuron_core3/stats/";
+  tree.Write(tree.Device(0, core3 + "other_info/nc_time_in_use/total"), "999\n");
+  tree.Write(tree.Device(0, core3 + "tensor_engine/pe_cntrs"),
+             "xrow_grp,mm_active,wl_active,idle\n0,9,9,9\n");
+  tree.Write(tree.Device(0, core3 + "status/success/total"), "5000\n");
+  tree.Write(tree.Device(0, "stats/memory_usage/host_mem/tensors/total"), "busy\n");
+  tree.Write(tree.Device(0, "stats/memory_usage/host_mem/tensors/peak"), "7\n");
+  const TreeReading next = sampler.Sample();
+  EXPECT_EQ(Find(next.devices[0].cores[3].other_info, "nc_time_in_use"), 999u);
+  ASSERT_EQ(next.devices[0].cores[3].pe_counters.size(), 1u);
+  sampler.Sample();
+  sampler.Sample();
+  // Three samples after the writes every slow file has been read again; then each sample repeats
+  // what they said, errors included.
+  for (int i = 0; i < 4; ++i) {
+    const TreeReading r = sampler.Sample();
+    ExpectAsRead(r, tree);
+    EXPECT_EQ(Find(r.devices[0].cores[3].outcomes, "success"), 5000u);
+    EXPECT_TRUE(Contains(r.devices[0].errors, "host_mem/tensors/total: \"busy\" is not a number"));
+  }
+}
+
+TEST(SysfsSampler, NoDriverAndADriverThatComesLater) {
+  FakeTree tree;
+  SysfsSampler sampler(tree.root());
+  const TreeReading none = sampler.Sample();
+  EXPECT_TRUE(none.devices.empty());
+  EXPECT_TRUE(none.errors.empty());
+  EXPECT_EQ(sampler.open_files(), 0u);
+  tree.WriteDriverVersion("2.28.4.0");
+  tree.WriteTrn2Device(0);
+  const TreeReading installed = sampler.Sample();
+  ExpectAsRead(installed, tree);
+  EXPECT_EQ(installed.driver_version, "2.28.4.0");
+  EXPECT_EQ(installed.devices.size(), 1u);
 }
 
 }  // namespace

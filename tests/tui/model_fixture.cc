@@ -1,6 +1,7 @@
 #include "tests/tui/model_fixture.h"
 
 #include "daemon/core/daemon_core.h"
+#include "tests/daemon/unmeasured_backend.h"
 
 namespace neuronmon::tui::testing {
 namespace {
@@ -26,10 +27,15 @@ constexpr const char* kMeminfo =
 
 }  // namespace
 
-Model BuildModel(const std::string& device, const std::string& scenario, int seconds) {
+Model BuildModel(const std::string& device, const std::string& scenario, int seconds,
+                 const Unmeasured* unmeasured) {
   using namespace daemon;
   const MonoTime start(std::chrono::seconds(1000));
   auto backend = MakeBackend({device, scenario, 1, 1}, start);
+  if (unmeasured != nullptr) {
+    *backend =
+        std::make_unique<daemon::testing::UnmeasuredBackend>(std::move(*backend), *unmeasured);
+  }
   int t = 0;
   DaemonCore core({std::chrono::seconds(1), std::chrono::minutes(10), "test"}, std::move(*backend),
                   [&t] { return HostFromText(Stat(t), kMeminfo); });

@@ -4,12 +4,15 @@
 
 #include <string>
 
+#include "proto/common/snapshot.h"
 #include "tui/model.h"
 
 namespace neuronmon::tui::testing {
 
 // Samples `device` running `scenario` once a second for `seconds` and applies every report (as
-// neuron-top's start-up replay would).
-Model BuildModel(const std::string& device, const std::string& scenario, int seconds = 90);
+// neuron-top's start-up replay would). With `unmeasured`, the backend does not measure those
+// signals, as a real host (tests/daemon/unmeasured_backend.h).
+Model BuildModel(const std::string& device, const std::string& scenario, int seconds = 90,
+                 const Unmeasured* unmeasured = nullptr);
 
 }  // namespace neuronmon::tui::testing

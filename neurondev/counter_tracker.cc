@@ -1,0 +1,261 @@
+#include "neurondev/counter_tracker.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string_view>
+
+namespace neuronmon::neurondev {
+namespace {
+
+// Growth of a cumulative counter; one that went backwards restarted and counts its own value.
+std::uint64_t Grown(std::uint64_t now, std::uint64_t before) {
+  return now >= before ? now - before : now;
+}
+
+std::uint64_t Find(const std::vector<NamedCounter>& counters, std::string_view name, bool* found) {
+  for (const NamedCounter& c : counters) {
+    if (c.name == name) {
+      *found = true;
+      return c.total;
+    }
+  }
+  *found = false;
+  return 0;
+}
+
+struct PeTotals {
+  bool present = false;
+  std::uint64_t active = 0, all = 0;
+};
+
+PeTotals SumPe(const CoreReading& c) {
+  PeTotals t;
+  for (const PeCounters& row : c.pe_counters) {
+    t.present = true;
+    t.active += row.mm_active + row.wl_active;
+    t.all += row.mm_active + row.wl_active + row.idle;
+  }
+  return t;
+}
+
+// The driver's outcome names (stats/status/<name>) under neuron-monitor's execution summary and
+// error categories.
+struct OutcomeField {
+  const char* name;
+  std::uint64_t ExecutionCounters::*field;
+};
+constexpr std::array<OutcomeField, 23> kOutcomeFields = {{
+    {"success", &ExecutionCounters::completed},
+    {"execute_completed_with_error", &ExecutionCounters::completed_with_err},
+    {"execute_completed_with_num_error", &ExecutionCounters::completed_with_num_err},
+    {"timeout", &ExecutionCounters::timed_out},
+    {"exec_bad_input", &ExecutionCounters::incorrect_input},
+    {"execute_failed_to_queue", &ExecutionCounters::failed_to_queue},
+    {"generic_error", &ExecutionCounters::generic},
+    {"resource_error", &ExecutionCounters::runtime},
+    {"resource_nc_error", &ExecutionCounters::runtime},
+    {"invalid_error", &ExecutionCounters::runtime},
+    {"oob_error", &ExecutionCounters::runtime},
+    {"execute_sw_nq_overflow", &ExecutionCounters::runtime},
+    {"execute_sw_semaphore_error", &ExecutionCounters::runtime},
+    {"execute_sw_event_error", &ExecutionCounters::runtime},
+    {"execute_sw_psum_collision", &ExecutionCounters::runtime},
+    {"execute_sw_sequencer_fatal", &ExecutionCounters::runtime},
+    {"unsupported_neff_version", &ExecutionCounters::model},
+    {"hw_error", &ExecutionCounters::hardware},
+    {"hw_collectives_error", &ExecutionCounters::hardware},
+    {"hw_hbm_ue_error", &ExecutionCounters::hardware},
+    {"hw_nc_ue_error", &ExecutionCounters::hardware},
+    {"hw_dma_abort_error", &ExecutionCounters::hardware},
+    {"hw_repairable_hbm_ue_error", &ExecutionCounters::hardware},
+}};
+
+}  // namespace
+
+bool HasLiveCounters(const std::string& version) {
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) != 3) return false;
+  return std::array{major, minor, patch} >= std::array{2, 30, 2};
+}
+
+bool AddOutcome(const std::string& name, std::uint64_t count, ExecutionCounters* e) {
+  for (const OutcomeField& f : kOutcomeFields) {
+    if (name == f.name) {
+      e->*f.field += count;
+      // neuron-monitor counts an execution that completed with a numerical error in both.
+      if (f.field == &ExecutionCounters::completed_with_num_err) e->numerical += count;
+      return true;
+    }
+  }
+  return false;
+}
+
+CounterTracker::CounterTracker(int lnc, bool live) : lnc_(std::max(1, lnc)), live_(live) {}
+
+bool CounterTracker::FindsDrop(const TreeReading& reading) const {
+  for (const DeviceReading& d : reading.devices) {
+    auto it = state_.find(d.index);
+    if (it == state_.end()) {
+      if (!state_.empty()) return true;  // a device appeared: the driver reloaded or reset it
+      continue;
+    }
+    const Device& s = it->second;
+    if (s.seen && (d.mem_ecc_uncorrected.value_or(s.mem_ue) < s.mem_ue ||
+                   d.sram_ecc_uncorrected.value_or(s.sram_ue) < s.sram_ue)) {
+      return true;
+    }
+    for (const CoreReading& c : d.cores) {
+      if (c.index >= s.cores.size() || !s.cores[c.index].seen) continue;
+      const PhysicalCore& p = s.cores[c.index];
+      bool found = false;
+      if (Find(c.other_info, "nc_time_in_use", &found) < p.nc_time && found) return true;
+      if (Find(c.other_info, "flop_count", &found) < p.flops && found) return true;
+      const PeTotals pe = SumPe(c);
+      if (pe.present && (pe.active < p.pe_active || pe.all < p.pe_all)) return true;
+      for (const NamedCounter& o : c.outcomes) {
+        auto before = p.outcomes.find(o.name);
+        if (before != p.outcomes.end() && o.total < before->second) return true;
+      }
+    }
+  }
+  return false;
+}
+
+void CounterTracker::Restart() {
+  ++epoch_;
+  for (auto& [index, device] : state_) {
+    for (PhysicalCore& p : device.cores) {
+      p.busy_ns = 0;
+      p.flop_count = 0;
+      p.executions = {};
+    }
+  }
+  for (DeviceCounters& d : devices_) d.ecc = {};
+}
+
+double CounterTracker::BusyGrowth(const CoreReading& c, const PhysicalCore& before,
+                                  double interval_ns) {
+  bool found = false;
+  const std::uint64_t nc_time = Find(c.other_info, "nc_time_in_use", &found);
+  if (live_ && found) {
+    return std::min(interval_ns, static_cast<double>(Grown(nc_time, before.nc_time)) * unit_ns_);
+  }
+  const PeTotals pe = SumPe(c);
+  if (pe.present) {
+    const std::uint64_t all = Grown(pe.all, before.pe_all);
+    return all ? interval_ns * static_cast<double>(Grown(pe.active, before.pe_active)) /
+                     static_cast<double>(all)
+               : 0;
+  }
+  return -1;
+}
+
+void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Device* s) {
+  DeviceCounters& out = devices_[static_cast<std::size_t>(d.index)];
+  out.present = true;
+  if (s->seen) {
+    out.ecc.mem_uncorrected += Grown(d.mem_ecc_uncorrected.value_or(s->mem_ue), s->mem_ue);
+    out.ecc.sram_uncorrected += Grown(d.sram_ecc_uncorrected.value_or(s->sram_ue), s->sram_ue);
+  }
+  s->seen = true;
+  s->mem_ue = d.mem_ecc_uncorrected.value_or(s->mem_ue);
+  s->sram_ue = d.sram_ecc_uncorrected.value_or(s->sram_ue);
+  const std::size_t physical = std::max<std::size_t>(d.core_count.value_or(0), d.cores.size());
+  if (s->cores.size() < physical) s->cores.resize(physical);
+  for (const CoreReading& c : d.cores) {
+    if (c.index >= s->cores.size()) continue;
+    PhysicalCore& p = s->cores[c.index];
+    bool found = false;
+    const std::uint64_t flops = Find(c.other_info, "flop_count", &found);
+    if (p.seen) {
+      const double busy = BusyGrowth(c, p, interval_ns);
+      if (busy < 0) core_unmeasured_ = "no busy-time source";
+      p.busy_ns += std::max(0.0, busy);
+      if (live_ && found) p.flop_count += static_cast<double>(Grown(flops, p.flops));
+      for (const NamedCounter& o : c.outcomes) {
+        auto before = p.outcomes.find(o.name);
+        const std::uint64_t base = before != p.outcomes.end() ? before->second : o.total;
+        if (live_) AddOutcome(o.name, Grown(o.total, base), &p.executions);
+      }
+    } else if (BusyGrowth(c, p, 0) < 0) {
+      core_unmeasured_ = "no busy-time source";
+    }
+    p.seen = true;
+    p.nc_time = Find(c.other_info, "nc_time_in_use", &found);
+    p.flops = flops;
+    const PeTotals pe = SumPe(c);
+    p.pe_active = pe.active;
+    p.pe_all = pe.all;
+    for (const NamedCounter& o : c.outcomes) p.outcomes[o.name] = o.total;
+  }
+}
+
+void CounterTracker::Fold(const TreeReading& reading, MonoTime now) {
+  const double interval_ns =
+      have_time_ ? static_cast<double>(std::max<std::int64_t>(0, (now - last_).count())) : 0;
+  have_time_ = true;
+  last_ = now;
+  if (FindsDrop(reading)) Restart();
+  // Calibrate nc_time_in_use's unit on the whole read before any core accumulates with it.
+  if (live_ && interval_ns > 0) {
+    for (const DeviceReading& d : reading.devices) {
+      auto it = state_.find(d.index);
+      if (it == state_.end()) continue;
+      for (const CoreReading& c : d.cores) {
+        if (c.index >= it->second.cores.size() || !it->second.cores[c.index].seen) continue;
+        bool found = false;
+        const std::uint64_t grown =
+            Grown(Find(c.other_info, "nc_time_in_use", &found), it->second.cores[c.index].nc_time);
+        while (found && unit_ns_ > 0.001 &&
+               static_cast<double>(grown) * unit_ns_ > 1.05 * interval_ns) {
+          unit_ns_ /= 1000;
+        }
+      }
+    }
+  }
+  int max_index = -1;
+  for (const DeviceReading& d : reading.devices) max_index = std::max(max_index, d.index);
+  for (const auto& [index, device] : state_) max_index = std::max(max_index, index);
+  devices_.resize(static_cast<std::size_t>(max_index + 1));
+  for (DeviceCounters& d : devices_) d.present = false;
+  core_unmeasured_.clear();
+  for (const DeviceReading& d : reading.devices) FoldDevice(d, interval_ns, &state_[d.index]);
+  if (!core_unmeasured_.empty()) {
+    core_unmeasured_ = live_ ? "the Neuron driver exposes neither nc_time_in_use nor pe_cntrs"
+                             : "the Neuron driver (before 2.30.2) updates nc_time_in_use only when "
+                               "a process exits, and exposes no pe_cntrs";
+  }
+  Publish();
+}
+
+void CounterTracker::Publish() {
+  cores_.clear();
+  for (const auto& [index, device] : state_) {
+    const std::size_t logical = device.cores.size() / static_cast<std::size_t>(lnc_);
+    for (std::size_t l = 0; l < logical; ++l) {
+      // A logical core is as busy as its physical cores on average.
+      CoreCounters c;
+      double busy = 0;
+      for (int k = 0; k < lnc_; ++k) {
+        const PhysicalCore& p =
+            device.cores[l * static_cast<std::size_t>(lnc_) + static_cast<std::size_t>(k)];
+        busy += p.busy_ns;
+        c.flops += p.flop_count;
+        if (lnc_ > 1) c.physical_busy_ns.push_back(static_cast<std::uint64_t>(p.busy_ns));
+      }
+      c.busy_ns = static_cast<std::uint64_t>(busy / lnc_);
+      cores_.push_back(std::move(c));
+    }
+  }
+}
+
+ExecutionCounters CounterTracker::DeviceExecutions(int device) const {
+  ExecutionCounters sum;
+  auto it = state_.find(device);
+  if (it == state_.end()) return sum;
+  for (const PhysicalCore& p : it->second.cores) sum += p.executions;
+  return sum;
+}
+
+}  // namespace neuronmon::neurondev

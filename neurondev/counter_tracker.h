@@ -1,0 +1,89 @@
+// CounterTracker turns successive reads of the driver's sysfs tree into the cumulative counters
+// of a Snapshot: per logical NeuronCore busy time and FLOPs, per device ECC events, per physical
+// core execution outcomes. It accumulates each file's growth since the previous read rather than
+// copying the driver's totals, so that
+//   - a counter that drops (a root write zeroed it, the driver reloaded, the device reset) starts
+//     a new epoch: every accumulator restarts from that read's growth, as the simulator's do;
+//   - busy time can come from different sources per read without a jump.
+// Busy time: with live counters (driver 2.30.2+) from `nc_time_in_use`, whose unit the driver
+// does not state — the user guide says µs, the driver's own code treats it as ps — so the unit is
+// calibrated: µs until a reading would exceed 100 %, then the next smaller unit that fits, for
+// the whole host from then on. With flat counters (older drivers add them in only when a process
+// exits) from the tensor engine's live cycle counters (`pe_cntrs`): busy = active / all cycles of
+// the read interval. Without either, core activity is unmeasured (never 0 %). Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "neurondev/sysfs_tree.h"
+#include "proto/common/clock.h"
+#include "proto/common/snapshot.h"
+
+namespace neuronmon::neurondev {
+
+// Whether `version` ("2.30.2.0") makes status/ and other_info/ counters move while a process
+// runs. An unparsable or absent version counts as flat (the safe reading).
+bool HasLiveCounters(const std::string& version);
+
+// Adds one outcome counter (`stats/status/<name>`) to `e` under neuron-monitor's categories;
+// returns false for names that are not counted (e.g. `failure`, which sums others).
+bool AddOutcome(const std::string& name, std::uint64_t count, ExecutionCounters* e);
+
+class CounterTracker {
+ public:
+  // `lnc`: physical cores per logical core. `live`: status/ and other_info/ move live.
+  CounterTracker(int lnc, bool live);
+
+  // Folds in `reading`, taken at `now`. REQUIRES: `now` not earlier than the previous call's.
+  void Fold(const TreeReading& reading, MonoTime now);
+
+  std::uint64_t epoch() const { return epoch_; }
+  // Cores by global logical index (devices in reading order, `lnc` physical cores each).
+  const std::vector<CoreCounters>& cores() const { return cores_; }
+  // Devices by driver index N (a gap or a vanished device is `present = false`).
+  const std::vector<DeviceCounters>& devices() const { return devices_; }
+  // Execution outcomes accumulated on device `device`'s physical cores since the epoch began;
+  // zero when the counters are not live.
+  ExecutionCounters DeviceExecutions(int device) const;
+  // Why core activity is unmeasured; empty when every present core has a source.
+  const std::string& core_activity_unmeasured() const { return core_unmeasured_; }
+  // Nanoseconds per `nc_time_in_use` unit in use (1000 = µs).
+  double nc_time_unit_ns() const { return unit_ns_; }
+
+ private:
+  struct PhysicalCore {
+    bool seen = false;
+    std::uint64_t nc_time = 0, flops = 0, pe_active = 0, pe_all = 0;
+    std::map<std::string, std::uint64_t> outcomes;
+    double busy_ns = 0, flop_count = 0;
+    ExecutionCounters executions;
+  };
+  struct Device {
+    bool seen = false;
+    std::uint64_t mem_ue = 0, sram_ue = 0;
+    std::vector<PhysicalCore> cores;
+  };
+
+  bool FindsDrop(const TreeReading& reading) const;
+  void Restart();
+  void FoldDevice(const DeviceReading& d, double interval_ns, Device* state);
+  double BusyGrowth(const CoreReading& c, const PhysicalCore& before, double interval_ns);
+  void Publish();
+
+  int lnc_;
+  bool live_;
+  double unit_ns_ = 1000;
+  std::uint64_t epoch_ = 0;
+  bool have_time_ = false;
+  MonoTime last_;
+  std::map<int, Device> state_;
+  std::vector<int> device_set_;
+  std::vector<CoreCounters> cores_;
+  std::vector<DeviceCounters> devices_;
+  std::string core_unmeasured_;
+};
+
+}  // namespace neuronmon::neurondev

@@ -1,0 +1,315 @@
+#include "neurondev/host.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <set>
+
+#include "neurondev/inventory.h"
+#include "proto/common/file_reader.h"
+
+namespace neuronmon::neurondev {
+namespace {
+
+// Sums the driver's memory categories of one kind into the runtime model's fields.
+std::uint64_t CategoryTotal(const std::vector<MemoryCategory>& categories, std::string_view name) {
+  for (const MemoryCategory& c : categories) {
+    if (c.name == name) return c.total;
+  }
+  return 0;
+}
+
+void AddHostMemory(const DeviceReading& d, HostMemory* h) {
+  h->application_memory += CategoryTotal(d.host_memory, "application_memory");
+  h->constants += CategoryTotal(d.host_memory, "constants");
+  h->dma_buffers += CategoryTotal(d.host_memory, "dma_buffers");
+  h->tensors += CategoryTotal(d.host_memory, "tensors");
+}
+
+void AddCoreMemory(const CoreReading& c, CoreMemory* m) {
+  m->constants += CategoryTotal(c.device_memory, "constants");
+  m->model_code += CategoryTotal(c.device_memory, "model_code");
+  m->model_shared_scratchpad += CategoryTotal(c.device_memory, "model_shared_scratchpad");
+  m->runtime_memory += CategoryTotal(c.device_memory, "runtime_memory");
+  m->tensors += CategoryTotal(c.device_memory, "tensors");
+}
+
+// utime and stime of /proc/<pid>/stat in nanoseconds; false when unreadable.
+bool ReadProcessCpu(const std::string& proc_root, std::uint32_t pid, std::uint64_t* user_ns,
+                    std::uint64_t* system_ns) {
+  Result<std::string> text = ReadRegularFile(proc_root + "/" + std::to_string(pid) + "/stat", 4096);
+  if (!text.ok()) return false;
+  // The command (field 2) is in parentheses and may hold anything; count fields after its end.
+  const std::size_t close = text->rfind(')');
+  if (close == std::string::npos) return false;
+  std::string_view rest = std::string_view(*text).substr(close + 1);
+  std::uint64_t fields[2] = {0, 0};
+  int field = 2;
+  std::size_t at = 0;
+  while (at < rest.size() && field < 15) {
+    while (at < rest.size() && rest[at] == ' ') ++at;
+    const std::size_t end = std::min(rest.find(' ', at), rest.size());
+    ++field;
+    if (field == 14 || field == 15) {
+      std::from_chars(rest.data() + at, rest.data() + end, fields[field - 14]);
+    }
+    at = end;
+  }
+  if (field < 15) return false;
+  static const long ticks = std::max(1L, sysconf(_SC_CLK_TCK));
+  *user_ns = fields[0] * 1'000'000'000ULL / static_cast<std::uint64_t>(ticks);
+  *system_ns = fields[1] * 1'000'000'000ULL / static_cast<std::uint64_t>(ticks);
+  return true;
+}
+
+std::string JoinErrors(const std::vector<std::string>& errors) {
+  std::string out;
+  for (const std::string& e : errors) out += (out.empty() ? "" : "; ") + e;
+  return out;
+}
+
+}  // namespace
+
+bool HasNeuronDevices(const std::string& sysfs_root) {
+  Result<std::vector<int>> devices = SysfsTree(sysfs_root).ListDevices();
+  return devices.ok() && !devices->empty();
+}
+
+Host::Host(HostOptions options)
+    : options_(std::move(options)), tree_(options_.sysfs_root, options_.tree_limits) {}
+
+Host::~Host() = default;
+
+Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
+  std::unique_ptr<Host> host(new Host(std::move(options)));
+  Result<std::vector<int>> devices = host->tree_.ListDevices();
+  if (!devices.ok()) return devices.status();
+  if (devices->empty()) {
+    return Status::NotFound("no Neuron devices under " + host->options_.sysfs_root +
+                            " (is the aws-neuronx-dkms driver loaded?)");
+  }
+  host->start_ = now;
+  const TreeReading reading = host->tree_.Read();
+  host->Refresh(reading);
+  host->tracker_->Fold(reading, now);
+  const HostOptions& o = host->options_;
+  if (!o.neuron_monitor.empty()) {
+    std::error_code ec;
+    const std::string dir =
+        o.config_dir.empty() ? std::filesystem::temp_directory_path(ec).string() : o.config_dir;
+    host->runtime_source_ = std::make_unique<RuntimeSource>(
+        o.neuron_monitor, dir.empty() ? "/tmp" : dir, host->inventory_.host_vcpu_count());
+  }
+  host->runtime_status_ = o.neuron_monitor.empty() ? "neuron-monitor is not used (configured \"\")"
+                                                   : "neuron-monitor is starting";
+  return host;
+}
+
+// (Re)builds what follows from the set of devices: the inventory, the logical core config and
+// the counter tracker (a new device set is a new epoch of counters).
+void Host::Refresh(const TreeReading& reading) {
+  std::vector<int> indices;
+  for (const DeviceReading& d : reading.devices) indices.push_back(d.index);
+  const std::string version = reading.driver_version.value_or("");
+  if (tracker_ != nullptr && indices == device_indices_ && version == driver_version_) return;
+  device_indices_ = std::move(indices);
+  driver_version_ = version;
+  lnc_ = reading.devices.empty()
+             ? 1
+             : LogicalCoreConfig(reading.devices.front(), options_.logical_nc_config);
+  live_ = HasLiveCounters(version);
+  inventory_ =
+      BuildInventory(reading, ReadHostIdentity(options_.sysfs_root, options_.proc_root), lnc_);
+  if (tracker_ == nullptr) tracker_ = std::make_unique<CounterTracker>(lnc_, live_);
+}
+
+v1::Inventory Host::Inventory(MonoTime now) {
+  (void)now;
+  v1::Inventory inv = inventory_;
+  const std::uint32_t per_device = inv.hardware_info().neuroncore_per_device_count();
+  for (const NeuronProcess& p : processes_.processes) {
+    v1::Process* out = inv.add_processes();
+    out->set_pid(p.pid);
+    out->set_tag(p.tag.empty() ? std::to_string(p.pid) : p.tag);
+    out->set_command(p.command);
+    for (std::uint32_t d : p.devices) {
+      out->add_device_indices(d);
+      for (std::uint32_t c = 0; c < per_device; ++c) out->add_core_ids(d * per_device + c);
+    }
+  }
+  return inv;
+}
+
+std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading) {
+  Result<ProcessScan> scan = ScanProcesses(options_.proc_root, options_.process_limits);
+  processes_ = scan.ok() ? std::move(*scan) : ProcessScan{};
+  process_note_ = scan.ok() ? "" : scan.status().message();
+  if (processes_.unreadable > 0) {
+    process_note_ = std::to_string(processes_.unreadable) +
+                    " processes could not be inspected (run as root or with CAP_SYS_PTRACE to "
+                    "see other users' processes)";
+  }
+  std::map<std::uint32_t, int> holders;
+  for (const NeuronProcess& p : processes_.processes) {
+    for (std::uint32_t d : p.devices) ++holders[d];
+  }
+  const std::uint32_t per_device = inventory_.hardware_info().neuroncore_per_device_count();
+  std::vector<RuntimeSample> runtimes;
+  std::set<std::uint32_t> alive;
+  shared_devices_ = false;
+  for (const NeuronProcess& p : processes_.processes) {
+    RuntimeSample r;
+    r.pid = p.pid;
+    r.tag = p.tag.empty() ? std::to_string(p.pid) : p.tag;
+    auto memory = std::make_shared<RuntimeMemory>();
+    ExecutionCounters executions;
+    for (std::uint32_t d : p.devices) {
+      for (std::uint32_t c = 0; c < per_device; ++c) r.cores.push_back(d * per_device + c);
+      // Device-wide figures belong to this process only when it holds the device alone.
+      if (holders[d] != 1) {
+        shared_devices_ = true;
+        continue;
+      }
+      auto it = std::find_if(reading.devices.begin(), reading.devices.end(),
+                             [&](const DeviceReading& dr) { return dr.index == int(d); });
+      if (it == reading.devices.end()) continue;
+      AddHostMemory(*it, &memory->host);
+      for (std::uint32_t c = 0; c < per_device; ++c) {
+        CoreMemory m;
+        m.core = d * per_device + c;
+        for (int k = 0; k < lnc_; ++k) {
+          const std::size_t physical = c * static_cast<std::uint32_t>(lnc_) + k;
+          if (physical < it->cores.size()) AddCoreMemory(it->cores[physical], &m);
+        }
+        memory->cores.push_back(m);
+      }
+      const ExecutionCounters e = tracker_->DeviceExecutions(static_cast<int>(d));
+      executions += e;
+    }
+    // Counts start when the process is first seen, and again when the counters restart.
+    auto [base, fresh] = baselines_.try_emplace(p.pid, Baseline{tracker_->epoch(), executions});
+    if (!fresh && base->second.epoch != tracker_->epoch()) base->second = {tracker_->epoch(), {}};
+    r.executions = executions.Minus(base->second.executions);
+    r.memory = std::move(memory);
+    ReadProcessCpu(options_.proc_root, p.pid, &r.cpu_user_ns, &r.cpu_system_ns);
+    alive.insert(p.pid);
+    runtimes.push_back(std::move(r));
+  }
+  std::erase_if(baselines_, [&](const auto& entry) { return !alive.contains(entry.first); });
+  return runtimes;
+}
+
+Snapshot Host::Read(MonoTime now) {
+  const TreeReading reading = tree_.Read();
+  Refresh(reading);
+  tracker_->Fold(reading, now);
+  bool runtime_figures = false;
+  if (runtime_source_ != nullptr) {
+    runtime_source_->Poll(now);
+    runtime_figures = runtime_source_->Current(now);
+    runtime_status_ = runtime_source_->Unavailable(now);
+  }
+  Snapshot s;
+  s.device_time = Nanos(std::max<std::int64_t>(0, (now - start_).count()));
+  s.epoch = tracker_->epoch();
+  s.cores = MergeCores(runtime_figures);
+  s.devices = tracker_->devices();
+  for (const DeviceReading& d : reading.devices) {
+    s.devices[static_cast<std::size_t>(d.index)].error = JoinErrors(d.errors);
+  }
+  if (reading.devices.empty()) {
+    s.error = "no Neuron devices readable under " + options_.sysfs_root;
+    if (!reading.errors.empty()) s.error += ": " + JoinErrors(reading.errors);
+  }
+  s.runtimes = RuntimesFromProcesses(reading);
+  if (runtime_figures) s.runtimes = runtime_source_->integrator().Runtimes();
+  s.unmeasured = UnmeasuredNow(!shared_devices_, runtime_figures);
+  return s;
+}
+
+std::vector<CoreCounters> Host::MergeCores(bool runtime_figures) {
+  const std::vector<CoreCounters>& now = tracker_->cores();
+  const std::map<std::uint32_t, CoreCounters> runtime =
+      runtime_figures ? runtime_source_->integrator().Cores()
+                      : std::map<std::uint32_t, CoreCounters>{};
+  if (merged_cores_.size() != now.size() || merged_epoch_ != tracker_->epoch()) {
+    merged_cores_.assign(now.size(), CoreCounters{});
+    previous_tracker_cores_.clear();
+    merged_epoch_ = tracker_->epoch();
+  }
+  auto grown = [](double a, double b) { return a >= b ? a - b : a; };
+  for (std::size_t c = 0; c < now.size(); ++c) {
+    CoreCounters& out = merged_cores_[c];
+    auto r = runtime.find(static_cast<std::uint32_t>(c));
+    auto before = previous_runtime_cores_.find(static_cast<std::uint32_t>(c));
+    const bool from_runtime = r != runtime.end() && before != previous_runtime_cores_.end();
+    const CoreCounters zero;
+    const CoreCounters& a = from_runtime                         ? before->second
+                            : c < previous_tracker_cores_.size() ? previous_tracker_cores_[c]
+                                                                 : zero;
+    const CoreCounters& b = from_runtime ? r->second : now[c];
+    out.busy_ns += static_cast<std::uint64_t>(
+        grown(static_cast<double>(b.busy_ns), static_cast<double>(a.busy_ns)));
+    out.flops += grown(b.flops, a.flops);
+    out.effective_flops += grown(b.effective_flops, a.effective_flops);
+    out.physical_busy_ns.resize(now[c].physical_busy_ns.size(), 0);
+    for (std::size_t p = 0; p < out.physical_busy_ns.size(); ++p) {
+      const bool has = p < b.physical_busy_ns.size() && p < a.physical_busy_ns.size();
+      if (has)
+        out.physical_busy_ns[p] +=
+            b.physical_busy_ns[p] - std::min(b.physical_busy_ns[p], a.physical_busy_ns[p]);
+    }
+  }
+  previous_tracker_cores_ = now;
+  previous_runtime_cores_ = runtime;
+  return merged_cores_;
+}
+
+std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runtime_figures) {
+  const std::string why = runtime_figures ? "" : RuntimeStatus();
+  Unmeasured u;
+  u.Set(Signal::kHbmTraffic, "the Neuron driver exposes no HBM traffic counter");
+  u.Set(Signal::kEccCorrected, "the Neuron driver exposes only uncorrected ECC events");
+  if (!runtime_figures) {
+    u.Set(Signal::kCoreActivity, tracker_->core_activity_unmeasured());
+    u.Set(Signal::kLatency, why);
+    u.Set(Signal::kCollectives, why);
+    if (!live_) {
+      u.Set(
+          Signal::kExecutions,
+          "the Neuron driver (before 2.30.2) counts executions only when a process exits; " + why);
+    } else if (!exclusive) {
+      u.Set(Signal::kExecutions, "processes share a device; " + why);
+    }
+  } else {
+    bool collectives = false;
+    for (const auto& r : runtime_source_->integrator().Statuses()) {
+      collectives = collectives || r.collectives_available();
+    }
+    if (!collectives) u.Set(Signal::kCollectives, "AWS's neuron-monitor reports no collectives");
+  }
+  if (unmeasured_ == nullptr || !(*unmeasured_ == u)) {
+    unmeasured_ = std::make_shared<const Unmeasured>(std::move(u));
+  }
+  return unmeasured_;
+}
+
+std::string Host::Describe() const {
+  const std::string name = inventory_.devices_size() > 0 ? inventory_.devices(0).device_name() : "";
+  std::string out = "neuron: " + std::to_string(inventory_.devices_size()) + " x " +
+                    (name.empty() ? "Neuron device" : name) + ", driver " +
+                    (driver_version_.empty() ? "version unknown" : driver_version_);
+  const std::string runtime = RuntimeStatus();
+  return out + (runtime.empty() ? ", runtime figures from neuron-monitor" : "");
+}
+
+std::string Host::RuntimeStatus() const {
+  std::string status = runtime_status_;
+  if (!status.empty()) status = "per-application figures unavailable: " + status;
+  if (!process_note_.empty()) status += (status.empty() ? "" : "; ") + process_note_;
+  return status;
+}
+
+}  // namespace neuronmon::neurondev

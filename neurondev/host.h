@@ -1,0 +1,100 @@
+// Host: a real Neuron host read into the daemon's data model — the same Snapshot and Inventory
+// the simulator produces, so every output works unchanged on top of it. Sources:
+//   - the driver's sysfs tree (devices, memory by category, ECC, execution outcomes, busy time;
+//     CounterTracker turns it into cumulative counters with epochs);
+//   - /proc: which processes hold which /dev/neuron<N>, their command, user and CPU time;
+//   - AWS's neuron-monitor, when installed, run as a child: per-application utilization,
+//     execution stats, latency and per-model memory (see neurondev/runtime_source.h).
+// What no source gives (HBM traffic, corrected ECC counts, and without neuron-monitor latency
+// and collectives) is named in Snapshot::unmeasured with the reason. Reads only files under the
+// injected roots. Not thread-safe; Read() may take milliseconds, so the daemon runs it off its
+// network thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "neurondev/counter_tracker.h"
+#include "neurondev/processes.h"
+#include "neurondev/runtime_source.h"
+#include "neurondev/sysfs_tree.h"
+#include "neuronmon/v1/inventory.pb.h"
+#include "proto/common/clock.h"
+#include "proto/common/snapshot.h"
+#include "proto/common/status.h"
+
+namespace neuronmon::neurondev {
+
+struct HostOptions {
+  std::string sysfs_root = "/sys";
+  std::string proc_root = "/proc";
+  // AWS's neuron-monitor; empty: do not run it (runtime figures from /proc and sysfs only).
+  std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";
+  // Physical cores per logical core; 0: the architecture's default (Trn2: 2, else 1), as the
+  // Neuron runtime's NEURON_LOGICAL_NC_CONFIG.
+  int logical_nc_config = 0;
+  // Where neuron-monitor's config file is written; empty: the temporary directory.
+  std::string config_dir;
+  TreeLimits tree_limits;
+  ProcessLimits process_limits;
+};
+
+// Whether `sysfs_root` has a Neuron driver tree with at least one device.
+bool HasNeuronDevices(const std::string& sysfs_root);
+
+class Host {
+ public:
+  // Reads the tree once. Fails when there is no Neuron device (the message says where it looked).
+  static Result<std::unique_ptr<Host>> Open(HostOptions options, MonoTime now);
+  ~Host();
+
+  // The inventory as of the last Read (devices, hardware figures), with the processes then.
+  v1::Inventory Inventory(MonoTime now);
+  Snapshot Read(MonoTime now);
+  // "neuron: 16 x Trainium2, driver 2.30.2.0, runtime figures from neuron-monitor"
+  std::string Describe() const;
+  // Empty when per-application figures come from neuron-monitor; else why not (for logs and
+  // neuron-top's title): "install aws-neuronx-tools for per-application figures".
+  std::string RuntimeStatus() const;
+
+ private:
+  explicit Host(HostOptions options);
+  void Refresh(const TreeReading& reading);
+  std::vector<RuntimeSample> RuntimesFromProcesses(const TreeReading& reading);
+  std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
+  std::vector<CoreCounters> MergeCores(bool runtime_figures);
+
+  HostOptions options_;
+  SysfsTree tree_;
+  MonoTime start_;
+  std::unique_ptr<CounterTracker> tracker_;
+  std::unique_ptr<RuntimeSource> runtime_source_;
+  std::string runtime_status_;
+  // Busy time and FLOPs per logical core, accumulated from whichever source had the core in each
+  // read (neuron-monitor's utilization, else the driver's counters), so switching is seamless.
+  std::vector<CoreCounters> merged_cores_;
+  std::vector<CoreCounters> previous_tracker_cores_;
+  std::map<std::uint32_t, CoreCounters> previous_runtime_cores_;
+  std::uint64_t merged_epoch_ = 0;
+  v1::Inventory inventory_;
+  std::vector<int> device_indices_;
+  int lnc_ = 1;
+  bool live_ = false;
+  std::string driver_version_;
+  ProcessScan processes_;
+  std::string process_note_;
+  bool shared_devices_ = false;
+  // Per pid: the epoch and device execution totals when first seen, so a runtime's counts start
+  // at its own start rather than at the driver's.
+  struct Baseline {
+    std::uint64_t epoch = 0;
+    ExecutionCounters executions;
+  };
+  std::map<std::uint32_t, Baseline> baselines_;
+  std::shared_ptr<const Unmeasured> unmeasured_;
+};
+
+}  // namespace neuronmon::neurondev

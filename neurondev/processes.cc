@@ -1,0 +1,344 @@
+#include "neurondev/processes.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "proto/common/file_reader.h"
+#include "proto/common/terminal_text.h"
+
+namespace neuronmon::neurondev {
+namespace {
+
+constexpr std::string_view kDevicePrefix = "/dev/neuron";
+constexpr std::string_view kDeletedSuffix = " (deleted)";
+constexpr std::string_view kTagVariable = "NEURON_PROCESS_TAG=";
+constexpr std::size_t kMaxPasswdBytes = 4 << 20;
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+struct DirCloser {
+  void operator()(DIR* dir) const { ::closedir(dir); }
+};
+using Dir = std::unique_ptr<DIR, DirCloser>;
+
+// A pid directory's name: digits only, no leading zero, within a pid's range.
+std::optional<std::uint32_t> ParsePid(std::string_view name) {
+  if (name.empty() || name.size() > 10 || name[0] == '0') return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (value > 0x7fffffff) return std::nullopt;
+  return static_cast<std::uint32_t>(value);
+}
+
+// Display-safe `text` cut to at most `max_bytes` without splitting a character.
+std::string Clean(std::string_view text, std::size_t max_bytes) {
+  std::string out = SanitizeForTerminal(text);
+  if (out.size() <= max_bytes) return out;
+  std::size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  out.resize(cut);
+  return out;
+}
+
+// Reads at most `max_bytes` of `name` under `dir_fd`; 0 or the errno that stopped it. O_NONBLOCK
+// keeps a FIFO planted in a fabricated tree from blocking the scan.
+int ReadAt(int dir_fd, const char* name, std::size_t max_bytes, std::string* out) {
+  Fd fd(::openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
+  if (fd.get() < 0) return errno;
+  out->clear();
+  char buffer[4096];
+  while (out->size() < max_bytes) {
+    const std::size_t want = std::min(sizeof buffer, max_bytes - out->size());
+    const ssize_t n = ::read(fd.get(), buffer, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno == EAGAIN ? 0 : errno;
+    if (n == 0) break;
+    out->append(buffer, static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+bool Gone(int error) { return error == ENOENT || error == ESRCH; }
+
+struct FdScan {
+  int error = 0;         // errno of opening the fd directory
+  bool limited = false;  // more entries than the limit
+  std::vector<std::uint32_t> devices;
+};
+
+// The devices behind `pid_fd`'s descriptors: one readlinkat per descriptor, nothing else.
+FdScan DevicesHeld(int pid_fd, std::size_t max_fds) {
+  FdScan scan;
+  const int fd_dir = ::openat(pid_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_dir < 0) {
+    scan.error = errno;
+    return scan;
+  }
+  Dir dir(::fdopendir(fd_dir));
+  if (!dir) {
+    scan.error = errno;
+    ::close(fd_dir);
+    return scan;
+  }
+  std::size_t examined = 0;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    if (entry->d_name[0] == '.') continue;
+    if (++examined > max_fds) {
+      scan.limited = true;
+      break;
+    }
+    // Long enough for any /dev/neuron<N> target; longer targets are cut and cannot match.
+    char target[64];
+    const ssize_t n = ::readlinkat(fd_dir, entry->d_name, target, sizeof target);
+    if (n <= 0) continue;
+    if (auto device = NeuronDeviceOfLink({target, static_cast<std::size_t>(n)})) {
+      scan.devices.push_back(*device);
+    }
+  }
+  std::sort(scan.devices.begin(), scan.devices.end());
+  scan.devices.erase(std::unique(scan.devices.begin(), scan.devices.end()), scan.devices.end());
+  return scan;
+}
+
+// The real uid of a `status` file (the first number of its "Uid:" line).
+std::optional<std::uint32_t> RealUid(std::string_view status) {
+  std::size_t at = 0;
+  while (at < status.size()) {
+    std::size_t end = status.find('\n', at);
+    if (end == std::string_view::npos) end = status.size();
+    std::string_view line = status.substr(at, end - at);
+    at = end + 1;
+    if (line.substr(0, 4) != "Uid:") continue;
+    line.remove_prefix(4);
+    while (!line.empty() && (line[0] == '\t' || line[0] == ' ')) line.remove_prefix(1);
+    std::size_t digits = 0;
+    while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
+    if (digits == 0 || digits > 10) return std::nullopt;
+    const std::uint64_t uid = std::stoull(std::string(line.substr(0, digits)));
+    if (uid > UINT32_MAX) return std::nullopt;
+    return static_cast<std::uint32_t>(uid);
+  }
+  return std::nullopt;
+}
+
+std::string_view CgroupOf(std::string_view cgroup) {
+  std::size_t at = 0;
+  std::string_view first;
+  while (at < cgroup.size()) {
+    std::size_t end = cgroup.find('\n', at);
+    if (end == std::string_view::npos) end = cgroup.size();
+    const std::string_view line = cgroup.substr(at, end - at);
+    if (at == 0) first = line;
+    if (line.substr(0, 3) == "0::") return line.substr(3);
+    at = end + 1;
+  }
+  return first;
+}
+
+std::string_view TagOf(std::string_view environ) {
+  std::size_t at = 0;
+  while (at < environ.size()) {
+    std::size_t end = environ.find('\0', at);
+    if (end == std::string_view::npos) end = environ.size();
+    const std::string_view entry = environ.substr(at, end - at);
+    if (entry.substr(0, kTagVariable.size()) == kTagVariable) {
+      return entry.substr(kTagVariable.size());
+    }
+    at = end + 1;
+  }
+  return {};
+}
+
+// Resolves uids to names once per scan: the system's database, or a passwd file for tests.
+class UserNames {
+ public:
+  UserNames(std::string passwd_path, std::size_t max_bytes)
+      : passwd_path_(std::move(passwd_path)), max_bytes_(max_bytes) {}
+
+  const std::string& Find(std::uint32_t uid) {
+    auto it = cache_.find(uid);
+    if (it == cache_.end()) {
+      it = cache_
+               .emplace(uid,
+                        Clean(passwd_path_.empty() ? FromSystem(uid) : FromFile(uid), max_bytes_))
+               .first;
+    }
+    return it->second;
+  }
+
+ private:
+  static std::string FromSystem(std::uint32_t uid) {
+    std::vector<char> buffer(16384);
+    for (;;) {
+      passwd entry{};
+      passwd* found = nullptr;
+      const int error = ::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found);
+      if (error == ERANGE && buffer.size() < (1u << 20)) {
+        buffer.resize(buffer.size() * 4);
+        continue;
+      }
+      return error == 0 && found != nullptr && found->pw_name != nullptr ? found->pw_name : "";
+    }
+  }
+
+  std::string FromFile(std::uint32_t uid) {
+    if (!file_) file_ = LoadFile();
+    auto it = file_->find(uid);
+    return it == file_->end() ? "" : it->second;
+  }
+
+  // name:password:uid:... per line; the first line of a uid wins, as in getpwuid.
+  std::map<std::uint32_t, std::string> LoadFile() const {
+    std::map<std::uint32_t, std::string> names;
+    Result<std::string> text = ReadRegularFile(passwd_path_, kMaxPasswdBytes);
+    if (!text.ok()) return names;
+    std::string_view rest = *text;
+    while (!rest.empty()) {
+      const std::size_t end = std::min(rest.find('\n'), rest.size());
+      const std::string_view line = rest.substr(0, end);
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+      const std::size_t a = line.find(':');
+      const std::size_t b = a == std::string_view::npos ? a : line.find(':', a + 1);
+      const std::size_t c = b == std::string_view::npos ? b : line.find(':', b + 1);
+      if (c == std::string_view::npos || a == 0) continue;
+      const std::string_view uid_text = line.substr(b + 1, c - b - 1);
+      if (uid_text.empty() || uid_text.size() > 10 ||
+          uid_text.find_first_not_of("0123456789") != std::string_view::npos) {
+        continue;
+      }
+      const std::uint64_t uid = std::stoull(std::string(uid_text));
+      if (uid <= UINT32_MAX) names.emplace(static_cast<std::uint32_t>(uid), line.substr(0, a));
+    }
+    return names;
+  }
+
+  std::string passwd_path_;
+  std::size_t max_bytes_;
+  std::map<std::uint32_t, std::string> cache_;
+  std::optional<std::map<std::uint32_t, std::string>> file_;
+};
+
+// Reads the details of a process known to hold `devices`; nothing when it exited meanwhile.
+std::optional<NeuronProcess> ReadProcess(int pid_fd, std::uint32_t pid,
+                                         std::vector<std::uint32_t> devices,
+                                         const ProcessLimits& limits, UserNames& users) {
+  NeuronProcess p;
+  p.pid = pid;
+  p.devices = std::move(devices);
+  std::string text;
+  bool gone = false;
+  const auto read = [&](const char* name) {
+    const int error = ReadAt(pid_fd, name, limits.max_file_bytes, &text);
+    gone = gone || Gone(error);
+    if (error != 0) text.clear();
+    return error == 0;
+  };
+  if (read("cmdline")) p.command = CommandOfCmdline(text, limits.max_command_bytes);
+  if (read("comm")) {
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    p.comm = Clean(text, limits.max_text_bytes);
+  }
+  if (read("status")) p.uid = RealUid(text);
+  if (p.uid) p.user = users.Find(*p.uid);
+  if (read("cgroup")) p.cgroup = Clean(CgroupOf(text), limits.max_text_bytes);
+  if (read("environ")) p.tag = Clean(TagOf(text), limits.max_text_bytes);
+  // A file that is missing while `fd` is still there is just missing (an older kernel, a
+  // fabricated tree); without `fd` the process has exited.
+  if (gone && ::faccessat(pid_fd, "fd", F_OK, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return p;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> NeuronDeviceOfLink(std::string_view target) {
+  if (target.substr(0, kDevicePrefix.size()) != kDevicePrefix) return std::nullopt;
+  target.remove_prefix(kDevicePrefix.size());
+  if (target.size() > kDeletedSuffix.size() &&
+      target.substr(target.size() - kDeletedSuffix.size()) == kDeletedSuffix) {
+    target.remove_suffix(kDeletedSuffix.size());
+  }
+  if (target.empty() || target.size() > 6 || (target[0] == '0' && target.size() > 1)) {
+    return std::nullopt;
+  }
+  std::uint32_t n = 0;
+  for (char c : target) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::uint32_t>(c - '0');
+  }
+  return n;
+}
+
+std::string CommandOfCmdline(std::string_view cmdline, std::size_t max_bytes) {
+  while (!cmdline.empty() && cmdline.back() == '\0') cmdline.remove_suffix(1);
+  std::string joined(cmdline);
+  std::replace(joined.begin(), joined.end(), '\0', ' ');
+  return Clean(joined, max_bytes);
+}
+
+Result<ProcessScan> ScanProcesses(const std::string& proc_root, ProcessLimits limits,
+                                  const std::string& passwd_path) {
+  Dir proc(::opendir(proc_root.c_str()));
+  if (!proc) {
+    const int error = errno;
+    std::string message = proc_root + ": cannot open: " + std::strerror(error);
+    if (error == ENOENT) return Status::NotFound(std::move(message));
+    return Status::IoError(std::move(message));
+  }
+  ProcessScan scan;
+  UserNames users(passwd_path, limits.max_text_bytes);
+  while (const dirent* entry = ::readdir(proc.get())) {
+    const std::optional<std::uint32_t> pid = ParsePid(entry->d_name);
+    if (!pid) continue;
+    if (scan.scanned == limits.max_processes) {
+      scan.truncated = true;
+      break;
+    }
+    ++scan.scanned;
+    Fd pid_fd(::openat(::dirfd(proc.get()), entry->d_name,
+                       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+    if (pid_fd.get() < 0) continue;  // exited, or not a directory
+    FdScan fds = DevicesHeld(pid_fd.get(), limits.max_fds_per_process);
+    if (fds.error == EACCES || fds.error == EPERM) ++scan.unreadable;
+    if (fds.limited) ++scan.fd_limited;
+    if (fds.error != 0 || fds.devices.empty()) continue;
+    if (scan.processes.size() >= limits.max_results) {
+      ++scan.omitted;
+      continue;
+    }
+    std::optional<NeuronProcess> process =
+        ReadProcess(pid_fd.get(), *pid, std::move(fds.devices), limits, users);
+    if (process) scan.processes.push_back(std::move(*process));
+  }
+  std::sort(scan.processes.begin(), scan.processes.end(),
+            [](const NeuronProcess& a, const NeuronProcess& b) { return a.pid < b.pid; });
+  return scan;
+}
+
+}  // namespace neuronmon::neurondev

@@ -1,0 +1,173 @@
+// neurondev::Host on fabricated hosts: the inventory neuron-ls shows, unmeasured signals named,
+// and the runtime layer driven by a fake neuron-monitor executable (replaying recorded documents,
+// missing, printing garbage). The fake is a real child process, so those tests wait for its
+// output with a deadline.
+#include "neurondev/host.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "tests/neurondev/tree_writer.h"
+
+namespace neuronmon::neurondev {
+namespace {
+
+using testing::FakeTree;
+
+MonoTime Now() { return SteadyClock().Now(); }
+
+// An executable script that runs the fake neuron-monitor with `args` (and AWS's `-c CONFIG`).
+std::string FakeMonitor(const FakeTree& tree, const std::string& args) {
+  const std::string path = tree.root() + "/fake-neuron-monitor.sh";
+  std::ofstream(path) << "#!/bin/sh\nexec " << NEURONMON_FAKE_NEURON_MONITOR << " " << args
+                      << " \"$@\"\n";
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+HostOptions OptionsFor(const FakeTree& tree, const std::string& neuron_monitor) {
+  tree.Write("proc/.empty", "");  // a process table with no Neuron process
+  HostOptions o;
+  o.sysfs_root = tree.root();
+  o.proc_root = tree.root() + "/proc";
+  o.neuron_monitor = neuron_monitor;
+  o.config_dir = tree.root();
+  return o;
+}
+
+// Reads until `done(snapshot)` or a few seconds of real time pass (a child process is involved).
+Snapshot ReadUntil(Host& host, const std::function<bool(const Snapshot&)>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  Snapshot s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    s = host.Read(Now());
+    if (done(s)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return s;
+}
+
+TEST(Host, NoDevicesIsAClearError) {
+  FakeTree tree;
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_FALSE(host.ok());
+  EXPECT_NE(host.status().message().find("no Neuron devices under " + tree.root()),
+            std::string::npos);
+  EXPECT_FALSE(HasNeuronDevices(tree.root()));
+}
+
+TEST(Host, Trn2InventoryIsWhatNeuronLsShows) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();
+  ASSERT_TRUE(HasNeuronDevices(tree.root()));
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const v1::Inventory inv = (*host)->Inventory(Now());
+  EXPECT_FALSE(inv.simulated());
+  EXPECT_EQ(inv.device_spec(), "neuron");
+  EXPECT_EQ(inv.topology(), "torus-4x4");
+  EXPECT_EQ(inv.hardware_info().neuron_device_type(), "trainium2");
+  EXPECT_EQ(inv.hardware_info().neuron_device_count(), 16u);
+  EXPECT_EQ(inv.hardware_info().logical_neuroncore_config(), 2u);
+  EXPECT_EQ(inv.hardware_info().neuroncore_per_device_count(), 4u);
+  EXPECT_EQ(inv.hardware_info().neuron_device_memory_size(), 96ULL << 30);
+  ASSERT_EQ(inv.devices_size(), 16);
+  EXPECT_EQ(inv.devices(3).physical_core_count(), 8u);
+  EXPECT_EQ(inv.devices(3).core_ids(0), 12u);
+  EXPECT_EQ(inv.devices(3).device_name(), "Trainium2");
+  EXPECT_EQ(inv.devices(0).connected_to_size(), 4);
+  // Not exposed by the driver: unknown, never guessed.
+  EXPECT_EQ(inv.devices(0).pci_bdf(), "");
+  EXPECT_EQ(inv.devices(0).numa_node(), -1);
+  EXPECT_NE((*host)->Describe().find("16 x Trainium2, driver 2.28"), std::string::npos);
+}
+
+TEST(Host, WhatTheDriverCannotGiveIsUnmeasuredWithTheReason) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  Result<std::unique_ptr<Host>> host =
+      Host::Open(OptionsFor(tree, tree.root() + "/missing/neuron-monitor"), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  EXPECT_NE(s.UnmeasuredReason(Signal::kHbmTraffic).find("no HBM traffic counter"),
+            std::string::npos);
+  EXPECT_NE(s.UnmeasuredReason(Signal::kEccCorrected).find("only uncorrected"), std::string::npos);
+  // Driver 2.26 counts executions only at process exit.
+  EXPECT_NE(s.UnmeasuredReason(Signal::kExecutions).find("before 2.30.2"), std::string::npos);
+  EXPECT_NE(s.UnmeasuredReason(Signal::kLatency).find("install aws-neuronx-tools"),
+            std::string::npos);
+  EXPECT_NE((*host)->RuntimeStatus().find("install aws-neuronx-tools"), std::string::npos);
+  // Busy time comes from the tensor engine's counters on older drivers: measured.
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kCoreActivity), "");
+}
+
+TEST(Host, LiveCountersGiveUtilization) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver230();
+  const MonoTime t0 = Now();
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), t0);
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot before = (*host)->Read(t0);
+  tree.AdvanceTrn2Counters(std::chrono::seconds(10), 0.5, 2);
+  const Snapshot after = (*host)->Read(t0 + std::chrono::seconds(10));
+  EXPECT_EQ(after.epoch, before.epoch);
+  // Device 2's logical cores 8..11 were 50 % busy for 10 s; device 3's did not move.
+  for (std::size_t c = 8; c < 12; ++c) {
+    EXPECT_NEAR(static_cast<double>(after.cores[c].busy_ns - before.cores[c].busy_ns), 5e9, 1e6)
+        << "core " << c;
+  }
+  EXPECT_EQ(after.cores[12].busy_ns, before.cores[12].busy_ns);
+  EXPECT_EQ(after.UnmeasuredReason(Signal::kCoreActivity), "");
+}
+
+TEST(Host, ACounterThatDropsStartsANewEpoch) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver230();
+  const MonoTime t0 = Now();
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), t0);
+  ASSERT_TRUE(host.ok());
+  const Snapshot before = (*host)->Read(t0);
+  tree.Write(tree.Device(5, "neuron_core3/stats/other_info/nc_time_in_use/total"), "0\n");
+  const Snapshot after = (*host)->Read(t0 + std::chrono::seconds(1));
+  EXPECT_EQ(after.epoch, before.epoch + 1);
+}
+
+TEST(HostWithNeuronMonitor, RuntimeFiguresComeFromItsDocuments) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  const std::string monitor =
+      FakeMonitor(tree, std::string("--period-ms 50 --replay ") + NEURONMON_TESTDATA_DIR +
+                            "/neuron_monitor/trn1.32xlarge_healthy-training.golden");
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, monitor), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = ReadUntil(**host, [](const Snapshot& r) { return !r.runtimes.empty(); });
+  ASSERT_FALSE(s.runtimes.empty()) << (*host)->RuntimeStatus();
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kLatency), "");
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kExecutions), "");
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kCoreActivity), "");
+  EXPECT_EQ((*host)->RuntimeStatus(), "");
+  EXPECT_NE((*host)->Describe().find("runtime figures from neuron-monitor"), std::string::npos);
+}
+
+TEST(HostWithNeuronMonitor, GarbageIsReportedAndNotTurnedIntoFigures) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  const std::string monitor = FakeMonitor(tree, "--period-ms 20 --garbage");
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, monitor), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  Snapshot s = ReadUntil(**host, [&](const Snapshot&) {
+    return (*host)->RuntimeStatus().find("not a document") != std::string::npos;
+  });
+  EXPECT_NE((*host)->RuntimeStatus().find("not a document"), std::string::npos)
+      << (*host)->RuntimeStatus();
+  EXPECT_TRUE(s.runtimes.empty());
+  EXPECT_FALSE(s.UnmeasuredReason(Signal::kLatency).empty());
+}
+
+}  // namespace
+}  // namespace neuronmon::neurondev

@@ -1,0 +1,308 @@
+// The processes holding /dev/neuron* as ScanProcesses finds them in fabricated /proc trees: what
+// it reads of each holder, what it skips (other descriptors, garbage entries, exited processes),
+// what it cannot see (another user's descriptors) and the bounds that keep a hostile process from
+// making the scan large or slow.
+#include "neurondev/processes.h"
+
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace neuronmon::neurondev {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+
+// A temporary proc root: pid directories with files and `fd/*` symlinks, removed at the end.
+class FakeProc {
+ public:
+  FakeProc() {
+    std::string pattern = (fs::temp_directory_path() / "neuronmon-proc-XXXXXX").string();
+    root_ = ::mkdtemp(pattern.data());
+  }
+  ~FakeProc() {
+    std::error_code ec;
+    // Give back what a test took away so the tree can be removed; directories only, since
+    // permissions() follows symlinks (fd/1 -> /dev/null).
+    for (const auto& entry : fs::recursive_directory_iterator(
+             root_, fs::directory_options::skip_permission_denied, ec)) {
+      if (!entry.is_symlink() && entry.is_directory()) {
+        fs::permissions(entry.path(), fs::perms::owner_all, fs::perm_options::add, ec);
+      }
+    }
+    fs::remove_all(root_, ec);
+  }
+  FakeProc(const FakeProc&) = delete;
+  FakeProc& operator=(const FakeProc&) = delete;
+
+  const std::string& root() const { return root_; }
+
+  void Write(const std::string& relative, const std::string& contents) const {
+    const fs::path path = fs::path(root_) / relative;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << contents;
+  }
+  void Link(const std::string& pid, int fd, const std::string& target) const {
+    const fs::path dir = fs::path(root_) / pid / "fd";
+    fs::create_directories(dir);
+    fs::create_symlink(target, dir / std::to_string(fd));
+  }
+  // A process as a Neuron application looks: cmdline, comm, status, cgroup, environ.
+  void WriteProcess(const std::string& pid, const std::string& uid) const {
+    Write(pid + "/cmdline", "python3\0train.py\0--lr\0003e-4\0"s);
+    Write(pid + "/comm", "python3\n");
+    Write(pid + "/status", "Name:\tpython3\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t" + uid +
+                               "\t" + uid + "\t" + uid + "\t" + uid + "\nGid:\t0\t0\t0\t0\n");
+    Write(pid + "/cgroup", "0::/kubepods.slice/pod1234/cri-containerd-abc.scope\n");
+    Write(pid + "/environ", "PATH=/usr/bin\0NEURON_PROCESS_TAG=llama3-rank0\0HOME=/root\0"s);
+  }
+
+ private:
+  std::string root_;
+};
+
+ProcessScan Scan(const FakeProc& proc, ProcessLimits limits = {}, std::string passwd = "") {
+  Result<ProcessScan> scan = ScanProcesses(proc.root(), limits, passwd);
+  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+  return scan.ok() ? *scan : ProcessScan{};
+}
+
+TEST(ProcessesDeviceLink, OnlyNeuronDeviceNodes) {
+  EXPECT_EQ(NeuronDeviceOfLink("/dev/neuron0"), 0u);
+  EXPECT_EQ(NeuronDeviceOfLink("/dev/neuron15"), 15u);
+  EXPECT_EQ(NeuronDeviceOfLink("/dev/neuron3 (deleted)"), 3u);
+  for (const char* other :
+       {"/dev/null", "socket:[123]", "pipe:[77]", "anon_inode:[eventfd]", "/dev/neuron",
+        "/dev/neuron01", "/dev/neuronx", "/dev/neuron3x", "/dev/neuron1234567", "/dev/neuron_core0",
+        "/tmp/dev/neuron1", "/dev/neuron-1", "/dev/neuron (deleted)", ""}) {
+    EXPECT_EQ(NeuronDeviceOfLink(other), std::nullopt) << other;
+  }
+}
+
+TEST(ProcessesCommand, JoinsArgumentsCleansAndBounds) {
+  EXPECT_EQ(CommandOfCmdline("python3\0train.py\0--lr\0003e-4\0"s, 4096),
+            "python3 train.py --lr 3e-4");
+  EXPECT_EQ(CommandOfCmdline("setproctitle-style\0\0\0\0"s, 4096), "setproctitle-style");
+  EXPECT_EQ(CommandOfCmdline("", 4096), "");
+  // An argument that would recolour or retitle a terminal loses its escape sequence; line breaks
+  // and tabs become spaces; invalid UTF-8 becomes U+FFFD.
+  EXPECT_EQ(CommandOfCmdline("a\x1b[31mred\0b\tc\nd\0\x1b]0;owned\a\xff"s, 4096),
+            "ared b c d \xEF\xBF\xBD");
+  EXPECT_EQ(CommandOfCmdline(std::string(100000, 'x'), 4096).size(), 4096u);
+  // Cut at a character boundary: 3-byte characters, 4096 is not a multiple of 3.
+  const std::string cut = CommandOfCmdline(std::string(3000, 'a') +
+                                               "\xE2\x82\xAC\xE2\x82\xAC"
+                                               "\xE2\x82\xAC\xE2\x82\xAC"
+                                               "\xE2\x82\xAC\xE2\x82\xAC"
+                                               "\xE2\x82\xAC\xE2\x82\xAC"
+                                               "\xE2\x82\xAC\xE2\x82\xAC"s +
+                                               std::string(3000, 'b'),
+                                           3010);
+  EXPECT_EQ(cut.size(), 3009u);
+  EXPECT_EQ(cut.substr(3006), "\xE2\x82\xAC");
+}
+
+TEST(ProcessesScan, FindsHoldersWithTheirDetailsInPidOrder) {
+  FakeProc proc;
+  proc.WriteProcess("4200", "1000");
+  proc.Link("4200", 0, "/dev/null");
+  proc.Link("4200", 1, "socket:[123]");
+  proc.Link("4200", 3, "/dev/neuron3");
+  proc.Link("4200", 4, "/dev/neuron1");
+  proc.Link("4200", 5, "/dev/neuron3");
+  proc.Link("4200", 6, "/tmp/model.neff");
+  proc.WriteProcess("77", "0");
+  proc.Link("77", 9, "/dev/neuron0");
+  proc.WriteProcess("300", "1000");  // no Neuron device: not listed
+  proc.Link("300", 0, "/dev/null");
+  proc.Link("300", 1, "pipe:[9]");
+  proc.Write("passwd", "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n");
+
+  const ProcessScan scan = Scan(proc, {}, proc.root() + "/passwd");
+  ASSERT_EQ(scan.processes.size(), 2u);
+  EXPECT_EQ(scan.scanned, 3u);
+  EXPECT_EQ(scan.unreadable, 0u);
+  const NeuronProcess& first = scan.processes[0];
+  EXPECT_EQ(first.pid, 77u);
+  EXPECT_EQ(first.devices, std::vector<std::uint32_t>{0});
+  EXPECT_EQ(first.user, "root");
+  const NeuronProcess& p = scan.processes[1];
+  EXPECT_EQ(p.pid, 4200u);
+  EXPECT_EQ(p.devices, (std::vector<std::uint32_t>{1, 3}));
+  EXPECT_EQ(p.command, "python3 train.py --lr 3e-4");
+  EXPECT_EQ(p.comm, "python3");
+  EXPECT_EQ(p.uid, 1000u);
+  EXPECT_EQ(p.user, "alice");
+  EXPECT_EQ(p.cgroup, "/kubepods.slice/pod1234/cri-containerd-abc.scope");
+  EXPECT_EQ(p.tag, "llama3-rank0");
+}
+
+TEST(ProcessesScan, SystemUserDatabaseAndUnknownUids) {
+  FakeProc proc;
+  proc.WriteProcess("10", "0");
+  proc.Link("10", 3, "/dev/neuron0");
+  proc.WriteProcess("11", "3999999999");
+  proc.Link("11", 3, "/dev/neuron0");
+  proc.Write("passwd", "root:x:0:0::/:/bin/sh\n");
+  const ProcessScan system = Scan(proc);  // getpwuid_r
+  ASSERT_EQ(system.processes.size(), 2u);
+  EXPECT_EQ(system.processes[0].user, "root");
+  EXPECT_EQ(system.processes[1].uid, 3999999999u);
+  EXPECT_EQ(system.processes[1].user, "");  // unresolved: empty, not "3999999999"
+  const ProcessScan file = Scan(proc, {}, proc.root() + "/passwd");
+  EXPECT_EQ(file.processes[0].user, "root");
+  EXPECT_EQ(file.processes[1].user, "");
+  // A passwd file that does not exist resolves nobody.
+  EXPECT_EQ(Scan(proc, {}, proc.root() + "/missing").processes[0].user, "");
+}
+
+TEST(ProcessesScan, MissingFilesLeaveFieldsEmpty) {
+  FakeProc proc;
+  proc.Link("55", 3, "/dev/neuron2");  // fd/ only: no cmdline, comm, status, cgroup, environ
+  proc.Write("56/status", "Name:\tx\nUid:\tgarbage\n");
+  proc.Write("56/cgroup", "12:cpuset:/docker/abc\n11:memory:/docker/abc\n");
+  proc.Write("56/environ", "PATH=/bin\0"s);
+  proc.Link("56", 3, "/dev/neuron2");
+  const ProcessScan scan = Scan(proc);
+  ASSERT_EQ(scan.processes.size(), 2u);
+  const NeuronProcess& bare = scan.processes[0];
+  EXPECT_EQ(bare.pid, 55u);
+  EXPECT_EQ(bare.devices, std::vector<std::uint32_t>{2});
+  EXPECT_EQ(bare.command, "");
+  EXPECT_EQ(bare.comm, "");
+  EXPECT_EQ(bare.uid, std::nullopt);
+  EXPECT_EQ(bare.user, "");
+  EXPECT_EQ(bare.cgroup, "");
+  EXPECT_EQ(bare.tag, "");
+  const NeuronProcess& v1 = scan.processes[1];
+  EXPECT_EQ(v1.uid, std::nullopt);                // "Uid:\tgarbage" is not a uid
+  EXPECT_EQ(v1.cgroup, "12:cpuset:/docker/abc");  // cgroup v1: the first line whole
+  EXPECT_EQ(v1.tag, "");
+}
+
+TEST(ProcessesScan, SkipsGarbageEntries) {
+  FakeProc proc;
+  for (const char* name : {"abc", "0", "0123", "12x", "99999999999", "-5", "self"}) {
+    proc.Link(name, 3, "/dev/neuron0");
+  }
+  proc.Write("400", "a file, not a process directory");
+  proc.Write("401/cmdline", "no fd directory");
+  proc.Link("402", 3, "/dev/neuron0");
+  const ProcessScan scan = Scan(proc);
+  ASSERT_EQ(scan.processes.size(), 1u);
+  EXPECT_EQ(scan.processes[0].pid, 402u);
+  EXPECT_EQ(scan.scanned, 3u);  // 400, 401, 402
+  EXPECT_EQ(scan.unreadable, 0u);
+}
+
+TEST(ProcessesScan, UntrustedTextIsCleanedAndBounded) {
+  FakeProc proc;
+  proc.Link("9", 3, "/dev/neuron0");
+  proc.Write("9/cmdline", std::string(1 << 20, 'y') + '\0');
+  proc.Write("9/comm", "evil\x1b]0;title\a\x7f\n");
+  proc.Write("9/environ",
+             "NEURON_PROCESS_TAG=tag\x1b[2Jwith\nbreak\xff" + std::string(5000, 't') + '\0');
+  proc.Write("9/cgroup", "0::/" + std::string(5000, 'c') + "\n");
+  const ProcessScan scan = Scan(proc);
+  ASSERT_EQ(scan.processes.size(), 1u);
+  const NeuronProcess& p = scan.processes[0];
+  EXPECT_EQ(p.command, std::string(4096, 'y'));
+  EXPECT_EQ(p.comm, "evil");
+  EXPECT_EQ(p.tag.substr(0, 20), "tagwith break\xEF\xBF\xBDtttt");
+  EXPECT_EQ(p.tag.size(), 1024u);
+  EXPECT_EQ(p.cgroup.size(), 1024u);
+}
+
+TEST(ProcessesScan, LimitsBoundTheScan) {
+  FakeProc proc;
+  for (int pid = 1; pid <= 5; ++pid) proc.Link(std::to_string(pid), 3, "/dev/neuron0");
+  proc.Link("6", 0, "/dev/null");
+  proc.Link("6", 1, "/dev/null");
+  proc.Link("6", 2, "/dev/null");
+
+  ProcessLimits few_results;
+  few_results.max_results = 2;
+  const ProcessScan results = Scan(proc, few_results);
+  EXPECT_EQ(results.processes.size(), 2u);
+  EXPECT_EQ(results.omitted, 3u);
+  EXPECT_FALSE(results.truncated);
+
+  ProcessLimits few_processes;
+  few_processes.max_processes = 4;
+  const ProcessScan processes = Scan(proc, few_processes);
+  EXPECT_EQ(processes.scanned, 4u);
+  EXPECT_TRUE(processes.truncated);
+
+  ProcessLimits few_fds;
+  few_fds.max_fds_per_process = 2;
+  EXPECT_EQ(Scan(proc, few_fds).fd_limited, 1u);  // pid 6 has three
+
+  ProcessLimits small_files;
+  small_files.max_file_bytes = 8;
+  proc.Write("1/cmdline", "python3\0train.py\0"s);
+  const ProcessScan small = Scan(proc, small_files);
+  ASSERT_FALSE(small.processes.empty());
+  EXPECT_EQ(small.processes[0].command, "python3");  // 8 bytes read: "python3\0"
+}
+
+// Counts `proc`'s unreadable processes as an unprivileged user would see them: directly when not
+// root, else in a child that drops to nobody. -1: the check cannot run here.
+int UnreadableAsUnprivileged(const FakeProc& proc, std::size_t* found) {
+  if (::geteuid() != 0) {
+    const ProcessScan scan = Scan(proc);
+    *found = scan.processes.size();
+    return static_cast<int>(scan.unreadable);
+  }
+  fs::permissions(proc.root(), fs::perms::all & ~fs::perms::others_write & ~fs::perms::group_write);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(99);
+    Result<ProcessScan> scan = ScanProcesses(proc.root());
+    if (!scan.ok()) _exit(98);
+    _exit(static_cast<int>(scan->unreadable * 10 + scan->processes.size()));
+  }
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  const int code = WEXITSTATUS(status);
+  if (code >= 98) return -1;
+  *found = static_cast<std::size_t>(code % 10);
+  return code / 10;
+}
+
+TEST(ProcessesScan, AnotherUsersDescriptorsAreCountedNotErrors) {
+  FakeProc proc;
+  proc.Link("20", 3, "/dev/neuron0");
+  proc.Link("21", 3, "/dev/neuron1");
+  fs::permissions(fs::path(proc.root()) / "21" / "fd", fs::perms::none);
+  std::size_t found = 0;
+  const int unreadable = UnreadableAsUnprivileged(proc, &found);
+  if (unreadable < 0) GTEST_SKIP() << "running as root and cannot drop privileges";
+  EXPECT_EQ(unreadable, 1);
+  EXPECT_EQ(found, 1u);
+}
+
+TEST(ProcessesScan, ProcRootErrors) {
+  Result<ProcessScan> missing = ScanProcesses("/nonexistent/neuronmon-proc");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(),
+            "/nonexistent/neuronmon-proc: cannot open: No such file or directory");
+}
+
+TEST(ProcessesScan, RealProcReads) {
+  if (!fs::exists("/proc/self/fd")) GTEST_SKIP() << "no /proc";
+  Result<ProcessScan> scan = ScanProcesses("/proc");
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  EXPECT_GT(scan->scanned, 0u);  // at least this test
+}
+
+}  // namespace
+}  // namespace neuronmon::neurondev

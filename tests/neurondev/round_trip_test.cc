@@ -1,0 +1,176 @@
+// The real backend against ground truth: while a simulated scenario runs, the simulator writes
+// its state as a Neuron driver tree and /proc (simdev::DriverTreeWriter), neurondev::Host reads
+// it, and every field both have must match the simulator's own snapshots — counters as growth
+// per read (the host starts counting when it opens), gauges as values — within the rounding of
+// the driver's formats (µs busy time, integer FLOPs).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "neurondev/host.h"
+#include "simdev/driver_tree.h"
+#include "simdev/instance.h"
+#include "simdev/scenario_library.h"
+#include "tests/neurondev/tree_writer.h"
+
+namespace neuronmon::neurondev {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A healthy training job whose devices reset at 40 s: every counter restarts.
+constexpr char kDeviceReset[] = R"({
+  "name": "device-reset",
+  "description": "healthy training, devices reset at 40s",
+  "instance": "trn2.48xlarge",
+  "runtimes": [{
+    "name": "train", "tag": "rank{rank}", "pid": 41200,
+    "command": "torchrun --nproc-per-node 16 train.py",
+    "workers": "per_device", "load": "2s",
+    "training": {"parameters": 1.0e9, "tokens_per_step": 65536, "input_seconds": 0.05,
+                 "collectives": [{"op": "all_reduce", "bytes": 1048576, "count": 16}]}
+  }],
+  "faults": [{"type": "device_reset", "at": "40s"}]
+})";
+
+class TempRoot {
+ public:
+  TempRoot() {
+    std::string pattern = testing::FastTempDirectory() + "/roundtrip-XXXXXX";
+    path_ = ::mkdtemp(pattern.data()) != nullptr ? pattern : "";
+  }
+  ~TempRoot() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+Result<simdev::Scenario> LoadNamedScenario(const std::string& name) {
+  if (name == "device-reset") return simdev::ParseScenario(kDeviceReset, "device-reset");
+  return simdev::LoadScenario(name);
+}
+
+MonoTime At(Nanos t) { return MonoTime(t); }
+
+// One round trip: `steps` reads one second apart, from `from`.
+// `resets` (when given) counts the reads that started a new epoch.
+void RoundTrip(const std::string& device, const std::string& scenario_name, Nanos from, int steps,
+               const std::string& driver = "2.30.2.0", int* resets = nullptr) {
+  SCOPED_TRACE(device + " " + scenario_name + " driver " + driver);
+  Result<simdev::InstanceSpec> spec = simdev::ParseDeviceSpec(device);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  Result<simdev::Scenario> scenario = LoadNamedScenario(scenario_name);
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+  Result<std::unique_ptr<simdev::Instance>> sim =
+      simdev::Instance::Create(*spec, std::move(*scenario), 7);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  TempRoot sys, proc;
+  simdev::DriverTreeOptions tree_options;
+  tree_options.driver_version = driver;
+  simdev::DriverTreeWriter writer(sys.path(), proc.path(), tree_options);
+  Snapshot truth = (*sim)->Read(from);
+  ASSERT_TRUE(writer.Write((*sim)->Inventory(from), truth).ok());
+  HostOptions options;
+  options.sysfs_root = sys.path();
+  options.proc_root = proc.path();
+  options.neuron_monitor = "";
+  options.logical_nc_config = spec->lnc;
+  Result<std::unique_ptr<Host>> host = Host::Open(options, At(from));
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  Snapshot read = (*host)->Read(At(from));
+  const bool live = HasLiveCounters(driver);
+  for (int step = 1; step <= steps; ++step) {
+    const Nanos t = from + std::chrono::seconds(step);
+    SCOPED_TRACE("t=" + std::to_string(t.count() / 1'000'000'000) + "s");
+    Snapshot next_truth = (*sim)->Read(t);
+    ASSERT_TRUE(writer.Write((*sim)->Inventory(t), next_truth).ok());
+    Snapshot next = (*host)->Read(At(t));
+    // A reset in the simulator is a new epoch for the reader too.
+    EXPECT_EQ(next.epoch - read.epoch, next_truth.epoch - truth.epoch);
+    const bool reset = next_truth.epoch != truth.epoch;
+    if (reset && resets != nullptr) ++*resets;
+    ASSERT_EQ(next.cores.size(), next_truth.cores.size());
+    for (std::size_t c = 0; c < next.cores.size(); ++c) {
+      auto grown = [&](auto now, auto before) { return reset ? now : now - before; };
+      const double want =
+          static_cast<double>(grown(next_truth.cores[c].busy_ns, truth.cores[c].busy_ns));
+      const double got = static_cast<double>(grown(next.cores[c].busy_ns, read.cores[c].busy_ns));
+      // µs in the driver's file, plus the pe_cntrs' cycle rounding on flat drivers.
+      EXPECT_NEAR(got, want, live ? 4000 : 1e6) << "core " << c;
+      if (live) {
+        EXPECT_NEAR(grown(next.cores[c].flops, read.cores[c].flops),
+                    grown(next_truth.cores[c].flops, truth.cores[c].flops), 4)
+            << "core " << c;
+      }
+    }
+    ASSERT_EQ(next.devices.size(), next_truth.devices.size());
+    for (std::size_t d = 0; d < next.devices.size(); ++d) {
+      EXPECT_EQ(next.devices[d].present, next_truth.devices[d].present) << "device " << d;
+      if (!next_truth.devices[d].present || reset) continue;
+      EXPECT_EQ(next.devices[d].ecc.mem_uncorrected - read.devices[d].ecc.mem_uncorrected,
+                next_truth.devices[d].ecc.mem_uncorrected - truth.devices[d].ecc.mem_uncorrected)
+          << "device " << d;
+      EXPECT_EQ(next.devices[d].ecc.sram_uncorrected - read.devices[d].ecc.sram_uncorrected,
+                next_truth.devices[d].ecc.sram_uncorrected - truth.devices[d].ecc.sram_uncorrected)
+          << "device " << d;
+    }
+    ASSERT_EQ(next.runtimes.size(), next_truth.runtimes.size());
+    for (std::size_t r = 0; r < next.runtimes.size(); ++r) {
+      const RuntimeSample& got = next.runtimes[r];
+      const RuntimeSample& want = next_truth.runtimes[r];
+      EXPECT_EQ(got.pid, want.pid);
+      EXPECT_EQ(got.tag, want.tag);
+      EXPECT_EQ(got.cores, want.cores);
+      EXPECT_EQ(got.memory->host.Total(), want.memory->host.Total()) << "pid " << got.pid;
+      EXPECT_EQ(got.memory->DeviceTotal(), want.memory->DeviceTotal()) << "pid " << got.pid;
+      const RuntimeSample* got_before = FindRuntime(read, got.pid);
+      const RuntimeSample* want_before = FindRuntime(truth, want.pid);
+      if (!live || reset || got_before == nullptr || want_before == nullptr) continue;
+      const ExecutionCounters g = got.executions.Minus(got_before->executions);
+      const ExecutionCounters w = want.executions.Minus(want_before->executions);
+      EXPECT_EQ(g.completed, w.completed) << "pid " << got.pid;
+      EXPECT_EQ(g.completed_with_num_err, w.completed_with_num_err) << "pid " << got.pid;
+      EXPECT_EQ(g.timed_out, w.timed_out) << "pid " << got.pid;
+      EXPECT_EQ(g.hardware, w.hardware) << "pid " << got.pid;
+    }
+    EXPECT_FALSE(next.UnmeasuredReason(Signal::kHbmTraffic).empty());
+    truth = std::move(next_truth);
+    read = std::move(next);
+  }
+}
+
+TEST(RoundTrip, HealthyTrainingOnEveryPreset) {
+  for (const std::string device :
+       {"sim:trn1.2xlarge", "sim:trn1.32xlarge", "sim:trn1n.32xlarge", "sim:inf2.48xlarge",
+        "sim:trn2.48xlarge:lnc=1", "sim:trn2.48xlarge:lnc=2"}) {
+    RoundTrip(device, "healthy-training", std::chrono::seconds(20), 4);
+  }
+}
+
+TEST(RoundTrip, InferenceServing) {
+  RoundTrip("sim:trn2.48xlarge", "inference-serving", std::chrono::seconds(30), 5);
+}
+
+TEST(RoundTrip, EccDegradation) {
+  RoundTrip("sim:trn2.48xlarge", "ecc-degradation", std::chrono::seconds(178), 6);
+}
+
+TEST(RoundTrip, DeviceReset) {
+  int resets = 0;
+  RoundTrip("sim:trn2.48xlarge", "device-reset", std::chrono::seconds(37), 6, "2.30.2.0", &resets);
+  EXPECT_EQ(resets, 1);
+}
+
+TEST(RoundTrip, OlderDriversTakeBusyTimeFromTheTensorEngine) {
+  RoundTrip("sim:trn1.32xlarge", "healthy-training", std::chrono::seconds(20), 4, "2.26.5.0");
+}
+
+}  // namespace
+}  // namespace neuronmon::neurondev
