@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "neurondev/host.h"
 #include "neurondev/sysfs_tree.h"
 #include "tests/neurondev/tree_writer.h"
 
@@ -71,6 +72,43 @@ BENCHMARK(BM_SysfsSampler_Trn2_16Devices)
     ->Args({300, 10})
     ->Args({300, 20})
     ->Unit(benchmark::kMillisecond);
+
+// The whole real backend per read, as the daemon calls it at 1 Hz: the sampler with the
+// daemon's defaults, the counter tracker, and the /proc scan (here a process table of 16 training
+// workers, one per device, and 200 other processes), without neuron-monitor.
+void BM_HostRead_Trn2_16Devices(benchmark::State& state) {
+  neurondev::testing::FakeTree tree;
+  WriteTrn2Tree(tree);
+  for (int pid = 1000; pid < 1216; ++pid) {
+    const std::string dir = "proc/" + std::to_string(pid) + "/";
+    tree.Write(dir + "cmdline", std::string("python3\0train.py\0", 17));
+    tree.Write(dir + "stat", std::to_string(pid) + " (python3) S 1 1 1 0 -1 0 0 0 0 0 50 10 0\n");
+    tree.Write(dir + "status", "Name:\tpython3\nUid:\t1000\t1000\t1000\t1000\n");
+    for (int fd = 0; fd < 3; ++fd) tree.Symlink("/dev/null", dir + "fd/" + std::to_string(fd));
+    if (pid < 1016) tree.Symlink("/dev/neuron" + std::to_string(pid - 1000), dir + "fd/3");
+  }
+  neurondev::HostOptions options;
+  options.sysfs_root = tree.root();
+  options.proc_root = tree.root() + "/proc";
+  options.neuron_monitor = "";
+  MonoTime now{};
+  auto host = neurondev::Host::Open(options, now);
+  if (!host.ok()) {
+    state.SkipWithError(host.status().message().c_str());
+    return;
+  }
+  std::size_t runtimes = 0;
+  for (auto _ : state) {
+    now += std::chrono::seconds(1);
+    Snapshot s = (*host)->Read(now);
+    runtimes = s.runtimes.size();
+    benchmark::DoNotOptimize(s);
+  }
+  if (runtimes != 16) state.SkipWithError("expected 16 runtimes from the process table");
+  state.counters["devices"] = 16;
+  state.counters["open_files"] = 0;
+}
+BENCHMARK(BM_HostRead_Trn2_16Devices)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -24,6 +24,17 @@ std::uint64_t Find(const std::vector<NamedCounter>& counters, std::string_view n
   return 0;
 }
 
+// The counter named `name` in `before`, read in the same order as now: at `i` unless the set of
+// names changed.
+const NamedCounter* Previous(const std::vector<NamedCounter>& before, std::size_t i,
+                             const std::string& name) {
+  if (i < before.size() && before[i].name == name) return &before[i];
+  for (const NamedCounter& c : before) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
 struct PeTotals {
   bool present = false;
   std::uint64_t active = 0, all = 0;
@@ -113,9 +124,9 @@ bool CounterTracker::FindsDrop(const TreeReading& reading) const {
       if (Find(c.other_info, "flop_count", &found) < p.flops && found) return true;
       const PeTotals pe = SumPe(c);
       if (pe.present && (pe.active < p.pe_active || pe.all < p.pe_all)) return true;
-      for (const NamedCounter& o : c.outcomes) {
-        auto before = p.outcomes.find(o.name);
-        if (before != p.outcomes.end() && o.total < before->second) return true;
+      for (std::size_t i = 0; i < c.outcomes.size(); ++i) {
+        const NamedCounter* before = Previous(p.outcomes, i, c.outcomes[i].name);
+        if (before != nullptr && c.outcomes[i].total < before->total) return true;
       }
     }
   }
@@ -173,10 +184,10 @@ void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Devi
       if (busy < 0) core_unmeasured_ = "no busy-time source";
       p.busy_ns += std::max(0.0, busy);
       if (live_ && found) p.flop_count += static_cast<double>(Grown(flops, p.flops));
-      for (const NamedCounter& o : c.outcomes) {
-        auto before = p.outcomes.find(o.name);
-        const std::uint64_t base = before != p.outcomes.end() ? before->second : o.total;
-        if (live_) AddOutcome(o.name, Grown(o.total, base), &p.executions);
+      for (std::size_t i = 0; live_ && i < c.outcomes.size(); ++i) {
+        const NamedCounter& o = c.outcomes[i];
+        const NamedCounter* before = Previous(p.outcomes, i, o.name);
+        if (before != nullptr) AddOutcome(o.name, Grown(o.total, before->total), &p.executions);
       }
     } else if (BusyGrowth(c, p, 0) < 0) {
       core_unmeasured_ = "no busy-time source";
@@ -187,7 +198,7 @@ void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Devi
     const PeTotals pe = SumPe(c);
     p.pe_active = pe.active;
     p.pe_all = pe.all;
-    for (const NamedCounter& o : c.outcomes) p.outcomes[o.name] = o.total;
+    p.outcomes = c.outcomes;
   }
 }
 

@@ -57,7 +57,7 @@ class CounterTracker {
   struct PhysicalCore {
     bool seen = false;
     std::uint64_t nc_time = 0, flops = 0, pe_active = 0, pe_all = 0;
-    std::map<std::string, std::uint64_t> outcomes;
+    std::vector<NamedCounter> outcomes;  // as last read (sorted by name)
     double busy_ns = 0, flop_count = 0;
     ExecutionCounters executions;
   };

@@ -70,6 +70,16 @@ std::string JoinErrors(const std::vector<std::string>& errors) {
   return out;
 }
 
+// With live counters (driver 2.30.2+) busy time comes from nc_time_in_use, so the tensor
+// engine's counters need not be read every second.
+SamplerOptions SamplerFor(const HostOptions& o) {
+  SamplerOptions sampler = o.sampler;
+  Result<std::string> version = ReadRegularFile(o.sysfs_root + "/module/neuron/version", 256);
+  sampler.slow_pe_counters =
+      version.ok() && HasLiveCounters(version->substr(0, version->find('\n')));
+  return sampler;
+}
+
 }  // namespace
 
 bool HasNeuronDevices(const std::string& sysfs_root) {
@@ -78,7 +88,9 @@ bool HasNeuronDevices(const std::string& sysfs_root) {
 }
 
 Host::Host(HostOptions options)
-    : options_(std::move(options)), tree_(options_.sysfs_root, options_.tree_limits) {}
+    : options_(std::move(options)),
+      tree_(options_.sysfs_root, options_.tree_limits),
+      sampler_(options_.sysfs_root, options_.tree_limits, SamplerFor(options_)) {}
 
 Host::~Host() = default;
 
@@ -91,7 +103,7 @@ Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
                             " (is the aws-neuronx-dkms driver loaded?)");
   }
   host->start_ = now;
-  const TreeReading reading = host->tree_.Read();
+  const TreeReading reading = host->sampler_.Sample();
   host->Refresh(reading);
   host->tracker_->Fold(reading, now);
   const HostOptions& o = host->options_;
@@ -143,13 +155,15 @@ v1::Inventory Host::Inventory(MonoTime now) {
 }
 
 std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading) {
-  Result<ProcessScan> scan = ScanProcesses(options_.proc_root, options_.process_limits);
-  processes_ = scan.ok() ? std::move(*scan) : ProcessScan{};
-  process_note_ = scan.ok() ? "" : scan.status().message();
-  if (processes_.unreadable > 0) {
-    process_note_ = std::to_string(processes_.unreadable) +
-                    " processes could not be inspected (run as root or with CAP_SYS_PTRACE to "
-                    "see other users' processes)";
+  if (reads_++ % std::max<std::uint32_t>(1, options_.process_scan_every) == 0) {
+    Result<ProcessScan> scan = ScanProcesses(options_.proc_root, options_.process_limits);
+    processes_ = scan.ok() ? std::move(*scan) : ProcessScan{};
+    process_note_ = scan.ok() ? "" : scan.status().message();
+    if (processes_.unreadable > 0) {
+      process_note_ = std::to_string(processes_.unreadable) +
+                      " processes could not be inspected (run as root or with CAP_SYS_PTRACE to "
+                      "see other users' processes)";
+    }
   }
   std::map<std::uint32_t, int> holders;
   for (const NeuronProcess& p : processes_.processes) {
@@ -160,6 +174,8 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   std::set<std::uint32_t> alive;
   shared_devices_ = false;
   for (const NeuronProcess& p : processes_.processes) {
+    // Between scans, a process that exited is gone at once.
+    if (::access((options_.proc_root + "/" + std::to_string(p.pid)).c_str(), F_OK) != 0) continue;
     RuntimeSample r;
     r.pid = p.pid;
     r.tag = p.tag.empty() ? std::to_string(p.pid) : p.tag;
@@ -202,7 +218,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
 }
 
 Snapshot Host::Read(MonoTime now) {
-  const TreeReading reading = tree_.Read();
+  const TreeReading reading = sampler_.Sample();
   Refresh(reading);
   tracker_->Fold(reading, now);
   bool runtime_figures = false;

@@ -7,8 +7,7 @@
 //     execution stats, latency and per-model memory (see neurondev/runtime_source.h).
 // What no source gives (HBM traffic, corrected ECC counts, and without neuron-monitor latency
 // and collectives) is named in Snapshot::unmeasured with the reason. Reads only files under the
-// injected roots. Not thread-safe; Read() may take milliseconds, so the daemon runs it off its
-// network thread.
+// injected roots. Not thread-safe; Read() takes a few milliseconds on a 16-device host.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +38,15 @@ struct HostOptions {
   // Where neuron-monitor's config file is written; empty: the temporary directory.
   std::string config_dir;
   TreeLimits tree_limits;
+  // How the driver's tree is sampled: the layout is re-discovered every 5 minutes at 1 Hz, and
+  // the slow-moving files (execution outcomes, memory, ECC, power) are re-read over 10 samples,
+  // which keeps a 16-device trn2 within ~3 ms of CPU per sample (bench/README.md). Tests that
+  // compare every field at every read set both to 1.
+  SamplerOptions sampler{.rediscover_every = 300, .slow_every = 10};
   ProcessLimits process_limits;
+  // Reads between two scans of the process table (which processes hold which devices); the
+  // processes' CPU time is read at every read. 1: scan at every read.
+  std::uint32_t process_scan_every = 5;
 };
 
 // Whether `sysfs_root` has a Neuron driver tree with at least one device.
@@ -69,6 +76,7 @@ class Host {
 
   HostOptions options_;
   SysfsTree tree_;
+  SysfsSampler sampler_;
   MonoTime start_;
   std::unique_ptr<CounterTracker> tracker_;
   std::unique_ptr<RuntimeSource> runtime_source_;
@@ -85,6 +93,7 @@ class Host {
   bool live_ = false;
   std::string driver_version_;
   ProcessScan processes_;
+  std::uint64_t reads_ = 0;
   std::string process_note_;
   bool shared_devices_ = false;
   // Per pid: the epoch and device execution totals when first seen, so a runtime's counts start

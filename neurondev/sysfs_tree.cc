@@ -337,8 +337,9 @@ class Subdirectories {
 // constant files on the way.
 class Planner {
  public:
-  Planner(const TreeLimits& limits, std::string& buffer, std::size_t budget)
-      : limits_(limits), buffer_(buffer), budget_(budget) {}
+  // `slow_pe`: pe_cntrs is read as a slow-moving file (busy time comes from nc_time_in_use).
+  Planner(const TreeLimits& limits, std::string& buffer, std::size_t budget, bool slow_pe = false)
+      : limits_(limits), buffer_(buffer), budget_(budget), slow_pe_(slow_pe) {}
 
   DevicePlan PlanDevice(const std::string& root, int index) {
     DevicePlan d;
@@ -410,13 +411,15 @@ class Planner {
     return file;
   }
 
-  // `<dir>/<name>/total` for every subdirectory `name` of `dir`.
-  std::vector<PlannedCounter> PlanCounters(const DevicePlan& d, const std::string& dir, bool slow) {
+  // `<dir>/<name>/total` for every subdirectory `name` of `dir`; slow-moving unless `name` is
+  // one of `live` (every name is slow when `live` is empty).
+  std::vector<PlannedCounter> PlanCounters(const DevicePlan& d, const std::string& dir,
+                                           std::initializer_list<std::string_view> live) {
     std::vector<PlannedCounter> out;
     Subdirectories listing(d, dir, limits_.max_entries_per_directory);
     for (std::string& name : listing.names) {
       PlannedFile total = Plan(d, dir + "/" + name + "/total", listing, dir.size() + 1);
-      if (slow) Slow(total, phase_++);
+      if (std::find(live.begin(), live.end(), name) == live.end()) Slow(total, phase_++);
       out.push_back({std::move(name), std::move(total)});
     }
     return out;
@@ -456,10 +459,12 @@ class Planner {
     const std::string dir = "neuron_core" + std::to_string(k) + "/stats/";
     PlannedCore core;
     core.index = k;
-    core.outcomes = PlanCounters(d, dir + "status", true);
-    core.other_info = PlanCounters(d, dir + "other_info", false);
+    core.outcomes = PlanCounters(d, dir + "status", {});
+    // Busy time and FLOPs move every second; load, reset and inference counts are slow.
+    core.other_info = PlanCounters(d, dir + "other_info", {"nc_time_in_use", "flop_count"});
     core.device_memory = PlanMemory(d, dir + "memory_usage/device_mem");
     core.pe_counters = Plan(d, dir + "tensor_engine/pe_cntrs");
+    if (slow_pe_) Slow(core.pe_counters, phase_++);
     return core;
   }
 
@@ -501,6 +506,7 @@ class Planner {
   const TreeLimits& limits_;
   std::string& buffer_;
   std::size_t budget_;
+  bool slow_pe_;
   std::size_t kept_ = 0;
   std::uint32_t phase_ = 0;
 };
@@ -797,7 +803,8 @@ void SysfsSampler::FollowDeviceList(const std::vector<int>& devices) {
   plan_->devices = std::move(next);
   if (std::all_of(kept.begin(), kept.end(), [](bool k) { return k; })) return;
   const std::size_t in_use = open_files();
-  Planner planner(limits_, buffer_, fd_budget_ > in_use ? fd_budget_ - in_use : 0);
+  Planner planner(limits_, buffer_, fd_budget_ > in_use ? fd_budget_ - in_use : 0,
+                  options_.slow_pe_counters);
   for (std::size_t i = 0; i < devices.size(); ++i) {
     if (!kept[i]) plan_->devices[i] = planner.PlanDevice(root_, devices[i]);
   }

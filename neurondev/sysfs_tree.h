@@ -149,9 +149,13 @@ struct SamplerOptions {
   // device memory, ECC and health counters, power — over this many samples: each sample re-reads
   // about one in `slow_every` of them and repeats what the others said when last read (value,
   // error or absence), so none is more than `slow_every - 1` samples old. The live activity —
-  // other_info counters and pe_cntrs — is read at every sample, and a discovery reads every file.
-  // 1 (the default) re-reads every file at every sample: exactly what SysfsTree::Read() reads.
+  // nc_time_in_use, flop_count and pe_cntrs — is read at every sample, and a discovery reads every
+  // file. 1 (the default) re-reads every file at every sample: exactly what SysfsTree::Read()
+  // reads.
   std::uint32_t slow_every = 1;
+  // Re-read pe_cntrs with the slow files: for a driver whose nc_time_in_use moves live (2.30.2+),
+  // the tensor engine's counters are not the busy-time source.
+  bool slow_pe_counters = false;
 };
 
 class TreePlan;  // the discovered layout and its open descriptors (sysfs_tree.cc)

@@ -1,5 +1,6 @@
 #include "daemon/server/daemon.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -157,7 +158,21 @@ Daemon::Daemon(asio::io_context& io, CommandLine cli, DaemonConfig config, Logge
 
 Daemon::~Daemon() = default;
 
+namespace {
+
+// Clients need a descriptor each, and a real host's driver tree is sampled through ~450 kept
+// descriptors per device: take the whole hard limit (the unit sets it) rather than the soft 1024.
+void RaiseFileLimit(Logger& log) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) log.Warn("cannot raise the open-file limit");
+}
+
+}  // namespace
+
 Status Daemon::Start() {
+  if (mode_.listen) RaiseFileLimit(log_);
   log_.SetThreshold(SeverityOf(config_.log_level));
   const MonoTime now = Clock::now();
   Result<std::unique_ptr<Backend>> backend = MakeBackend(BackendOf(config_), now);

@@ -82,6 +82,10 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
   options.proc_root = proc.path();
   options.neuron_monitor = "";
   options.logical_nc_config = spec->lnc;
+  // The writer replaces files by rename and every field is compared at every read: discover and
+  // read everything each time.
+  options.sampler = {.rediscover_every = 1, .slow_every = 1};
+  options.process_scan_every = 1;
   Result<std::unique_ptr<Host>> host = Host::Open(options, At(from));
   ASSERT_TRUE(host.ok()) << host.status().message();
   Snapshot read = (*host)->Read(At(from));

@@ -309,6 +309,12 @@ void FakeTree::Write(const std::string& relative, const std::string& contents) c
   std::ofstream(path, std::ios::binary) << contents;
 }
 
+void FakeTree::Symlink(const std::string& target, const std::string& relative) const {
+  const fs::path path = fs::path(root_) / relative;
+  fs::create_directories(path.parent_path());
+  fs::create_symlink(target, path);
+}
+
 void FakeTree::Remove(const std::string& relative) const {
   fs::remove_all(fs::path(root_) / relative);
 }

@@ -29,6 +29,8 @@ class FakeTree {
   // Writes `contents` to `relative` (under the root), creating directories.
   void Write(const std::string& relative, const std::string& contents) const;
   void Remove(const std::string& relative) const;
+  // Makes `relative` a symbolic link to `target`, creating directories.
+  void Symlink(const std::string& target, const std::string& relative) const;
   // `devices/virtual/neuron_device/neuron<N>/` + `relative`.
   std::string Device(int n, const std::string& relative = "") const;
 
