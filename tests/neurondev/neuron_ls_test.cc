@@ -1,0 +1,82 @@
+// neuron-ls on a real host: the simulator writes sim:trn2.48xlarge as a driver tree (and /proc
+// and DMI), neurondev::Host reads it, and neuron-ls's table and JSON of that inventory equal those
+// of the simulator's own — once the facts a driver tree does not give (PCI address, CPU affinity,
+// NUMA node, runtime version, region) are blanked on the simulator's side too.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "exporter/neuron_ls_format.h"
+#include "neurondev/host.h"
+#include "simdev/driver_tree.h"
+#include "simdev/instance.h"
+#include "simdev/scenario_library.h"
+#include "tests/neurondev/tree_writer.h"
+
+namespace neuronmon::neurondev {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What a driver tree cannot say, blanked.
+v1::Inventory WithoutUnknowableFacts(v1::Inventory inv) {
+  v1::InstanceInfo* info = inv.mutable_instance_info();
+  const std::string type = info->instance_type(), id = info->instance_id();
+  info->Clear();
+  info->set_instance_type(type);
+  info->set_instance_id(id);
+  for (v1::Device& d : *inv.mutable_devices()) {
+    d.set_pci_bdf("");
+    d.set_cpu_affinity("");
+    d.set_numa_node(-1);
+  }
+  for (v1::Process& p : *inv.mutable_processes()) p.set_runtime_version("");
+  return inv;
+}
+
+TEST(NeuronLsOnAHost, Trn2TreePrintsWhatTheSimulatorPrints) {
+  testing::FakeTree root;  // a temporary directory
+  const std::string sys = root.root() + "/sys", proc = root.root() + "/proc";
+  fs::create_directories(sys);
+  fs::create_directories(proc);
+  auto spec = simdev::ParseDeviceSpec("sim:trn2.48xlarge");
+  auto scenario = simdev::LoadScenario("healthy-training");
+  ASSERT_TRUE(spec.ok() && scenario.ok());
+  auto sim = simdev::Instance::Create(*spec, std::move(*scenario), 1);
+  ASSERT_TRUE(sim.ok());
+  const Nanos t = std::chrono::seconds(60);
+  const v1::Inventory truth = (*sim)->Inventory(t);
+  simdev::DriverTreeWriter writer(sys, proc);
+  ASSERT_TRUE(writer.Write(truth, (*sim)->Read(t)).ok());
+  root.Write("sys/devices/virtual/dmi/id/sys_vendor", "Amazon EC2\n");
+  root.Write("sys/devices/virtual/dmi/id/product_name",
+             truth.instance_info().instance_type() + "\n");
+  root.Write("sys/devices/virtual/dmi/id/board_asset_tag",
+             truth.instance_info().instance_id() + "\n");
+
+  HostOptions options;
+  options.sysfs_root = sys;
+  options.proc_root = proc;
+  options.neuron_monitor = "";
+  auto host = Host::Open(options, MonoTime(t));
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  (*host)->Read(MonoTime(t));
+  const v1::Inventory read = (*host)->Inventory(MonoTime(t));
+  const v1::Inventory want = WithoutUnknowableFacts(truth);
+  ASSERT_EQ(read.processes_size(), want.processes_size());
+  for (const bool all : {false, true}) {
+    const exporter::LsOptions ls{.wide = false, .show_all_procs = all};
+    EXPECT_EQ(exporter::RenderTable(read, ls), exporter::RenderTable(want, ls));
+    EXPECT_EQ(exporter::RenderJson(read, ls), exporter::RenderJson(want, ls));
+  }
+  EXPECT_EQ(exporter::RenderTopology(read), exporter::RenderTopology(want));
+  // Not vacuous: the host found the instance and every worker process.
+  EXPECT_EQ(read.instance_info().instance_type(), "trn2.48xlarge");
+  EXPECT_EQ(read.processes_size(), 16);
+  EXPECT_NE(exporter::RenderTable(read, {.wide = false, .show_all_procs = true}).find("torchrun"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace neuronmon::neurondev
