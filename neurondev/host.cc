@@ -140,6 +140,7 @@ void Host::Refresh(const TreeReading& reading) {
 v1::Inventory Host::Inventory(MonoTime now) {
   (void)now;
   v1::Inventory inv = inventory_;
+  inv.set_runtime_status(RuntimeStatus());
   const std::uint32_t per_device = inv.hardware_info().neuroncore_per_device_count();
   for (const NeuronProcess& p : processes_.processes) {
     v1::Process* out = inv.add_processes();

@@ -131,8 +131,12 @@ void DrawTitle(Ctx& ctx) {
   Canvas& c = ctx.canvas;
   const v1::InstanceInfo& info = ctx.model.inventory().instance_info();
   std::string title = "neuron-top " + ctx.view.version;
-  if (ctx.model.has_inventory())
+  if (ctx.model.has_inventory()) {
     title += " running on " + info.instance_id() + " (" + info.instance_type() + ")";
+    // A real host without per-application figures says why (e.g. install aws-neuronx-tools).
+    const std::string& runtime = ctx.model.inventory().runtime_status();
+    if (!runtime.empty()) title += " | " + runtime;
+  }
   c.Put(0, 0, std::string(static_cast<std::size_t>(c.width()), ' '), Role::kTitle);
   const Role state_role = ctx.view.paused || ctx.model.connection == ConnectionState::kReconnecting
                               ? Role::kBanner

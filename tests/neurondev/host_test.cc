@@ -102,6 +102,8 @@ TEST(Host, WhatTheDriverCannotGiveIsUnmeasuredWithTheReason) {
   EXPECT_NE(s.UnmeasuredReason(Signal::kLatency).find("install aws-neuronx-tools"),
             std::string::npos);
   EXPECT_NE((*host)->RuntimeStatus().find("install aws-neuronx-tools"), std::string::npos);
+  // Clients learn it from the inventory (neuron-top shows it in its title).
+  EXPECT_EQ((*host)->Inventory(Now()).runtime_status(), (*host)->RuntimeStatus());
   // Busy time comes from the tensor engine's counters on older drivers: measured.
   EXPECT_EQ(s.UnmeasuredReason(Signal::kCoreActivity), "");
 }

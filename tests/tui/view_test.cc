@@ -104,6 +104,26 @@ TEST(ViewLayout, SmallWindowsFoldSectionsAndSayWhatIsHidden) {
   EXPECT_TRUE(Render(Trn1Small(), Plain(), big).hidden.empty());
 }
 
+TEST(View, TitleSaysWhyPerApplicationFiguresAreUnavailable) {
+  Model m = Trn2Mixed();
+  v1::Welcome welcome;
+  *welcome.mutable_inventory() = m.inventory();
+  welcome.mutable_inventory()->set_runtime_status(
+      "per-application figures unavailable: neuron-monitor: not found: "
+      "/opt/aws/neuron/bin/neuron-monitor — install aws-neuronx-tools");
+  m.SetWelcome(welcome);
+  TextCanvas c(250, 40);
+  Render(m, Plain(), c);
+  const std::string title = c.Text().substr(0, c.Text().find('\n'));
+  EXPECT_NE(title.find("| per-application figures unavailable"), std::string::npos) << title;
+  EXPECT_NE(title.find("install aws-neuronx-tools"), std::string::npos) << title;
+  // The simulator's inventory says nothing of the kind.
+  TextCanvas plain(250, 40);
+  Render(Trn2Mixed(), Plain(), plain);
+  EXPECT_EQ(plain.Text().substr(0, plain.Text().find('\n')).find("per-application"),
+            std::string::npos);
+}
+
 TEST(View, TitleNamesInstanceAndConnection) {
   TextCanvas c(120, 40);
   Render(Trn2Mixed(), Plain(), c);
