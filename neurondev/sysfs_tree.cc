@@ -137,8 +137,12 @@ struct DevicePlan {
   OwnedFd dir_fd;
   DeviceReading constants;  // index, the constant files, their errors and absences
   std::vector<PlannedMemory> host_memory;
+  // Directories of counters or categories this device's tree lacks (relative paths): absent, as
+  // a missing file is, rather than an empty list that looks like a driver without such counters.
+  std::vector<std::string> missing;
   std::array<PlannedFile, 3> hardware;
   bool has_health_status = false;
+  std::string health_error;  // health_status exists but is not a readable directory
   std::array<PlannedFile, 4> health;
   PlannedFile power;
   std::vector<PlannedCore> cores;
@@ -149,12 +153,17 @@ int OpenUnder(const DevicePlan& device, const std::string& relative, int flags) 
   return ::open((device.dir.path + "/" + relative).c_str(), flags);
 }
 
-// Whether `relative` exists (symlinks followed), as std::filesystem::exists says.
-bool ExistsUnder(const DevicePlan& device, const std::string& relative) {
+// Whether `relative` is a directory (symlinks followed); false with `*error` empty when it does
+// not exist, false with `*error` saying why when it exists but is not one or cannot be checked.
+bool DirectoryUnder(const DevicePlan& device, const std::string& relative, std::string* error) {
   struct stat st {};
-  if (device.dir_fd.get() >= 0)
-    return ::fstatat(device.dir_fd.get(), relative.c_str(), &st, 0) == 0;
-  return ::stat((device.dir.path + "/" + relative).c_str(), &st) == 0;
+  const std::string path = device.dir.path + "/" + relative;
+  const int rc = device.dir_fd.get() >= 0 ? ::fstatat(device.dir_fd.get(), relative.c_str(), &st, 0)
+                                          : ::stat(path.c_str(), &st);
+  if (rc == 0 && S_ISDIR(st.st_mode)) return true;
+  if (rc != 0 && errno == ENOENT) return false;
+  *error = path + ": " + (rc == 0 ? std::string("not a directory") : std::strerror(errno));
+  return false;
 }
 
 // Reads `fd` from its start with one call: sysfs serves an attribute whole, and a regular file's
@@ -251,7 +260,14 @@ class DeviceFiles {
                               " bytes is not a plausible usage (the counter wrapped)");
         continue;
       }
-      out.push_back({m.name, *total, Counter(m.peak)});
+      std::optional<std::uint64_t> peak = Counter(m.peak);
+      if (peak && *peak > limits_.max_memory_bytes) {
+        // The high-water mark of a counter that once wrapped stays wrapped: unknown, not huge.
+        out_.errors.push_back(Path(m.peak) + ": " + std::to_string(*peak) +
+                              " bytes is not a plausible high-water mark (the counter wrapped)");
+        peak.reset();
+      }
+      out.push_back({m.name, *total, peak});
     }
     return out;
   }
@@ -298,7 +314,10 @@ class Subdirectories {
   Subdirectories() = default;
   Subdirectories(const DevicePlan& d, const std::string& relative, std::size_t max) {
     const int fd = OpenUnder(d, relative, kDirectoryFlags);
-    if (fd < 0) return;
+    if (fd < 0) {
+      missing_ = errno == ENOENT;
+      return;
+    }
     dir_ = ::fdopendir(fd);
     if (dir_ == nullptr) {
       ::close(fd);
@@ -314,10 +333,14 @@ class Subdirectories {
       }
       if (!is_directory) continue;
       names.emplace_back(name);
-      if (names.size() >= max) break;
+      // Keep the first `max` by name rather than by the filesystem's order, within a bound.
+      if (names.size() >= 4 * max) break;
     }
     std::sort(names.begin(), names.end());
+    if (names.size() > max) names.resize(max);
   }
+  // The directory does not exist (as opposed to existing empty, or not opening).
+  bool missing() const { return missing_; }
   ~Subdirectories() {
     if (dir_ != nullptr) ::closedir(dir_);
   }
@@ -330,6 +353,7 @@ class Subdirectories {
 
  private:
   DIR* dir_ = nullptr;
+  bool missing_ = false;
 };
 
 // Discovers devices' layouts as SysfsTree reads them and opens their files, keeping at most
@@ -359,7 +383,7 @@ class Planner {
     d.hardware = {PlanSlow(d, "stats/hardware/sram_ecc_uncorrected", phase_++),
                   PlanSlow(d, "stats/hardware/mem_ecc_uncorrected", phase_++),
                   PlanSlow(d, "stats/hardware/mem_ecc_repairable_uncorrected", phase_++)};
-    d.has_health_status = ExistsUnder(d, "stats/hardware/health_status");
+    d.has_health_status = DirectoryUnder(d, "stats/hardware/health_status", &d.health_error);
     if (d.has_health_status) {
       const std::string h = "stats/hardware/health_status/";
       d.health = {PlanSlow(d, h + "hbm_ecc_err_count", phase_++),
@@ -369,6 +393,8 @@ class Planner {
     }
     d.power = PlanSlow(d, "stats/power/utilization", phase_++);
     for (std::uint32_t k : CoreIndices(d)) d.cores.push_back(PlanCore(d, k));
+    d.missing = std::move(missing_);
+    missing_.clear();
     return d;
   }
 
@@ -417,6 +443,7 @@ class Planner {
                                            std::initializer_list<std::string_view> live) {
     std::vector<PlannedCounter> out;
     Subdirectories listing(d, dir, limits_.max_entries_per_directory);
+    if (listing.missing()) missing_.push_back(dir);
     for (std::string& name : listing.names) {
       PlannedFile total = Plan(d, dir + "/" + name + "/total", listing, dir.size() + 1);
       if (std::find(live.begin(), live.end(), name) == live.end()) Slow(total, phase_++);
@@ -429,6 +456,7 @@ class Planner {
   std::vector<PlannedMemory> PlanMemory(const DevicePlan& d, const std::string& dir) {
     std::vector<PlannedMemory> out;
     Subdirectories listing(d, dir, limits_.max_entries_per_directory);
+    if (listing.missing()) missing_.push_back(dir);
     for (std::string& name : listing.names) {
       PlannedFile total = Plan(d, dir + "/" + name + "/total", listing, dir.size() + 1);
       PlannedFile peak = Plan(d, dir + "/" + name + "/peak", listing, dir.size() + 1);
@@ -475,7 +503,9 @@ class Planner {
     DeviceFiles files(limits_, every_time, d, buffer_, out);
     PlannedFile core_count = ByPath("core_count");
     if (std::optional<std::uint64_t> cores = files.Counter(core_count)) {
-      if (*cores <= limits_.max_cores_per_device) {
+      if (*cores == 0) {
+        files.Error(files.Path(core_count) + ": 0 cores");
+      } else if (*cores <= limits_.max_cores_per_device) {
         out.core_count = static_cast<std::uint32_t>(*cores);
       } else {
         files.Error(files.Path(core_count) + ": " + std::to_string(*cores) +
@@ -507,6 +537,7 @@ class Planner {
   std::string& buffer_;
   std::size_t budget_;
   bool slow_pe_;
+  std::vector<std::string> missing_;  // directories found missing, for the device being planned
   std::size_t kept_ = 0;
   std::uint32_t phase_ = 0;
 };
@@ -525,9 +556,12 @@ DeviceReading ReadPlanned(DevicePlan& d, const TreeLimits& limits, const Refresh
     out.repairable_hbm_ecc_err_count = files.Counter(d.health[1]);
     out.sram_ecc_err_count = files.Counter(d.health[2]);
     out.hw_error_event = files.Counter(d.health[3]);
-  } else {
+  } else if (d.health_error.empty()) {
     out.absent.push_back(d.dir.path + "/stats/hardware/health_status");  // before driver 2.28
+  } else {
+    files.Error(d.health_error);
   }
+  for (const std::string& dir : d.missing) out.absent.push_back(d.dir.path + "/" + dir);
   if (std::optional<std::string_view> text = files.Text(d.power)) {
     Result<PowerReading> power = ParsePower(*text);
     if (power.ok()) {

@@ -197,11 +197,15 @@ TEST(Fixtures, PartialTreeNamesEveryProblemAndReadsTheRest) {
 
   const DeviceReading& d0 = r.devices[0];
   EXPECT_EQ(d0.errors, std::vector<std::string>{});
-  EXPECT_EQ(d0.absent,
-            (std::vector<std::string>{
-                path(0, "info/serial_number"), path(0, "info/architecture/arch_type"),
-                path(0, "info/architecture/instance_type"),
-                path(0, "info/architecture/device_name"), path(0, "stats/power/utilization")}));
+  EXPECT_EQ(
+      d0.absent,
+      (std::vector<std::string>{
+          path(0, "info/serial_number"), path(0, "info/architecture/arch_type"),
+          path(0, "info/architecture/instance_type"), path(0, "info/architecture/device_name"),
+          // A missing counter directory is absent, as a missing file is.
+          path(0, "neuron_core1/stats/other_info"), path(0, "neuron_core3/stats/other_info"),
+          path(0, "neuron_core5/stats/other_info"), path(0, "neuron_core7/stats/other_info"),
+          path(0, "stats/power/utilization")}));
   EXPECT_FALSE(d0.serial_number || d0.arch_type || d0.instance_type || d0.device_name || d0.power);
   EXPECT_EQ(d0.core_count, 8u);  // "8" without a newline
   EXPECT_EQ(d0.connected_devices, (std::vector<int>{12, 3, 4, 1}));
@@ -209,7 +213,7 @@ TEST(Fixtures, PartialTreeNamesEveryProblemAndReadsTheRest) {
   EXPECT_EQ(d0.hbm_ecc_err_count, 0u);
   ASSERT_EQ(d0.cores.size(), 8u);
   for (const CoreReading& c : d0.cores) {
-    // A missing other_info directory reads as no counters (and is not listed as absent).
+    // A missing other_info directory reads as no counters (and is listed as absent above).
     EXPECT_EQ(c.other_info.size(), c.index % 2 == 0 ? 6u : 0u) << c.index;
     EXPECT_EQ(c.outcomes.size(), 24u);
     EXPECT_EQ(c.device_memory.size(), 11u);

@@ -97,6 +97,51 @@ TEST(ParsePeCounters, HeaderThenRowsOfCycleCounters) {
   }
 }
 
+// What a broken driver tree may hold is named, never read as a value.
+TEST(SysfsTree, ImplausibleValuesAreErrorsNotReadings) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  const std::string dev = tree.root() + "/devices/virtual/neuron_device/neuron0";
+  tree.Write(tree.Device(0, "core_count"), "0");
+  tree.Write(tree.Device(0, "stats/memory_usage/host_mem/tensors/peak"), "18446744073709527040\n");
+  tree.Remove(tree.Device(0, "stats/hardware/health_status"));
+  tree.Write(tree.Device(0, "stats/hardware/health_status"), "not a directory\n");
+  const DeviceReading d = SysfsTree(tree.root()).ReadDevice(0);
+  auto has = [&](const std::vector<std::string>& list, const std::string& text) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const std::string& e) { return e.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has(d.errors, dev + "/core_count: 0 cores")) << ::testing::PrintToString(d.errors);
+  EXPECT_EQ(d.core_count, 8u);  // from the neuron_core<K> directories instead
+  EXPECT_TRUE(has(d.errors, dev + "/stats/memory_usage/host_mem/tensors/peak: "));
+  for (const MemoryCategory& m : d.host_memory) {
+    if (m.name == "tensors") {
+      EXPECT_FALSE(m.peak.has_value());
+    }
+  }
+  EXPECT_TRUE(has(d.errors, dev + "/stats/hardware/health_status: not a directory"));
+  EXPECT_FALSE(has(d.absent, "health_status"));
+}
+
+// A directory with more entries than the limit keeps the first by name, whatever the order the
+// filesystem lists them in (within four times the limit, which bounds what is listed at all).
+TEST(SysfsTree, OversizedDirectoriesKeepTheFirstNames) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  for (int i = 0; i < 20; ++i) {
+    tree.Write(tree.Device(0, "stats/memory_usage/host_mem/zz" + std::to_string(i) + "/total"),
+               "1\n");
+  }
+  TreeLimits limits;
+  limits.max_entries_per_directory = 8;
+  const DeviceReading d = SysfsTree(tree.root(), limits).ReadDevice(0);
+  std::vector<std::string> names;
+  for (const MemoryCategory& m : d.host_memory) names.push_back(m.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"application_memory", "constants", "dma_buffers",
+                                             "dma_rings", "driver_memory", "notifications",
+                                             "tensors", "uncategorized"}));
+}
+
 TEST(SysfsTree, NoDriverIsNoDevicesNotAnError) {
   FakeTree tree;
   SysfsTree sysfs(tree.root());
