@@ -111,8 +111,9 @@ Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
     std::error_code ec;
     const std::string dir =
         o.config_dir.empty() ? std::filesystem::temp_directory_path(ec).string() : o.config_dir;
-    host->runtime_source_ = std::make_unique<RuntimeSource>(
-        o.neuron_monitor, dir.empty() ? "/tmp" : dir, host->inventory_.host_vcpu_count());
+    host->runtime_source_ =
+        std::make_unique<RuntimeSource>(o.neuron_monitor, dir.empty() ? "/tmp" : dir,
+                                        host->inventory_.host_vcpu_count(), o.child_limits);
   }
   host->runtime_status_ = o.neuron_monitor.empty() ? "neuron-monitor is not used (configured \"\")"
                                                    : "neuron-monitor is starting";

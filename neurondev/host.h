@@ -44,6 +44,7 @@ struct HostOptions {
   // compare every field at every read set both to 1.
   SamplerOptions sampler{.rediscover_every = 300, .slow_every = 10};
   ProcessLimits process_limits;
+  ChildLimits child_limits;  // for neuron-monitor
   // Reads between two scans of the process table (which processes hold which devices); the
   // processes' CPU time is read at every read. 1: scan at every read.
   std::uint32_t process_scan_every = 5;

@@ -53,13 +53,13 @@ std::string WriteConfig(const std::string& dir, std::string* error) {
 }  // namespace
 
 RuntimeSource::RuntimeSource(const std::string& executable, const std::string& config_dir,
-                             std::uint32_t host_vcpus)
+                             std::uint32_t host_vcpus, ChildLimits limits)
     : integrator_(IntegratorOptions{.host_vcpus = host_vcpus}) {
   config_path_ = WriteConfig(config_dir, &config_error_);
   ChildSpec spec;
   spec.executable = executable;
   if (!config_path_.empty()) spec.args = {"-c", config_path_};
-  child_ = std::make_unique<MonitorChild>(std::move(spec));
+  child_ = std::make_unique<MonitorChild>(std::move(spec), limits);
 }
 
 RuntimeSource::~RuntimeSource() {

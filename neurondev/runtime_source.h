@@ -22,7 +22,7 @@ class RuntimeSource {
   // `executable`: absolute path of neuron-monitor. `config_dir`: where to write its config file
   // (removed on destruction). `host_vcpus`: to turn its CPU percentages into time.
   RuntimeSource(const std::string& executable, const std::string& config_dir,
-                std::uint32_t host_vcpus);
+                std::uint32_t host_vcpus, ChildLimits limits = {});
   ~RuntimeSource();
   RuntimeSource(const RuntimeSource&) = delete;
   RuntimeSource& operator=(const RuntimeSource&) = delete;

@@ -41,6 +41,8 @@ struct BackendOptions {
   std::string sysfs_root = "/sys";
   std::string proc_root = "/proc";
   std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
+  std::size_t sysfs_max_open_files = 8192;
+  std::size_t neuron_monitor_max_line_bytes = 4 << 20;
 };
 
 // Builds the backend `options.device` names. Simulated time starts at `start`. Errors name the

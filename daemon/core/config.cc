@@ -147,6 +147,9 @@ void ReadLimits(JsonReader& r, LimitsConfig& l) {
       ReadDuration(r, "metrics_connection_lifetime", l.metrics_connection_lifetime);
   l.metrics_max_requests = ReadInteger(r, "metrics_max_requests", l.metrics_max_requests);
   l.max_history_bytes = ReadInteger(r, "max_history_bytes", l.max_history_bytes);
+  l.sysfs_max_open_files = ReadInteger(r, "sysfs_max_open_files", l.sysfs_max_open_files);
+  l.neuron_monitor_max_line_bytes =
+      ReadInteger(r, "neuron_monitor_max_line_bytes", l.neuron_monitor_max_line_bytes);
 }
 
 DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
@@ -315,6 +318,9 @@ void CheckLimits(const LimitsConfig& l, Found* found) {
                 kMinTimeout, kMaxIdleTimeout);
   CheckRange(found, "limits.metrics_max_requests", l.metrics_max_requests, 1, 1000000);
   CheckRange(found, "limits.max_history_bytes", l.max_history_bytes, 1 << 20, 1024 * kGiB);
+  CheckRange(found, "limits.sysfs_max_open_files", l.sysfs_max_open_files, 0, 1 << 20);
+  CheckRange(found, "limits.neuron_monitor_max_line_bytes", l.neuron_monitor_max_line_bytes,
+             64 << 10, 64 << 20);
 }
 
 void CheckValues(const DaemonConfig& c, Found* found) {

@@ -78,6 +78,10 @@ struct LimitsConfig {
   std::int64_t metrics_max_requests = 1000;  // per connection
   // Memory.
   std::int64_t max_history_bytes = 128 << 20;  // retained snapshots, estimated
+  // A real host (neurondev): descriptors kept open on the driver's tree, and the longest line
+  // (one document) taken from AWS's neuron-monitor.
+  std::int64_t sysfs_max_open_files = 8192;
+  std::int64_t neuron_monitor_max_line_bytes = 4 << 20;
   bool operator==(const LimitsConfig&) const = default;
 };
 

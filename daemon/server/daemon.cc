@@ -64,14 +64,26 @@ void UseCredentialToken(DaemonConfig& config) {
 }
 
 BackendOptions BackendOf(const DaemonConfig& c) {
-  return {c.device,    c.scenario,      static_cast<std::uint64_t>(c.seed), c.speed, c.sysfs_root,
-          c.proc_root, c.neuron_monitor};
+  BackendOptions o;
+  o.device = c.device;
+  o.scenario = c.scenario;
+  o.seed = static_cast<std::uint64_t>(c.seed);
+  o.speed = c.speed;
+  o.sysfs_root = c.sysfs_root;
+  o.proc_root = c.proc_root;
+  o.neuron_monitor = c.neuron_monitor;
+  o.sysfs_max_open_files = static_cast<std::size_t>(c.limits.sysfs_max_open_files);
+  o.neuron_monitor_max_line_bytes =
+      static_cast<std::size_t>(c.limits.neuron_monitor_max_line_bytes);
+  return o;
 }
 
 bool SameBackend(const DaemonConfig& a, const DaemonConfig& b) {
   return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed &&
          a.speed == b.speed && a.sysfs_root == b.sysfs_root && a.proc_root == b.proc_root &&
-         a.neuron_monitor == b.neuron_monitor;
+         a.neuron_monitor == b.neuron_monitor &&
+         a.limits.sysfs_max_open_files == b.limits.sysfs_max_open_files &&
+         a.limits.neuron_monitor_max_line_bytes == b.limits.neuron_monitor_max_line_bytes;
 }
 
 void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::string>* problems) {

@@ -112,7 +112,8 @@ TEST(ConfigTest, EveryFieldIsRead) {
                "max_tag_filter_bytes": 100, "filter_compiles_per_second": 3, "max_scrapes": 2, "metrics_max_connections": 5,
                "metrics_max_pending": 4, "metrics_request_timeout": "6s",
                "metrics_idle_timeout": "7s", "metrics_connection_lifetime": "8m",
-               "metrics_max_requests": 11, "max_history_bytes": 209715200},
+               "metrics_max_requests": 11, "max_history_bytes": 209715200,
+               "sysfs_max_open_files": 100, "neuron_monitor_max_line_bytes": 1048576},
     "log_level": "debug"})");
   EXPECT_EQ(c.device, "sim:trn2.48xlarge:lnc=2");
   EXPECT_EQ(c.scenario, "straggler");
@@ -148,6 +149,8 @@ TEST(ConfigTest, EveryFieldIsRead) {
   limits.metrics_connection_lifetime = minutes(8);
   limits.metrics_max_requests = 11;
   limits.max_history_bytes = 200 << 20;
+  limits.sysfs_max_open_files = 100;
+  limits.neuron_monitor_max_line_bytes = 1 << 20;
   EXPECT_EQ(c.limits, limits);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
 }
