@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "proto/common/duration.h"
+#include "proto/common/unique_fd.h"
 #include "proto/wire/frame_codec.h"
 #include "tui/model.h"
 
@@ -100,33 +101,6 @@ struct SoakOptions {
 
 // ---------------------------------------------------------------------------------------------
 // Small utilities.
-
-// An owned file descriptor, closed when it goes.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { Reset(); }
-  void Reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
 
 Steady::duration Between(Rng& rng, Steady::duration lo, Steady::duration hi) {
   return lo + Steady::duration(static_cast<Steady::rep>(
@@ -172,8 +146,8 @@ std::string Tallied(const std::map<Key, std::uint64_t>& counts) {
 // A non-blocking unix stream socket connected to `path`, with SO_RCVBUF `rcvbuf` when > 0 (for a
 // unix stream it is the daemon's send buffer that bounds what waits unread; this only shrinks our
 // side). Invalid with errno set when the connect fails (EAGAIN: the daemon's backlog is full).
-Fd ConnectUnix(const std::string& path, int rcvbuf) {
-  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+UniqueFd ConnectUnix(const std::string& path, int rcvbuf) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return fd;
   if (rcvbuf > 0) ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   sockaddr_un addr{};
@@ -189,8 +163,8 @@ Fd ConnectUnix(const std::string& path, int rcvbuf) {
 
 // A TCP socket connected to 127.0.0.1:`port` (the connect waits at most one second), then made
 // non-blocking. Invalid with errno set on failure.
-Fd ConnectLoopback(std::uint16_t port, int rcvbuf) {
-  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+UniqueFd ConnectLoopback(std::uint16_t port, int rcvbuf) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return fd;
   const timeval one_second{1, 0};
   ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &one_second, sizeof one_second);
@@ -211,7 +185,7 @@ Fd ConnectLoopback(std::uint16_t port, int rcvbuf) {
 
 // A loopback TCP port free a moment ago (0 when none could be had).
 std::uint16_t FreeLoopbackPort() {
-  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -386,7 +360,7 @@ struct StreamTally {
 };
 
 struct AbusiveClient {
-  Fd fd;
+  UniqueFd fd;
   Behaviour behaviour = Behaviour::kSlowReader;
   bool reads_fast = false;      // reads whatever arrives; otherwise a few KB every few seconds
   bool must_be_closed = false;  // the daemon must close it before close_at
@@ -425,7 +399,7 @@ class StreamAbuser {
 
   const std::string socket_path_;
   Rng rng_;
-  Fd epoll_;
+  UniqueFd epoll_;
   std::vector<AbusiveClient> clients_;  // never resized: epoll events carry indexes
   std::vector<char> buffer_ = std::vector<char>(64 * 1024);
   mutable std::mutex mu_;  // guards tally_ (the loop holds it while it works)
@@ -611,7 +585,7 @@ struct MetricsTally {
 };
 
 struct MetricsConnection {
-  Fd fd;
+  UniqueFd fd;
   MetricsAbuse abuse = MetricsAbuse::kIdle;
   bool must_be_closed = false;  // by the request timeout
   bool status_seen = false;
@@ -769,7 +743,7 @@ HttpReply ParseHttpReply(const std::string& raw) {
 // GET /metrics on 127.0.0.1:`port`, the whole reply within `timeout`.
 HttpReply HttpGet(std::uint16_t port, Steady::duration timeout) {
   const auto deadline = Steady::now() + timeout;
-  Fd fd = ConnectLoopback(port, 0);
+  UniqueFd fd = ConnectLoopback(port, 0);
   if (!fd.valid()) return Failed(std::string("connect: ") + std::strerror(errno));
   const std::string request =
       "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
@@ -912,7 +886,7 @@ class TopClient {
 
 // One connection, until the daemon closes it or `phase` is kStopped.
 void TopClient::Converse(const std::atomic<Phase>& phase) {
-  Fd fd = ConnectUnix(socket_path_, 0);
+  UniqueFd fd = ConnectUnix(socket_path_, 0);
   if (!fd.valid()) return;
   {
     std::lock_guard lock(mu_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <optional>
 #include <string_view>
 
 namespace neuronmon::neurondev {
@@ -13,15 +14,12 @@ std::uint64_t Grown(std::uint64_t now, std::uint64_t before) {
   return now >= before ? now - before : now;
 }
 
-std::uint64_t Find(const std::vector<NamedCounter>& counters, std::string_view name, bool* found) {
+std::optional<std::uint64_t> Find(const std::vector<NamedCounter>& counters,
+                                  std::string_view name) {
   for (const NamedCounter& c : counters) {
-    if (c.name == name) {
-      *found = true;
-      return c.total;
-    }
+    if (c.name == name) return c.total;
   }
-  *found = false;
-  return 0;
+  return std::nullopt;
 }
 
 // The counter named `name` in `before`, read in the same order as now: at `i` unless the set of
@@ -35,20 +33,25 @@ const NamedCounter* Previous(const std::vector<NamedCounter>& before, std::size_
   return nullptr;
 }
 
-struct PeTotals {
-  bool present = false;
-  std::uint64_t active = 0, all = 0;
+}  // namespace
+
+// The activity counters of one core reading, looked up once: `nc_time_in_use`, `flop_count`,
+// and the tensor engine's active and all cycles summed over its row groups.
+struct CounterTracker::CoreValues {
+  explicit CoreValues(const CoreReading& c)
+      : nc_time(Find(c.other_info, "nc_time_in_use")), flops(Find(c.other_info, "flop_count")) {
+    for (const PeCounters& row : c.pe_counters) {
+      pe_present = true;
+      pe_active += row.mm_active + row.wl_active;
+      pe_all += row.mm_active + row.wl_active + row.idle;
+    }
+  }
+  std::optional<std::uint64_t> nc_time, flops;
+  bool pe_present = false;
+  std::uint64_t pe_active = 0, pe_all = 0;
 };
 
-PeTotals SumPe(const CoreReading& c) {
-  PeTotals t;
-  for (const PeCounters& row : c.pe_counters) {
-    t.present = true;
-    t.active += row.mm_active + row.wl_active;
-    t.all += row.mm_active + row.wl_active + row.idle;
-  }
-  return t;
-}
+namespace {
 
 // The driver's outcome names (stats/status/<name>) under neuron-monitor's execution summary and
 // error categories.
@@ -119,11 +122,10 @@ bool CounterTracker::FindsDrop(const TreeReading& reading) const {
     for (const CoreReading& c : d.cores) {
       if (c.index >= s.cores.size() || !s.cores[c.index].seen) continue;
       const PhysicalCore& p = s.cores[c.index];
-      bool found = false;
-      if (Find(c.other_info, "nc_time_in_use", &found) < p.nc_time && found) return true;
-      if (Find(c.other_info, "flop_count", &found) < p.flops && found) return true;
-      const PeTotals pe = SumPe(c);
-      if (pe.present && (pe.active < p.pe_active || pe.all < p.pe_all)) return true;
+      const CoreValues v(c);
+      if (v.nc_time.value_or(p.nc_time) < p.nc_time) return true;
+      if (v.flops.value_or(p.flops) < p.flops) return true;
+      if (v.pe_present && (v.pe_active < p.pe_active || v.pe_all < p.pe_all)) return true;
       for (std::size_t i = 0; i < c.outcomes.size(); ++i) {
         const NamedCounter* before = Previous(p.outcomes, i, c.outcomes[i].name);
         if (before != nullptr && c.outcomes[i].total < before->total) return true;
@@ -145,17 +147,14 @@ void CounterTracker::Restart() {
   for (DeviceCounters& d : devices_) d.ecc = {};
 }
 
-double CounterTracker::BusyGrowth(const CoreReading& c, const PhysicalCore& before,
-                                  double interval_ns) {
-  bool found = false;
-  const std::uint64_t nc_time = Find(c.other_info, "nc_time_in_use", &found);
-  if (live_ && found) {
-    return std::min(interval_ns, static_cast<double>(Grown(nc_time, before.nc_time)) * unit_ns_);
+double CounterTracker::BusyGrowth(const CoreValues& v, const PhysicalCore& before,
+                                  double interval_ns) const {
+  if (live_ && v.nc_time) {
+    return std::min(interval_ns, static_cast<double>(Grown(*v.nc_time, before.nc_time)) * unit_ns_);
   }
-  const PeTotals pe = SumPe(c);
-  if (pe.present) {
-    const std::uint64_t all = Grown(pe.all, before.pe_all);
-    return all ? interval_ns * static_cast<double>(Grown(pe.active, before.pe_active)) /
+  if (v.pe_present) {
+    const std::uint64_t all = Grown(v.pe_all, before.pe_all);
+    return all ? interval_ns * static_cast<double>(Grown(v.pe_active, before.pe_active)) /
                      static_cast<double>(all)
                : 0;
   }
@@ -177,27 +176,25 @@ void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Devi
   for (const CoreReading& c : d.cores) {
     if (c.index >= s->cores.size()) continue;
     PhysicalCore& p = s->cores[c.index];
-    bool found = false;
-    const std::uint64_t flops = Find(c.other_info, "flop_count", &found);
+    const CoreValues v(c);
     if (p.seen) {
-      const double busy = BusyGrowth(c, p, interval_ns);
+      const double busy = BusyGrowth(v, p, interval_ns);
       if (busy < 0) core_unmeasured_ = "no busy-time source";
       p.busy_ns += std::max(0.0, busy);
-      if (live_ && found) p.flop_count += static_cast<double>(Grown(flops, p.flops));
+      if (live_ && v.flops) p.flop_count += static_cast<double>(Grown(*v.flops, p.flops));
       for (std::size_t i = 0; live_ && i < c.outcomes.size(); ++i) {
         const NamedCounter& o = c.outcomes[i];
         const NamedCounter* before = Previous(p.outcomes, i, o.name);
         if (before != nullptr) AddOutcome(o.name, Grown(o.total, before->total), &p.executions);
       }
-    } else if (BusyGrowth(c, p, 0) < 0) {
+    } else if (BusyGrowth(v, p, 0) < 0) {
       core_unmeasured_ = "no busy-time source";
     }
     p.seen = true;
-    p.nc_time = Find(c.other_info, "nc_time_in_use", &found);
-    p.flops = flops;
-    const PeTotals pe = SumPe(c);
-    p.pe_active = pe.active;
-    p.pe_all = pe.all;
+    p.nc_time = v.nc_time.value_or(0);
+    p.flops = v.flops.value_or(0);
+    p.pe_active = v.pe_active;
+    p.pe_all = v.pe_all;
     p.outcomes = c.outcomes;
   }
 }
@@ -215,10 +212,9 @@ void CounterTracker::Fold(const TreeReading& reading, MonoTime now) {
       if (it == state_.end()) continue;
       for (const CoreReading& c : d.cores) {
         if (c.index >= it->second.cores.size() || !it->second.cores[c.index].seen) continue;
-        bool found = false;
-        const std::uint64_t grown =
-            Grown(Find(c.other_info, "nc_time_in_use", &found), it->second.cores[c.index].nc_time);
-        while (found && unit_ns_ > 0.001 &&
+        const std::optional<std::uint64_t> nc_time = Find(c.other_info, "nc_time_in_use");
+        const std::uint64_t grown = Grown(nc_time.value_or(0), it->second.cores[c.index].nc_time);
+        while (nc_time && unit_ns_ > 0.001 &&
                static_cast<double>(grown) * unit_ns_ > 1.05 * interval_ns) {
           unit_ns_ /= 1000;
         }

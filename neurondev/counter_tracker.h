@@ -67,10 +67,12 @@ class CounterTracker {
     std::vector<PhysicalCore> cores;
   };
 
+  struct CoreValues;
+
   bool FindsDrop(const TreeReading& reading) const;
   void Restart();
   void FoldDevice(const DeviceReading& d, double interval_ns, Device* state);
-  double BusyGrowth(const CoreReading& c, const PhysicalCore& before, double interval_ns);
+  double BusyGrowth(const CoreValues& v, const PhysicalCore& before, double interval_ns) const;
   void Publish();
 
   int lnc_;

@@ -89,14 +89,14 @@ bool HasNeuronDevices(const std::string& sysfs_root) {
 
 Host::Host(HostOptions options)
     : options_(std::move(options)),
-      tree_(options_.sysfs_root, options_.tree_limits),
       sampler_(options_.sysfs_root, options_.tree_limits, SamplerFor(options_)) {}
 
 Host::~Host() = default;
 
 Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
   std::unique_ptr<Host> host(new Host(std::move(options)));
-  Result<std::vector<int>> devices = host->tree_.ListDevices();
+  Result<std::vector<int>> devices =
+      SysfsTree(host->options_.sysfs_root, host->options_.tree_limits).ListDevices();
   if (!devices.ok()) return devices.status();
   if (devices->empty()) {
     return Status::NotFound("no Neuron devices under " + host->options_.sysfs_root +
@@ -120,8 +120,9 @@ Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
   return host;
 }
 
-// (Re)builds what follows from the set of devices: the inventory, the logical core config and
-// the counter tracker (a new device set is a new epoch of counters).
+// Rebuilds what follows from the set of devices and the driver version: the inventory and the
+// logical core config. The counter tracker is built once (a new device set is a new epoch inside
+// it), so it keeps the live-counter choice of the driver it started with.
 void Host::Refresh(const TreeReading& reading) {
   std::vector<int> indices;
   for (const DeviceReading& d : reading.devices) indices.push_back(d.index);
@@ -156,17 +157,19 @@ v1::Inventory Host::Inventory(MonoTime now) {
   return inv;
 }
 
-std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading) {
-  if (reads_++ % std::max<std::uint32_t>(1, options_.process_scan_every) == 0) {
-    Result<ProcessScan> scan = ScanProcesses(options_.proc_root, options_.process_limits);
-    processes_ = scan.ok() ? std::move(*scan) : ProcessScan{};
-    process_note_ = scan.ok() ? "" : scan.status().message();
-    if (processes_.unreadable > 0) {
-      process_note_ = std::to_string(processes_.unreadable) +
-                      " processes could not be inspected (run as root or with CAP_SYS_PTRACE to "
-                      "see other users' processes)";
-    }
+void Host::ScanProcessesIfDue() {
+  if (reads_++ % std::max<std::uint32_t>(1, options_.process_scan_every) != 0) return;
+  Result<ProcessScan> scan = ScanProcesses(options_.proc_root, options_.process_limits);
+  processes_ = scan.ok() ? std::move(*scan) : ProcessScan{};
+  process_note_ = scan.ok() ? "" : scan.status().message();
+  if (processes_.unreadable > 0) {
+    process_note_ = std::to_string(processes_.unreadable) +
+                    " processes could not be inspected (run as root or with CAP_SYS_PTRACE to "
+                    "see other users' processes)";
   }
+}
+
+std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading) {
   std::map<std::uint32_t, int> holders;
   for (const NeuronProcess& p : processes_.processes) {
     for (std::uint32_t d : p.devices) ++holders[d];
@@ -241,8 +244,11 @@ Snapshot Host::Read(MonoTime now) {
     s.error = "no Neuron devices readable under " + options_.sysfs_root;
     if (!reading.errors.empty()) s.error += ": " + JoinErrors(reading.errors);
   }
-  s.runtimes = RuntimesFromProcesses(reading);
-  if (runtime_figures) s.runtimes = runtime_source_->integrator().Runtimes();
+  // The process table names the processes in the inventory either way; the runtimes come from
+  // neuron-monitor while its figures are current.
+  ScanProcessesIfDue();
+  s.runtimes =
+      runtime_figures ? runtime_source_->integrator().Runtimes() : RuntimesFromProcesses(reading);
   s.unmeasured = UnmeasuredNow(!shared_devices_, runtime_figures);
   return s;
 }

@@ -71,12 +71,13 @@ class Host {
  private:
   explicit Host(HostOptions options);
   void Refresh(const TreeReading& reading);
+  void ScanProcessesIfDue();
+  // Runtimes from the process table and the driver's tree (without neuron-monitor).
   std::vector<RuntimeSample> RuntimesFromProcesses(const TreeReading& reading);
   std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
   std::vector<CoreCounters> MergeCores(bool runtime_figures);
 
   HostOptions options_;
-  SysfsTree tree_;
   SysfsSampler sampler_;
   MonoTime start_;
   std::unique_ptr<CounterTracker> tracker_;

@@ -17,6 +17,7 @@
 
 #include "proto/common/file_reader.h"
 #include "proto/common/terminal_text.h"
+#include "proto/common/unique_fd.h"
 
 namespace neuronmon::neurondev {
 namespace {
@@ -25,20 +26,6 @@ constexpr std::string_view kDevicePrefix = "/dev/neuron";
 constexpr std::string_view kDeletedSuffix = " (deleted)";
 constexpr std::string_view kTagVariable = "NEURON_PROCESS_TAG=";
 constexpr std::size_t kMaxPasswdBytes = 4 << 20;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 struct DirCloser {
   void operator()(DIR* dir) const { ::closedir(dir); }
@@ -70,7 +57,7 @@ std::string Clean(std::string_view text, std::size_t max_bytes) {
 // Reads at most `max_bytes` of `name` under `dir_fd`; 0 or the errno that stopped it. O_NONBLOCK
 // keeps a FIFO planted in a fabricated tree from blocking the scan.
 int ReadAt(int dir_fd, const char* name, std::size_t max_bytes, std::string* out) {
-  Fd fd(::openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
+  UniqueFd fd(::openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) return errno;
   out->clear();
   char buffer[4096];
@@ -321,8 +308,8 @@ Result<ProcessScan> ScanProcesses(const std::string& proc_root, ProcessLimits li
       break;
     }
     ++scan.scanned;
-    Fd pid_fd(::openat(::dirfd(proc.get()), entry->d_name,
-                       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+    UniqueFd pid_fd(::openat(::dirfd(proc.get()), entry->d_name,
+                             O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
     if (pid_fd.get() < 0) continue;  // exited, or not a directory
     FdScan fds = DevicesHeld(pid_fd.get(), limits.max_fds_per_process);
     if (fds.error == EACCES || fds.error == EPERM) ++scan.unreadable;

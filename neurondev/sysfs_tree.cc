@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "proto/common/file_reader.h"
+#include "proto/common/unique_fd.h"
 
 namespace neuronmon::neurondev {
 namespace {
@@ -37,29 +38,6 @@ std::string Quote(std::string_view text) {
   for (char c : text.substr(0, 32)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
   return out + (text.size() > 32 ? "...\"" : "\"");
 }
-
-class OwnedFd {
- public:
-  OwnedFd() = default;
-  explicit OwnedFd(int fd) : fd_(fd) {}
-  ~OwnedFd() { Reset(); }
-  OwnedFd(OwnedFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  OwnedFd& operator=(OwnedFd&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  int get() const { return fd_; }
-  void Reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // Which directory holds a device's files. A device whose directory was replaced (removed and
 // added again, as a driver reload does) is a new device to the sampler: while the sampler keeps
@@ -94,7 +72,7 @@ DirIdentity IdentifyDeviceDir(const std::string& root, int index) {
 // only at some samples (SamplerOptions::slow_every): `last` is what it said then.
 struct PlannedFile {
   std::string relative;
-  OwnedFd fd;
+  UniqueFd fd;
   bool slow = false;
   std::uint32_t phase = 0;  // re-read at samples s with (s + phase) % slow_every == 0
   std::optional<Result<std::string>> last;
@@ -134,7 +112,7 @@ struct PlannedCore {
 // One device's layout as discovered, and what its constant files said then.
 struct DevicePlan {
   DirIdentity dir;
-  OwnedFd dir_fd;
+  UniqueFd dir_fd;
   DeviceReading constants;  // index, the constant files, their errors and absences
   std::vector<PlannedMemory> host_memory;
   // Directories of counters or categories this device's tree lacks (relative paths): absent, as
@@ -181,7 +159,7 @@ ssize_t ReadFromStart(int fd, std::string& buffer) {
 Result<std::string_view> ReadByPath(const DevicePlan& device, const std::string& relative,
                                     const std::string& path, std::string& buffer) {
   const std::size_t max_bytes = buffer.size() - 1;
-  const OwnedFd fd(OpenUnder(device, relative, kFileFlags));
+  const UniqueFd fd(OpenUnder(device, relative, kFileFlags));
   if (fd.get() < 0) {
     const int error = errno;
     std::string message = path + ": cannot open: " + std::strerror(error);
@@ -369,7 +347,7 @@ class Planner {
     DevicePlan d;
     d.dir = IdentifyDeviceDir(root, index);
     if (kept_ < budget_) {
-      OwnedFd fd(::open(d.dir.path.c_str(), kDirectoryFlags));
+      UniqueFd fd(::open(d.dir.path.c_str(), kDirectoryFlags));
       struct stat st {};
       if (fd.get() >= 0 && ::fstat(fd.get(), &st) == 0) {
         d.dir = Identity(std::move(d.dir.path), st);
@@ -421,8 +399,8 @@ class Planner {
                    std::size_t leaf) {
     PlannedFile file = ByPath(std::move(relative));
     if (kept_ >= budget_) return file;
-    OwnedFd fd(listing.fd() >= 0 ? ::openat(listing.fd(), file.relative.c_str() + leaf, kFileFlags)
-                                 : OpenUnder(d, file.relative, kFileFlags));
+    UniqueFd fd(listing.fd() >= 0 ? ::openat(listing.fd(), file.relative.c_str() + leaf, kFileFlags)
+                                  : OpenUnder(d, file.relative, kFileFlags));
     if (fd.get() < 0) {
       if (errno == EMFILE || errno == ENFILE) budget_ = kept_;  // the process has no more
       return file;
@@ -806,7 +784,7 @@ void SysfsSampler::Discover() {
     fd_budget_ = std::min<std::size_t>(fd_budget_, limit.rlim_cur / 2);
   plan_->version.relative = root_ + "/module/neuron/version";
   if (fd_budget_ > 0) {
-    OwnedFd fd(::open(plan_->version.relative.c_str(), kFileFlags));
+    UniqueFd fd(::open(plan_->version.relative.c_str(), kFileFlags));
     struct stat st {};
     if (fd.get() >= 0 && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
         static_cast<std::uint64_t>(st.st_size) <= limits_.max_file_bytes) {

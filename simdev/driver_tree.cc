@@ -24,20 +24,6 @@ constexpr const char* kExtraDeviceCategories[] = {
     "notifications", "dma_rings",   "uncategorized"};
 
 using Field = std::uint64_t ExecutionCounters::*;
-// Every ExecutionCounters field, for adding two together.
-constexpr Field kExecutionFields[] = {&ExecutionCounters::completed,
-                                      &ExecutionCounters::completed_with_err,
-                                      &ExecutionCounters::completed_with_num_err,
-                                      &ExecutionCounters::timed_out,
-                                      &ExecutionCounters::incorrect_input,
-                                      &ExecutionCounters::failed_to_queue,
-                                      &ExecutionCounters::generic,
-                                      &ExecutionCounters::numerical,
-                                      &ExecutionCounters::transient,
-                                      &ExecutionCounters::model,
-                                      &ExecutionCounters::runtime,
-                                      &ExecutionCounters::hardware};
-
 // The driver's 24 execution outcomes (neuron_sysfs_metrics.c order) and the field each shows.
 struct Outcome {
   const char* name;

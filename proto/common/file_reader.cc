@@ -9,24 +9,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "proto/common/unique_fd.h"
+
 namespace neuronmon {
 namespace {
 
 constexpr std::size_t kMaxSecretBytes = 4096;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 Status OpenError(const std::string& path, int error) {
   std::string message = path + ": cannot open: " + std::strerror(error);
@@ -61,7 +49,7 @@ Result<std::string> ReadOpen(int fd, const std::string& path, std::size_t max_by
 Result<std::string> ReadChecked(const std::string& path, std::size_t max_bytes,
                                 struct stat* st_out) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below then refuses it.
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) return OpenError(path, errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) {

@@ -17,36 +17,29 @@ EccCounters EccCounters::Minus(const EccCounters& e) const {
           Grown(sram_corrected, e.sram_corrected), Grown(sram_uncorrected, e.sram_uncorrected)};
 }
 
+// Every field of ExecutionCounters, so that field-wise operations cannot miss one.
+constexpr std::uint64_t ExecutionCounters::*kExecutionFields[] = {
+    &ExecutionCounters::completed,
+    &ExecutionCounters::completed_with_err,
+    &ExecutionCounters::completed_with_num_err,
+    &ExecutionCounters::timed_out,
+    &ExecutionCounters::incorrect_input,
+    &ExecutionCounters::failed_to_queue,
+    &ExecutionCounters::generic,
+    &ExecutionCounters::numerical,
+    &ExecutionCounters::transient,
+    &ExecutionCounters::model,
+    &ExecutionCounters::runtime,
+    &ExecutionCounters::hardware};
+
 ExecutionCounters ExecutionCounters::Minus(const ExecutionCounters& e) const {
   ExecutionCounters d;
-  d.completed = Grown(completed, e.completed);
-  d.completed_with_err = Grown(completed_with_err, e.completed_with_err);
-  d.completed_with_num_err = Grown(completed_with_num_err, e.completed_with_num_err);
-  d.timed_out = Grown(timed_out, e.timed_out);
-  d.incorrect_input = Grown(incorrect_input, e.incorrect_input);
-  d.failed_to_queue = Grown(failed_to_queue, e.failed_to_queue);
-  d.generic = Grown(generic, e.generic);
-  d.numerical = Grown(numerical, e.numerical);
-  d.transient = Grown(transient, e.transient);
-  d.model = Grown(model, e.model);
-  d.runtime = Grown(runtime, e.runtime);
-  d.hardware = Grown(hardware, e.hardware);
+  for (auto field : kExecutionFields) d.*field = Grown(this->*field, e.*field);
   return d;
 }
 
 ExecutionCounters& ExecutionCounters::operator+=(const ExecutionCounters& d) {
-  completed += d.completed;
-  completed_with_err += d.completed_with_err;
-  completed_with_num_err += d.completed_with_num_err;
-  timed_out += d.timed_out;
-  incorrect_input += d.incorrect_input;
-  failed_to_queue += d.failed_to_queue;
-  generic += d.generic;
-  numerical += d.numerical;
-  transient += d.transient;
-  model += d.model;
-  runtime += d.runtime;
-  hardware += d.hardware;
+  for (auto field : kExecutionFields) this->*field += d.*field;
   return *this;
 }
 
