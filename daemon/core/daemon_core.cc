@@ -11,16 +11,33 @@ namespace neuronmon::daemon {
 DaemonCore::DaemonCore(CoreOptions options, std::unique_ptr<Backend> backend, HostReader host)
     : options_(std::move(options)),
       backend_(std::move(backend)),
+      description_(backend_->Describe()),
       host_(std::move(host)),
       history_(HistoryCapacity(options_.retention, options_.period)) {}
 
+Reading ReadJob::Run(MonoTime now) const {
+  Reading r;
+  r.snapshot = backend->Read(now);
+  if (host) r.snapshot.host = host();
+  r.inventory = backend->Inventory(now);
+  r.description = backend->Describe();
+  return r;
+}
+
 std::uint64_t DaemonCore::Sample(MonoTime now, WallTime wall) {
-  Snapshot s = backend_->Read(now);
+  return Append(NextRead().Run(now), generation_, now, wall);
+}
+
+std::uint64_t DaemonCore::Append(Reading reading, std::uint64_t generation, MonoTime now,
+                                 WallTime wall) {
+  if (generation != generation_) return 0;
+  Snapshot& s = reading.snapshot;
   s.seq = next_seq_++;
   s.mono = now;
   s.wall = wall;
-  if (host_) s.host = host_();
-  inventory_ = backend_->Inventory(now);
+  inventory_ = std::move(reading.inventory);
+  have_inventory_ = true;
+  description_ = std::move(reading.description);
   history_.Append(std::move(s));
   analyzer_.Update(history_, inventory_);
   analyses_.emplace_back(history_.newest_seq(),
@@ -45,7 +62,7 @@ v1::Welcome DaemonCore::MakeWelcome(MonoTime now) const {
   v1::Welcome w;
   w.set_protocol_version(1);
   w.set_daemon_version(options_.daemon_version);
-  *w.mutable_inventory() = history_.empty() ? backend_->Inventory(now) : inventory_;
+  *w.mutable_inventory() = have_inventory_ ? inventory_ : backend_->Inventory(now);
   w.set_base_period_ns(static_cast<std::uint64_t>(options_.period.count()));
   w.set_oldest_seq(history_.oldest_seq());
   w.set_newest_seq(history_.newest_seq());
@@ -125,9 +142,12 @@ void DaemonCore::Reconfigure(Nanos period, Nanos retention) {
 
 void DaemonCore::ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now) {
   backend_ = std::move(backend);
+  ++generation_;
   history_ = History(HistoryCapacity(options_.retention, options_.period));
   history_floor_ = next_seq_;
   inventory_ = backend_->Inventory(now);
+  have_inventory_ = true;
+  description_ = backend_->Describe();
   analyzer_.Reset();
   analyses_.clear();
   frames_.clear();

@@ -36,6 +36,24 @@ enum class ReportScope {
   kReplay,  // as kLive, marked `replay` (a resuming client's catch-up)
 };
 
+// What a sample reads from the backend and the host: the part of a sample that may block (a real
+// host's sysfs files, neuron-monitor's pipe, /proc), which daemon/server runs on its own thread.
+struct Reading {
+  Snapshot snapshot;  // the backend's, with the host sample
+  v1::Inventory inventory;
+  std::string description;  // the backend's Describe() at that read
+};
+
+// A read to run off the io thread: the backend (shared, so a reload cannot free it under a read
+// in flight), the host reader, and the backend's generation, which tells Append whether the
+// reading is still wanted.
+struct ReadJob {
+  std::shared_ptr<Backend> backend;
+  HostReader host;
+  std::uint64_t generation = 0;
+  Reading Run(MonoTime now) const;
+};
+
 // Adjusts reports after they are built (tests use it to stand in for parts of the pipeline).
 using ReportAnnotator = std::function<void(const Subscription&, v1::Report&)>;
 
@@ -45,6 +63,11 @@ class DaemonCore {
 
   // Reads the backend and the host, appends the snapshot and returns its seq.
   std::uint64_t Sample(MonoTime now, WallTime wall);
+  // The same in two steps, for a server that reads on another thread: NextRead() on this thread,
+  // Run() on any (one at a time per backend), then Append() here. Append returns the new seq, or
+  // 0 and keeps nothing when the backend was replaced since NextRead().
+  ReadJob NextRead() const { return {backend_, host_, generation_}; }
+  std::uint64_t Append(Reading reading, std::uint64_t generation, MonoTime now, WallTime wall);
 
   v1::Welcome MakeWelcome(MonoTime now) const;
   const v1::Inventory& inventory() const { return inventory_; }
@@ -62,12 +85,14 @@ class DaemonCore {
   const History& history() const { return history_; }
   Nanos period() const { return options_.period; }
   Nanos retention() const { return options_.retention; }
-  std::string Describe() const { return backend_->Describe(); }
+  // The backend's description as of its newest reading (or its start).
+  const std::string& Describe() const { return description_; }
   const std::string& last_error() const { return last_error_; }
 
   // Reload: a new period and retention take effect from the next sample.
   void Reconfigure(Nanos period, Nanos retention);
-  // Reload with a new device or scenario: the history restarts (seq keeps increasing).
+  // Reload with a new device or scenario: the history restarts (seq keeps increasing). A read of
+  // the old backend still in flight is dropped by Append.
   void ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now);
   void SetAnnotator(ReportAnnotator annotator) { annotator_ = std::move(annotator); }
   // The analyzer's verdicts at retained snapshot `seq` (null when not retained), and the newest.
@@ -80,7 +105,10 @@ class DaemonCore {
                    bool replay) const;
 
   CoreOptions options_;
-  std::unique_ptr<Backend> backend_;
+  std::shared_ptr<Backend> backend_;
+  std::uint64_t generation_ = 1;  // of backend_; each ReplaceBackend adds one
+  std::string description_;
+  bool have_inventory_ = false;  // inventory_ is backend_'s
   HostReader host_;
   History history_;
   v1::Inventory inventory_;

@@ -25,6 +25,7 @@ struct DaemonStats {
   double last_sample_seconds = 0;   // how long the last sample took
   double sample_seconds_total = 0;  // summed
   double last_sample_unix = 0;      // wall time of the last sample
+  double read_pending_seconds = 0;  // how long the read in flight has run, once past a period
   std::uint64_t reloads = 0;
   std::uint64_t reload_failures = 0;
 };

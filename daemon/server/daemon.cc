@@ -172,6 +172,9 @@ Daemon::~Daemon() = default;
 
 namespace {
 
+// After this many periods without a reading, clients are told the figures are stale.
+constexpr int kStallNotice = 3;
+
 // Clients need a descriptor each, and a real host's driver tree is sampled through ~450 kept
 // descriptors per device: take the whole hard limit (the unit sets it) rather than the soft 1024.
 void RaiseFileLimit(Logger& log) {
@@ -187,7 +190,7 @@ Status Daemon::Start() {
   if (mode_.listen) RaiseFileLimit(log_);
   log_.SetThreshold(SeverityOf(config_.log_level));
   const MonoTime now = Clock::now();
-  Result<std::unique_ptr<Backend>> backend = MakeBackend(BackendOf(config_), now);
+  Result<std::unique_ptr<Backend>> backend = mode_.make_backend(BackendOf(config_), now);
   if (!backend.ok()) return backend.status();
   std::random_device random;
   const std::uint64_t instance_id = (static_cast<std::uint64_t>(random()) << 32) | random();
@@ -210,8 +213,13 @@ Status Daemon::Start() {
     Status s = ServeMetrics(token);
     if (!s.ok()) return s;
   }
+  Status sampled = SampleNow();
+  if (!sampled.ok()) return sampled;
+  reader_ = std::make_unique<ReadThread>(
+      [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); });
   schedule_ = std::make_unique<SampleSchedule>(now, config_.period);
-  OnSampleTimer();  // the first sample, now
+  (void)schedule_->OnWake(now);
+  ArmSampler();
   if (mode_.signals) WaitForSignal();
   if (mode_.notify) {
     (void)notifier_.Ready();
@@ -284,29 +292,85 @@ void Daemon::OnSampleTimer() {
           d.suppressed));
     }
   }
-  const auto t0 = Clock::now();
+  server_->Heartbeat(now);
+  ArmSampler();
+  if (reader_->busy()) {
+    // The previous read has not returned (a hung sysfs file, say): skip this tick and keep
+    // serving the history; clients hear of it once per episode.
+    ++stats_.missed_ticks;
+    const Nanos pending = now - read_started_;
+    stats_.read_pending_seconds = std::chrono::duration<double>(pending).count();
+    if (!read_stalled_ && pending >= kStallNotice * config_.period) {
+      read_stalled_ = true;
+      const std::string text = "reading " + core_->Describe() + " has not returned for " +
+                               FormatDuration(pending) + "; figures are stale";
+      log_.Error(text);
+      v1::Notice notice;
+      notice.set_kind(v1::NOTICE_KIND_HEALTH);
+      notice.set_text(text);
+      server_->NoticeAll(notice);
+    }
+    return;
+  }
+  read_started_ = now;
+  auto reading = std::make_shared<Reading>();
+  ReadJob job = core_->NextRead();
+  const std::uint64_t generation = job.generation;
+  const WallTime wall = std::chrono::system_clock::now();
+  reader_->Submit([reading, job = std::move(job), now] { *reading = job.Run(now); },
+                  [this, reading, generation, now, wall](std::exception_ptr error) {
+                    OnReading(*reading, generation, now, wall, error);
+                  });
+}
+
+void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now, WallTime wall,
+                       std::exception_ptr error) {
+  if (stopping_) return;
+  const MonoTime done = Clock::now();
+  stats_.read_pending_seconds = 0;
+  if (read_stalled_) {
+    read_stalled_ = false;
+    v1::Notice notice;
+    notice.set_kind(v1::NOTICE_KIND_HEALTH);
+    notice.set_text("reading the device resumed after " + FormatDuration(done - now));
+    server_->NoticeAll(notice);
+    log_.Info(notice.text());
+  }
   try {
-    core_->Sample(now, std::chrono::system_clock::now());
+    if (error) std::rethrow_exception(error);
+    if (core_->Append(std::move(reading), generation, now, wall) == 0) return;  // replaced
   } catch (const std::exception& e) {
     // A sample that could not be taken (std::bad_alloc, say) is skipped, not fatal.
-    if (auto d = log_limiter_.Admit("sample_error", now); d.allowed) {
+    if (auto d = log_limiter_.Admit("sample_error", done); d.allowed) {
       log_.Error(WithSuppressedCount(std::string("sample failed: ") + e.what(), d.suppressed));
     }
     ++stats_.missed_ticks;
-    ArmSampler();
     return;
   }
-  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  RecordSample(now, wall);
+  server_->Broadcast();
+  UpdateStatus();
+}
+
+void Daemon::RecordSample(MonoTime started, WallTime wall) {
+  const double took = std::chrono::duration<double>(Clock::now() - started).count();
   ++stats_.samples;
   stats_.last_sample_seconds = took;
   stats_.sample_seconds_total += took;
-  stats_.last_sample_unix =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  last_sample_ = now;
-  server_->Broadcast();
-  server_->Heartbeat(now);
-  UpdateStatus();
-  ArmSampler();
+  stats_.last_sample_unix = std::chrono::duration<double>(wall.time_since_epoch()).count();
+  last_sample_ = started;
+}
+
+Status Daemon::SampleNow() {
+  const MonoTime now = Clock::now();
+  const WallTime wall = std::chrono::system_clock::now();
+  try {
+    core_->Sample(now, wall);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("first sample failed: ") + e.what());
+  }
+  RecordSample(now, wall);
+  return Status::Ok();
 }
 
 void Daemon::ArmWatchdog(std::chrono::microseconds interval) {
@@ -368,7 +432,7 @@ void Daemon::Reload() {
     return;
   }
   if (!SameBackend(config_, *next)) {
-    Result<std::unique_ptr<Backend>> backend = MakeBackend(BackendOf(*next), Clock::now());
+    Result<std::unique_ptr<Backend>> backend = mode_.make_backend(BackendOf(*next), Clock::now());
     if (!backend.ok()) {
       log_.Error("configuration not reloaded: " + backend.status().message());
       ++stats_.reload_failures;

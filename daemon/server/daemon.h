@@ -1,12 +1,16 @@
 // Daemon: neuron-monitord as a process — configuration (file plus command-line overrides), the
 // sampling timer, the stream server, the /metrics HTTP server, signals (SIGTERM/SIGINT stop,
 // SIGHUP reloads atomically) and systemd notifications (READY, STATUS, RELOADING, STOPPING,
-// WATCHDOG driven by sampler progress). The same class runs in-process for clients' --standalone
+// WATCHDOG driven by sampler progress). The device is read on a thread of its own (ReadThread), so
+// a read that hangs leaves clients served from the history while the watchdog starves. The same
+// class runs in-process for clients' --standalone
 // mode with listeners, signals and notifications off. Runs on one io_context thread; not
 // thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +22,7 @@
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
 #include "daemon/server/log.h"
+#include "daemon/server/read_thread.h"
 #include "daemon/server/systemd.h"
 
 namespace neuronmon::daemon {
@@ -41,10 +46,15 @@ struct CommandLine {
 // validates the result. Every problem is appended to `problems` as "SOURCE: FIELD: what is wrong".
 Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::string>* problems);
 
+// Builds the backend a configuration names (MakeBackend; tests substitute their own).
+using BackendFactory =
+    std::function<Result<std::unique_ptr<Backend>>(const BackendOptions&, MonoTime)>;
+
 struct DaemonMode {
   bool listen = true;   // bind the configured listeners
   bool signals = true;  // handle SIGTERM, SIGINT, SIGHUP
   bool notify = true;   // talk to systemd
+  BackendFactory make_backend = MakeBackend;
 };
 
 class Daemon {
@@ -76,6 +86,11 @@ class Daemon {
   Status ServeMetrics(const std::string& token);
   void ArmSampler();
   void OnSampleTimer();
+  // The first sample, taken on this thread so that clients always find one.
+  Status SampleNow();
+  void OnReading(Reading& reading, std::uint64_t generation, MonoTime now, WallTime wall,
+                 std::exception_ptr error);
+  void RecordSample(MonoTime started, WallTime wall);
   void ArmWatchdog(std::chrono::microseconds interval);
   void WaitForSignal();
   void UpdateStatus();
@@ -95,6 +110,9 @@ class Daemon {
   asio::steady_timer watchdog_timer_;
   asio::signal_set signals_;
   MonoTime last_sample_;
+  MonoTime read_started_;
+  bool read_stalled_ = false;  // clients were told the read in flight is overdue
+  std::unique_ptr<ReadThread> reader_;
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;

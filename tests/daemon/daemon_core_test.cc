@@ -81,3 +81,52 @@ TEST(DaemonCore, EncodesEachDistinctSubscriptionOncePerWindow) {
 
 }  // namespace
 }  // namespace neuronmon::daemon
+
+namespace neuronmon::daemon {
+namespace {
+
+// A FakeBackend that names itself, to tell two apart.
+class NamedBackend final : public Backend {
+ public:
+  explicit NamedBackend(std::string name) : name_(std::move(name)) {}
+  v1::Inventory Inventory(MonoTime) override { return testing::Inventory(); }
+  Snapshot Read(MonoTime now) override {
+    ++reads;
+    return Base(
+        0, static_cast<int>(std::chrono::duration_cast<seconds>(now.time_since_epoch()).count()));
+  }
+  std::string Describe() const override { return name_ + " after " + std::to_string(reads); }
+  int reads = 0;
+
+ private:
+  std::string name_;
+};
+
+TEST(DaemonCore, AReadInFlightWhenTheBackendIsReplacedIsDropped) {
+  DaemonCore core({seconds(1), seconds(10), "test"}, std::make_unique<NamedBackend>("old"),
+                  nullptr);
+  EXPECT_EQ(core.Describe(), "old after 0");
+  ManualClock clock(MonoTime(seconds(100)), WallTime(seconds(1767225600)));
+  // Read off the core (as the daemon does on its read thread), then append.
+  ReadJob first = core.NextRead();
+  Reading reading = first.Run(clock.Now());
+  EXPECT_EQ(core.Append(std::move(reading), first.generation, clock.Now(), clock.WallNow()), 1u);
+  EXPECT_EQ(core.Describe(), "old after 1") << "the description comes with the reading";
+
+  ReadJob stale = core.NextRead();
+  core.ReplaceBackend(std::make_unique<NamedBackend>("new"), clock.Now());
+  EXPECT_EQ(core.Describe(), "new after 0");
+  clock.Advance(seconds(1));
+  Reading late = stale.Run(clock.Now());  // the old backend, kept alive by the job
+  EXPECT_EQ(core.Append(std::move(late), stale.generation, clock.Now(), clock.WallNow()), 0u);
+  EXPECT_TRUE(core.history().empty());
+  EXPECT_EQ(core.Describe(), "new after 0");
+
+  ReadJob next = core.NextRead();
+  EXPECT_NE(next.generation, stale.generation);
+  EXPECT_EQ(core.Append(next.Run(clock.Now()), next.generation, clock.Now(), clock.WallNow()), 2u);
+  EXPECT_EQ(core.history().size(), 1u);
+}
+
+}  // namespace
+}  // namespace neuronmon::daemon

@@ -10,13 +10,13 @@
 namespace neuronmon::testing {
 
 DaemonFixture::DaemonFixture(std::function<void(daemon::DaemonConfig&)> tweak, std::string device,
-                             std::string period) {
+                             std::string period, daemon::BackendFactory make_backend) {
   static std::atomic<int> counter{0};
   dir_ = std::filesystem::temp_directory_path() /
          ("neuronmon-it-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
   std::filesystem::create_directories(dir_);
   try {
-    Start(std::move(tweak), std::move(device), std::move(period));
+    Start(std::move(tweak), std::move(device), std::move(period), std::move(make_backend));
   } catch (...) {
     // The destructor does not run for a constructor that throws: clean up here.
     if (log_fd_ >= 0) ::close(log_fd_);
@@ -27,7 +27,7 @@ DaemonFixture::DaemonFixture(std::function<void(daemon::DaemonConfig&)> tweak, s
 }
 
 void DaemonFixture::Start(std::function<void(daemon::DaemonConfig&)> tweak, std::string device,
-                          std::string period) {
+                          std::string period, daemon::BackendFactory make_backend) {
   socket_ = (dir_ / "run" / "d.sock").string();
   daemon::CommandLine cli;
   cli.config_path = (dir_ / "absent.json").string();
@@ -49,8 +49,9 @@ void DaemonFixture::Start(std::function<void(daemon::DaemonConfig&)> tweak, std:
   options.fd = log_fd_;
   options.threshold = daemon::LogSeverity::kDebug;
   log_ = std::make_unique<daemon::Logger>(options);
-  daemon_ = std::make_unique<daemon::Daemon>(io_, cli, std::move(*config), *log_,
-                                             daemon::DaemonMode{true, false, false});
+  daemon::DaemonMode mode{true, false, false};
+  if (make_backend) mode.make_backend = std::move(make_backend);
+  daemon_ = std::make_unique<daemon::Daemon>(io_, cli, std::move(*config), *log_, mode);
   Status started = daemon_->Start();
   if (!started.ok()) throw std::runtime_error(started.message());
   thread_ = std::thread([this] {

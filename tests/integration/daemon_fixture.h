@@ -15,9 +15,11 @@ namespace neuronmon::testing {
 
 class DaemonFixture {
  public:
-  // `tweak` adjusts the configuration before the daemon starts.
+  // `tweak` adjusts the configuration before the daemon starts; `make_backend` (when set) builds
+  // the device instead of MakeBackend.
   explicit DaemonFixture(std::function<void(daemon::DaemonConfig&)> tweak = nullptr,
-                         std::string device = "sim:trn1.2xlarge", std::string period = "50ms");
+                         std::string device = "sim:trn1.2xlarge", std::string period = "50ms",
+                         daemon::BackendFactory make_backend = nullptr);
   ~DaemonFixture();
 
   const std::string& socket_path() const { return socket_; }
@@ -32,7 +34,7 @@ class DaemonFixture {
 
  private:
   void Start(std::function<void(daemon::DaemonConfig&)> tweak, std::string device,
-             std::string period);
+             std::string period, daemon::BackendFactory make_backend);
 
   std::filesystem::path dir_;
   std::string socket_;
