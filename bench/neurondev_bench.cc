@@ -2,7 +2,8 @@
 // physical cores, as driver 2.28 lays it out): one SysfsTree::Read() — every file opened, read and
 // closed each time — and one SysfsSampler::Sample() — the files kept open and re-read with one
 // pread each. The sampler's arguments are SamplerOptions: rediscover_every (0: never after the
-// first discovery) and slow_every (1: every file at every sample, exactly what Read() returns).
+// first discovery) and paced (0: every file at every sample, exactly what Read() returns; 1: the
+// daemon's paces, HostOptions' errors_every 2, slow_every 20, rare_every 60).
 // The budget for the whole backend is 0.5% of one core at 1 Hz (5 ms of CPU per read);
 // bench/README.md has the figures.
 #include <benchmark/benchmark.h>
@@ -52,7 +53,12 @@ void BM_SysfsSampler_Trn2_16Devices(benchmark::State& state) {
   neurondev::SamplerOptions options;
   options.rediscover_every = state.range(0) > 0 ? static_cast<std::uint32_t>(state.range(0))
                                                 : std::numeric_limits<std::uint32_t>::max();
-  options.slow_every = static_cast<std::uint32_t>(state.range(1));
+  if (state.range(1) != 0) {
+    const neurondev::SamplerOptions daemon = neurondev::HostOptions().sampler;
+    options.errors_every = daemon.errors_every;
+    options.slow_every = daemon.slow_every;
+    options.rare_every = daemon.rare_every;
+  }
   neurondev::SysfsSampler sampler(tree.root(), {}, options);
   std::size_t errors = Errors(sampler.Sample());  // the first discovery
   for (auto _ : state) {
@@ -65,12 +71,11 @@ void BM_SysfsSampler_Trn2_16Devices(benchmark::State& state) {
   state.counters["open_files"] = static_cast<double>(sampler.open_files());
 }
 BENCHMARK(BM_SysfsSampler_Trn2_16Devices)
-    ->ArgNames({"rediscover_every", "slow_every"})
+    ->ArgNames({"rediscover_every", "paced"})
+    ->Args({300, 0})
+    ->Args({0, 0})
+    ->Args({1, 0})
     ->Args({300, 1})
-    ->Args({0, 1})
-    ->Args({1, 1})
-    ->Args({300, 10})
-    ->Args({300, 20})
     ->Unit(benchmark::kMillisecond);
 
 // The whole real backend per read, as the daemon calls it at 1 Hz: the sampler with the

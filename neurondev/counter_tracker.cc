@@ -185,7 +185,10 @@ void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Devi
       for (std::size_t i = 0; live_ && i < c.outcomes.size(); ++i) {
         const NamedCounter& o = c.outcomes[i];
         const NamedCounter* before = Previous(p.outcomes, i, o.name);
-        if (before != nullptr) AddOutcome(o.name, Grown(o.total, before->total), &p.executions);
+        // Most outcomes never move: look the name up only for those that did.
+        if (before != nullptr && o.total != before->total) {
+          AddOutcome(o.name, Grown(o.total, before->total), &p.executions);
+        }
       }
     } else if (BusyGrowth(v, p, 0) < 0) {
       core_unmeasured_ = "no busy-time source";

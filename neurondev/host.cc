@@ -134,8 +134,14 @@ void Host::Refresh(const TreeReading& reading) {
              ? 1
              : LogicalCoreConfig(reading.devices.front(), options_.logical_nc_config);
   live_ = HasLiveCounters(version);
-  inventory_ =
-      BuildInventory(reading, ReadHostIdentity(options_.sysfs_root, options_.proc_root), lnc_);
+  HostIdentity identity = ReadHostIdentity(options_.sysfs_root, options_.proc_root);
+  placement_errors_.clear();
+  for (int index : device_indices_) {
+    PciPlacement p = LocateDevice(options_.dev_root, options_.sysfs_root, index);
+    if (!p.error.empty()) placement_errors_.push_back(p.error);
+    identity.placements.emplace(index, std::move(p));
+  }
+  inventory_ = BuildInventory(reading, identity, lnc_);
   if (tracker_ == nullptr) tracker_ = std::make_unique<CounterTracker>(lnc_, live_);
 }
 
@@ -325,6 +331,13 @@ std::string Host::Describe() const {
   std::string out = "neuron: " + std::to_string(inventory_.devices_size()) + " x " +
                     (name.empty() ? "Neuron device" : name) + ", driver " +
                     (driver_version_.empty() ? "version unknown" : driver_version_);
+  if (!placement_errors_.empty()) {
+    out += ", PCI placement unknown (" + placement_errors_.front() +
+           (placement_errors_.size() > 1
+                ? " and " + std::to_string(placement_errors_.size() - 1) + " more"
+                : "") +
+           ")";
+  }
   const std::string runtime = RuntimeStatus();
   return out + (runtime.empty() ? ", runtime figures from neuron-monitor" : "");
 }

@@ -35,14 +35,18 @@ struct HostOptions {
   // Physical cores per logical core; 0: the architecture's default (Trn2: 2, else 1), as the
   // Neuron runtime's NEURON_LOGICAL_NC_CONFIG.
   int logical_nc_config = 0;
+  // Where the device nodes are (/dev/neuron<N>), asked for each device's PCI address.
+  std::string dev_root = "/dev";
   // Where neuron-monitor's config file is written; empty: the temporary directory.
   std::string config_dir;
   TreeLimits tree_limits;
-  // How the driver's tree is sampled: the layout is re-discovered every 5 minutes at 1 Hz, and
-  // the slow-moving files (execution outcomes, memory, ECC, power) are re-read over 10 samples,
-  // which keeps a 16-device trn2 within ~3 ms of CPU per sample (bench/README.md). Tests that
-  // compare every field at every read set both to 1.
-  SamplerOptions sampler{.rediscover_every = 300, .slow_every = 10};
+  // How the driver's tree is sampled at 1 Hz: the layout is re-discovered every 5 minutes; ECC
+  // and health counters are re-read every 2 s, execution outcomes and memory usage over 20 s,
+  // memory peaks, the other counts and power over a minute; busy time and FLOPs every second.
+  // That keeps a 16-device trn2 within the daemon's CPU budget (bench/README.md). Tests that
+  // compare every field at every read set all of them to 1.
+  SamplerOptions sampler{
+      .rediscover_every = 300, .errors_every = 2, .slow_every = 20, .rare_every = 60};
   ProcessLimits process_limits;
   ChildLimits child_limits;  // for neuron-monitor
   // Reads between two scans of the process table (which processes hold which devices); the
@@ -97,6 +101,7 @@ class Host {
   ProcessScan processes_;
   std::uint64_t reads_ = 0;
   std::string process_note_;
+  std::vector<std::string> placement_errors_;  // why a device's PCI placement is unknown
   bool shared_devices_ = false;
   // Per pid: the epoch and device execution totals when first seen, so a runtime's counts start
   // at its own start rather than at the driver's.

@@ -150,6 +150,11 @@ v1::Inventory BuildInventory(const TreeReading& reading, const HostIdentity& hos
   for (const DeviceReading& d : reading.devices) {
     v1::Device* dev = inv.add_devices();
     FillDevice(d, FiguresOf(d), lnc, next_core, dev);
+    if (auto it = host.placements.find(d.index); it != host.placements.end()) {
+      dev->set_pci_bdf(it->second.bdf);
+      dev->set_numa_node(it->second.numa_node);
+      dev->set_cpu_affinity(it->second.cpu_affinity);
+    }
     next_core += dev->core_count();
   }
   if (first != nullptr) hw->set_neuroncore_per_device_count(inv.devices(0).core_count());

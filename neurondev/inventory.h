@@ -1,13 +1,16 @@
 // The inventory of a real Neuron host: what neuron-ls shows, built from one read of the driver's
 // sysfs tree plus the host's identity. Hardware figures the driver does not expose (HBM size and
 // bandwidth, peak FLOPs, NeuronLink bandwidth) come from a table of the known architectures;
-// anything the host does not say (PCI address — the driver maps devices to PCI functions only
-// through an ioctl —, NUMA node, CPU affinity, region) is left empty or -1, never guessed. Pure.
+// the devices' PCI address, NUMA node and CPUs come from HostIdentity (pci.h: an ioctl and the
+// PCI function's sysfs files); anything the host does not say is left empty or -1, never
+// guessed. Pure.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
+#include "neurondev/pci.h"
 #include "neurondev/sysfs_tree.h"
 #include "neuronmon/v1/inventory.pb.h"
 
@@ -36,10 +39,11 @@ struct HostIdentity {
   std::string instance_id;    // DMI board_asset_tag on EC2 ("i-0123..."); empty when unknown
   std::uint32_t vcpus = 0;
   std::uint64_t memory_bytes = 0;
+  std::map<int, PciPlacement> placements;  // by device index; a device without one: unknown
 };
 
 // Reads DMI under `sysfs_root` and the CPU/memory totals under `proc_root`; absent facts stay
-// empty.
+// empty. The placements are the caller's (LocateDevice per device).
 HostIdentity ReadHostIdentity(const std::string& sysfs_root, const std::string& proc_root);
 
 // The logical NeuronCore config: `requested` when non-zero, else the architecture's default.

@@ -67,14 +67,18 @@ DirIdentity IdentifyDeviceDir(const std::string& root, int index) {
   return Identity(std::move(id.path), st);
 }
 
+// How often a file is re-read (SamplerOptions): at every sample, or at one sample in
+// errors_every, slow_every or rare_every.
+enum class Pace : std::uint8_t { kLive, kErrors, kSlow, kRare };
+
 // A file a plan reads: where it is under its device's directory, and the descriptor kept open
-// for it (none: it is opened, read and closed at every read). A slow-moving file may be re-read
-// only at some samples (SamplerOptions::slow_every): `last` is what it said then.
+// for it (none: it is opened, read and closed at every read). A file of a pace other than kLive
+// may be re-read only at some samples: `last` is what it said then.
 struct PlannedFile {
   std::string relative;
   UniqueFd fd;
-  bool slow = false;
-  std::uint32_t phase = 0;  // re-read at samples s with (s + phase) % slow_every == 0
+  Pace pace = Pace::kLive;
+  std::uint32_t phase = 0;  // re-read at samples s with (s + phase) % every == 0
   std::optional<Result<std::string>> last;
 };
 
@@ -84,10 +88,11 @@ PlannedFile ByPath(std::string relative) {
   return file;
 }
 
-// Which sample a reading is, and how often slow files are re-read.
+// Which sample a reading is, and how often the files of each pace are re-read (all 1: every
+// file at every read).
 struct Refresh {
   std::uint64_t sample = 0;
-  std::uint32_t slow_every = 1;
+  std::array<std::uint32_t, 4> every{1, 1, 1, 1};  // by Pace
 };
 
 struct PlannedCounter {
@@ -195,8 +200,9 @@ class DeviceFiles {
 
   // The file's contents, valid until the next read; nullopt when absent or unreadable.
   std::optional<std::string_view> Text(PlannedFile& file) {
-    const bool rotating = file.slow && refresh_.slow_every > 1;
-    if (rotating && file.last && (refresh_.sample + file.phase) % refresh_.slow_every != 0) {
+    const std::uint32_t every = refresh_.every[static_cast<std::size_t>(file.pace)];
+    const bool rotating = every > 1;
+    if (rotating && file.last && (refresh_.sample + file.phase) % every != 0) {
       const Result<std::string>& last = *file.last;
       return Deliver(file, last.ok() ? Result<std::string_view>(*last) : last.status());
     }
@@ -245,6 +251,8 @@ class DeviceFiles {
                               " bytes is not a plausible high-water mark (the counter wrapped)");
         peak.reset();
       }
+      // A high-water mark re-read less often than its usage may predate it: never below it.
+      if (peak && *peak < *total) peak = *total;
       out.push_back({m.name, *total, peak});
     }
     return out;
@@ -358,18 +366,19 @@ class Planner {
     d.constants.index = index;
     ReadConstants(d);
     d.host_memory = PlanMemory(d, "stats/memory_usage/host_mem");
-    d.hardware = {PlanSlow(d, "stats/hardware/sram_ecc_uncorrected", phase_++),
-                  PlanSlow(d, "stats/hardware/mem_ecc_uncorrected", phase_++),
-                  PlanSlow(d, "stats/hardware/mem_ecc_repairable_uncorrected", phase_++)};
+    d.hardware = {PlanPaced(d, "stats/hardware/sram_ecc_uncorrected", Pace::kErrors),
+                  PlanPaced(d, "stats/hardware/mem_ecc_uncorrected", Pace::kErrors),
+                  PlanPaced(d, "stats/hardware/mem_ecc_repairable_uncorrected", Pace::kErrors)};
     d.has_health_status = DirectoryUnder(d, "stats/hardware/health_status", &d.health_error);
     if (d.has_health_status) {
       const std::string h = "stats/hardware/health_status/";
-      d.health = {PlanSlow(d, h + "hbm_ecc_err_count", phase_++),
-                  PlanSlow(d, h + "repairable_hbm_ecc_err_count", phase_++),
-                  PlanSlow(d, h + "sram_ecc_err_count", phase_++),
-                  PlanSlow(d, h + "hw_error_event", phase_++)};
+      d.health = {PlanPaced(d, h + "hbm_ecc_err_count", Pace::kErrors),
+                  PlanPaced(d, h + "repairable_hbm_ecc_err_count", Pace::kErrors),
+                  PlanPaced(d, h + "sram_ecc_err_count", Pace::kErrors),
+                  PlanPaced(d, h + "hw_error_event", Pace::kErrors)};
     }
-    d.power = PlanSlow(d, "stats/power/utilization", phase_++);
+    // The driver refreshes the power reading once a minute.
+    d.power = PlanPaced(d, "stats/power/utilization", Pace::kRare);
     for (std::uint32_t k : CoreIndices(d)) d.cores.push_back(PlanCore(d, k));
     d.missing = std::move(missing_);
     missing_.clear();
@@ -377,15 +386,16 @@ class Planner {
   }
 
  private:
-  // A file of the slow kinds (SamplerOptions::slow_every), re-read at samples of `phase`.
-  static void Slow(PlannedFile& file, std::uint32_t phase) {
-    file.slow = true;
-    file.phase = phase;
+  // Re-reads `file` at `pace`, at the samples of the next phase: consecutive files of a pace
+  // are spread over its samples.
+  void Paced(PlannedFile& file, Pace pace) {
+    file.pace = pace;
+    file.phase = phase_++;
   }
 
-  PlannedFile PlanSlow(const DevicePlan& d, std::string relative, std::uint32_t phase) {
+  PlannedFile PlanPaced(const DevicePlan& d, std::string relative, Pace pace) {
     PlannedFile file = Plan(d, std::move(relative));
-    Slow(file, phase);
+    Paced(file, pace);
     return file;
   }
 
@@ -399,8 +409,17 @@ class Planner {
                    std::size_t leaf) {
     PlannedFile file = ByPath(std::move(relative));
     if (kept_ >= budget_) return file;
-    UniqueFd fd(listing.fd() >= 0 ? ::openat(listing.fd(), file.relative.c_str() + leaf, kFileFlags)
-                                  : OpenUnder(d, file.relative, kFileFlags));
+    auto open = [&](int flags) {
+      return listing.fd() >= 0 ? ::openat(listing.fd(), file.relative.c_str() + leaf, flags)
+                               : OpenUnder(d, file.relative, flags);
+    };
+    // A kept file is re-read every second: spare the file system an access-time update per read
+    // where the daemon may (it owns the file); elsewhere O_NOATIME is refused, once per plan.
+    UniqueFd fd(open(noatime_ ? kFileFlags | O_NOATIME : kFileFlags));
+    if (fd.get() < 0 && noatime_ && errno == EPERM) {
+      noatime_ = false;
+      fd = UniqueFd(open(kFileFlags));
+    }
     if (fd.get() < 0) {
       if (errno == EMFILE || errno == ENFILE) budget_ = kept_;  // the process has no more
       return file;
@@ -415,16 +434,16 @@ class Planner {
     return file;
   }
 
-  // `<dir>/<name>/total` for every subdirectory `name` of `dir`; slow-moving unless `name` is
-  // one of `live` (every name is slow when `live` is empty).
-  std::vector<PlannedCounter> PlanCounters(const DevicePlan& d, const std::string& dir,
+  // `<dir>/<name>/total` for every subdirectory `name` of `dir`, at `pace` unless `name` is one
+  // of `live`.
+  std::vector<PlannedCounter> PlanCounters(const DevicePlan& d, const std::string& dir, Pace pace,
                                            std::initializer_list<std::string_view> live) {
     std::vector<PlannedCounter> out;
     Subdirectories listing(d, dir, limits_.max_entries_per_directory);
     if (listing.missing()) missing_.push_back(dir);
     for (std::string& name : listing.names) {
       PlannedFile total = Plan(d, dir + "/" + name + "/total", listing, dir.size() + 1);
-      if (std::find(live.begin(), live.end(), name) == live.end()) Slow(total, phase_++);
+      if (std::find(live.begin(), live.end(), name) == live.end()) Paced(total, pace);
       out.push_back({std::move(name), std::move(total)});
     }
     return out;
@@ -438,9 +457,10 @@ class Planner {
     for (std::string& name : listing.names) {
       PlannedFile total = Plan(d, dir + "/" + name + "/total", listing, dir.size() + 1);
       PlannedFile peak = Plan(d, dir + "/" + name + "/peak", listing, dir.size() + 1);
-      // Both at the same samples: a category's total and peak are of one moment.
-      Slow(total, phase_);
-      Slow(peak, phase_++);
+      // The usage moves with every allocation; the high-water mark, which is never below it
+      // (ReadPlanned keeps it so), matters less.
+      Paced(total, Pace::kSlow);
+      Paced(peak, Pace::kRare);
       out.push_back({std::move(name), std::move(total), std::move(peak)});
     }
     return out;
@@ -465,12 +485,13 @@ class Planner {
     const std::string dir = "neuron_core" + std::to_string(k) + "/stats/";
     PlannedCore core;
     core.index = k;
-    core.outcomes = PlanCounters(d, dir + "status", {});
-    // Busy time and FLOPs move every second; load, reset and inference counts are slow.
-    core.other_info = PlanCounters(d, dir + "other_info", {"nc_time_in_use", "flop_count"});
+    core.outcomes = PlanCounters(d, dir + "status", Pace::kSlow, {});
+    // Busy time and FLOPs move every second; load, reset and inference counts rarely matter.
+    core.other_info =
+        PlanCounters(d, dir + "other_info", Pace::kRare, {"nc_time_in_use", "flop_count"});
     core.device_memory = PlanMemory(d, dir + "memory_usage/device_mem");
     core.pe_counters = Plan(d, dir + "tensor_engine/pe_cntrs");
-    if (slow_pe_) Slow(core.pe_counters, phase_++);
+    if (slow_pe_) Paced(core.pe_counters, Pace::kRare);
     return core;
   }
 
@@ -515,6 +536,7 @@ class Planner {
   std::string& buffer_;
   std::size_t budget_;
   bool slow_pe_;
+  bool noatime_ = true;
   std::vector<std::string> missing_;  // directories found missing, for the device being planned
   std::size_t kept_ = 0;
   std::uint32_t phase_ = 0;
@@ -845,7 +867,8 @@ TreeReading SysfsSampler::Sample() {
   }
   FollowDeviceList(*devices);
   out.devices.reserve(plan_->devices.size());
-  const Refresh refresh{samples_, options_.slow_every};
+  const Refresh refresh{samples_,
+                        {1, options_.errors_every, options_.slow_every, options_.rare_every}};
   for (DevicePlan& d : plan_->devices) {
     out.devices.push_back(ReadPlanned(d, limits_, refresh, buffer_));
   }

@@ -145,16 +145,20 @@ struct SamplerOptions {
   // SysfsTree::Read() costs). A discovery of a trn2.48xlarge costs about 50 ms of CPU; every 300
   // samples that is 0.17 ms per sample.
   std::uint32_t rediscover_every = 300;
-  // Spreads the re-reading of the slow-moving files — execution outcomes (stats/status), host and
-  // device memory, ECC and health counters, power — over this many samples: each sample re-reads
-  // about one in `slow_every` of them and repeats what the others said when last read (value,
-  // error or absence), so none is more than `slow_every - 1` samples old. The live activity —
-  // nc_time_in_use, flop_count and pe_cntrs — is read at every sample, and a discovery reads every
-  // file. 1 (the default) re-reads every file at every sample: exactly what SysfsTree::Read()
-  // reads.
-  std::uint32_t slow_every = 1;
-  // Re-read pe_cntrs with the slow files: for a driver whose nc_time_in_use moves live (2.30.2+),
-  // the tensor engine's counters are not the busy-time source.
+  // How often the files that do not move every second are re-read, in samples. Each file of a
+  // pace is re-read at one sample in that many, the files of a pace spread evenly over them, and
+  // in between the sample repeats what the file said when last read (value, error or absence), so
+  // none is more than `every - 1` samples old. The live activity — nc_time_in_use, flop_count, and
+  // pe_cntrs unless slow_pe_counters — is read at every sample, and a discovery reads every file.
+  // All 1 (the defaults): every file at every sample, exactly what SysfsTree::Read() reads.
+  std::uint32_t errors_every = 1;  // ECC and health counters (stats/hardware)
+  std::uint32_t slow_every = 1;    // execution outcomes (stats/status), memory usage (`total`)
+  // Memory high-water marks (`peak`; never reported below the usage), the other_info counts
+  // besides the live ones, power (which the driver refreshes once a minute), and pe_cntrs when
+  // slow_pe_counters.
+  std::uint32_t rare_every = 1;
+  // Re-read pe_cntrs at rare_every: for a driver whose nc_time_in_use moves live (2.30.2+), the
+  // tensor engine's counters are not the busy-time source.
   bool slow_pe_counters = false;
 };
 

@@ -37,6 +37,7 @@ HostOptions OptionsFor(const FakeTree& tree, const std::string& neuron_monitor) 
   o.proc_root = tree.root() + "/proc";
   o.neuron_monitor = neuron_monitor;
   o.config_dir = tree.root();
+  o.dev_root = tree.root() + "/dev";
   return o;
 }
 
@@ -64,6 +65,7 @@ TEST(Host, NoDevicesIsAClearError) {
 TEST(Host, Trn2InventoryIsWhatNeuronLsShows) {
   FakeTree tree;
   tree.WriteTrn2_48xlarge_Driver228();
+  tree.Symlink("/dev/null", "dev/neuron3");  // a node, but not one that answers the driver's ioctl
   ASSERT_TRUE(HasNeuronDevices(tree.root()));
   Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
   ASSERT_TRUE(host.ok()) << host.status().message();
@@ -81,10 +83,17 @@ TEST(Host, Trn2InventoryIsWhatNeuronLsShows) {
   EXPECT_EQ(inv.devices(3).core_ids(0), 12u);
   EXPECT_EQ(inv.devices(3).device_name(), "Trainium2");
   EXPECT_EQ(inv.devices(0).connected_to_size(), 4);
-  // Not exposed by the driver: unknown, never guessed.
+  // Without device nodes that answer the driver's ioctl: unknown, never guessed, and said why.
   EXPECT_EQ(inv.devices(0).pci_bdf(), "");
   EXPECT_EQ(inv.devices(0).numa_node(), -1);
-  EXPECT_NE((*host)->Describe().find("16 x Trainium2, driver 2.28"), std::string::npos);
+  EXPECT_EQ(inv.devices(3).pci_bdf(), "");
+  EXPECT_EQ(inv.devices(3).cpu_affinity(), "");
+  const std::string described = (*host)->Describe();
+  EXPECT_NE(described.find("16 x Trainium2, driver 2.28"), std::string::npos);
+  EXPECT_NE(described.find("PCI placement unknown (" + tree.root() +
+                           "/dev/neuron0: No such file or directory and 15 more)"),
+            std::string::npos)
+      << described;
 }
 
 TEST(Host, WhatTheDriverCannotGiveIsUnmeasuredWithTheReason) {

@@ -569,13 +569,16 @@ TEST(SysfsSampler, ReadsTheHostFixturesAsSysfsTreeDoes) {
   }
 }
 
-// The opt-in for the CPU budget: outcomes, memory, ECC and power re-read one sample in three, the
-// live activity at every sample.
-TEST(SysfsSampler, SlowFilesAreReReadWithinSlowEverySamples) {
+// The opt-in for the CPU budget: ECC and health re-read one sample in two, outcomes and memory
+// usage one in three, peaks, the other counts and power one in four; the live activity at every
+// sample.
+TEST(SysfsSampler, PacedFilesAreReReadWithinTheirPace) {
   FakeTree tree;
   tree.WriteTrn2Device(0);
   SamplerOptions options;
+  options.errors_every = 2;
   options.slow_every = 3;
+  options.rare_every = 4;
   SysfsSampler sampler(tree.root(), {}, options);
   ExpectAsRead(sampler.Sample(), tree);  // a discovery reads every file
   const std::string core3 = "neuron_core3/stats/";
@@ -583,19 +586,31 @@ TEST(SysfsSampler, SlowFilesAreReReadWithinSlowEverySamples) {
   tree.Write(tree.Device(0, core3 + "tensor_engine/pe_cntrs"),
              "xrow_grp,mm_active,wl_active,idle\n0,9,9,9\n");
   tree.Write(tree.Device(0, core3 + "status/success/total"), "5000\n");
+  tree.Write(tree.Device(0, "stats/hardware/mem_ecc_uncorrected"), "3\n");
   tree.Write(tree.Device(0, "stats/memory_usage/host_mem/tensors/total"), "busy\n");
-  tree.Write(tree.Device(0, "stats/memory_usage/host_mem/tensors/peak"), "7\n");
+  tree.Write(tree.Device(0, "stats/memory_usage/host_mem/constants/total"), "99999999\n");
+  tree.Write(tree.Device(0, core3 + "other_info/model_load_count/total"), "77\n");
   const TreeReading next = sampler.Sample();
   EXPECT_EQ(Find(next.devices[0].cores[3].other_info, "nc_time_in_use"), 999u);
   ASSERT_EQ(next.devices[0].cores[3].pe_counters.size(), 1u);
+  EXPECT_EQ(next.devices[0].cores[3].pe_counters[0].mm_active, 9u);
+  const TreeReading second = sampler.Sample();
+  EXPECT_EQ(second.devices[0].mem_ecc_uncorrected, 3u) << "ECC within errors_every samples";
   sampler.Sample();
-  sampler.Sample();
-  // Three samples after the writes every slow file has been read again; then each sample repeats
-  // what they said, errors included.
+  // A usage read before its high-water mark: the mark is never reported below it.
+  const TreeReading fourth = sampler.Sample();
+  for (const MemoryCategory& m : fourth.devices[0].host_memory) {
+    if (m.peak) {
+      EXPECT_GE(*m.peak, m.total) << m.name;
+    }
+  }
+  // Four samples after the writes every paced file has been read again; then each sample
+  // repeats what they said, errors included.
   for (int i = 0; i < 4; ++i) {
     const TreeReading r = sampler.Sample();
     ExpectAsRead(r, tree);
     EXPECT_EQ(Find(r.devices[0].cores[3].outcomes, "success"), 5000u);
+    EXPECT_EQ(Find(r.devices[0].cores[3].other_info, "model_load_count"), 77u);
     EXPECT_TRUE(Contains(r.devices[0].errors, "host_mem/tensors/total: \"busy\" is not a number"));
   }
 }
