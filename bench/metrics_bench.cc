@@ -20,6 +20,7 @@
 #include "daemon/core/exposition_text.h"
 #include "daemon/core/host_reader.h"
 #include "daemon/core/prometheus.h"
+#include "daemon/server/gzip.h"
 #include "daemon/server/http_server.h"
 
 namespace {
@@ -43,10 +44,10 @@ std::string StatText(int n) {
 constexpr const char* kMeminfo =
     "MemTotal: 2113929216 kB\nMemAvailable: 2013929216 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n";
 
-// A DaemonCore sampled at 40 s and 45 s of simulated time.
-std::unique_ptr<DaemonCore> Trn2Core() {
+// A DaemonCore of `device` sampled at 40 s and 45 s of simulated time.
+std::unique_ptr<DaemonCore> Trn2Core(const std::string& device = "sim:trn2.48xlarge") {
   const MonoTime t0(seconds(1000));
-  auto backend = MakeBackend({"sim:trn2.48xlarge", "healthy-training", 1, 1}, t0);
+  auto backend = MakeBackend({device, "healthy-training", 1, 1}, t0);
   auto n = std::make_shared<int>(0);
   auto core = std::make_unique<DaemonCore>(
       CoreOptions{seconds(1), std::chrono::minutes(10), "bench"}, std::move(*backend),
@@ -122,10 +123,11 @@ void BM_RenderTextOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_RenderTextOnly)->Unit(benchmark::kMillisecond);
 
-// A blocking keep-alive client: one GET /metrics, reading the reply through its Content-Length.
-std::size_t Scrape(int fd, std::string& buffer) {
-  static constexpr std::string_view kRequest = "GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n";
-  if (::send(fd, kRequest.data(), kRequest.size(), MSG_NOSIGNAL) < 0) return 0;
+// A blocking keep-alive client: one GET /metrics with `headers`, reading the reply through its
+// Content-Length.
+std::size_t Scrape(int fd, std::string& buffer, const std::string& headers) {
+  const std::string request = "GET /metrics HTTP/1.1\r\nHost: bench\r\n" + headers + "\r\n";
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) return 0;
   buffer.clear();
   std::size_t want = std::string::npos;
   char chunk[1 << 16];
@@ -149,8 +151,9 @@ double ProcessCpuSeconds() {
          static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
-void BM_HttpScrape(benchmark::State& state) {
-  const std::unique_ptr<DaemonCore> core = Trn2Core();
+// `headers`: "" (as curl), or "Accept-Encoding: gzip\r\n" (as Prometheus).
+void BM_HttpScrape(benchmark::State& state, const std::string& device, const std::string& headers) {
+  const std::unique_ptr<DaemonCore> core = Trn2Core(device);
   const DaemonStats stats;
   asio::io_context io;
   Logger log;
@@ -158,20 +161,29 @@ void BM_HttpScrape(benchmark::State& state) {
   if (!server.Listen("127.0.0.1", 0, false).ok()) return state.SkipWithError("cannot listen");
   auto guard = asio::make_work_guard(io);
   std::thread thread([&] { io.run(); });
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(*server.port());
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  // A connection serves at most HttpOptions::max_requests scrapes: open a new one when it ends.
+  auto connect = [&] {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(*server.port());
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    return fd;
+  };
+  int fd = connect();
   std::string buffer;
   std::vector<double> ms;
   const double cpu0 = ProcessCpuSeconds();
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    if (Scrape(fd, buffer) == 0) {
-      state.SkipWithError("scrape failed");
-      break;
+    if (Scrape(fd, buffer, headers) == 0) {
+      ::close(fd);
+      fd = connect();
+      if (Scrape(fd, buffer, headers) == 0) {
+        state.SkipWithError("scrape failed");
+        break;
+      }
     }
     ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -188,7 +200,36 @@ void BM_HttpScrape(benchmark::State& state) {
   // Both threads, per scrape: the server's building, rendering and writing plus the client.
   state.counters["process_cpu_ms"] = ms.empty() ? 0 : 1000 * cpu / static_cast<double>(ms.size());
 }
-BENCHMARK(BM_HttpScrape)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HttpScrape, trn2_plain, "sim:trn2.48xlarge", "")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_HttpScrape, trn2_gzip, "sim:trn2.48xlarge", "Accept-Encoding: gzip\r\n")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_HttpScrape, trn1n_plain, "sim:trn1n.32xlarge", "")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_HttpScrape, trn1n_gzip, "sim:trn1n.32xlarge", "Accept-Encoding: gzip\r\n")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// gzip alone (level 1, as /metrics uses it) on the rendered text exposition: CPU per scrape and
+// the sizes before and after.
+void BM_GzipText(benchmark::State& state, const std::string& device) {
+  const std::unique_ptr<DaemonCore> core = Trn2Core(device);
+  const DaemonStats stats;
+  const std::string text = Render(BuildMetrics(Input(*core, stats)), ExpositionFormat::kText);
+  std::size_t compressed = 0;
+  for (auto _ : state) {
+    Result<std::string> gz = Gzip(text);
+    compressed = gz.ok() ? gz->size() : 0;
+    benchmark::DoNotOptimize(gz);
+  }
+  state.counters["text_KB"] = static_cast<double>(text.size()) / 1000;
+  state.counters["gzip_KB"] = static_cast<double>(compressed) / 1000;
+}
+BENCHMARK_CAPTURE(BM_GzipText, trn2, "sim:trn2.48xlarge")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GzipText, trn1n, "sim:trn1n.32xlarge")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

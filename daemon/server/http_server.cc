@@ -156,6 +156,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     head.target = std::string_view(req.target().data(), req.target().size());
     const auto accept = req[http::field::accept];
     head.accept = std::string_view(accept.data(), accept.size());
+    const auto accept_encoding = req[http::field::accept_encoding];
+    head.accept_encoding = std::string_view(accept_encoding.data(), accept_encoding.size());
     const auto authorization = req[http::field::authorization];
     head.authorization = std::string_view(authorization.data(), authorization.size());
     head.requires_token = server().requires_token;

@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "daemon/core/exposition_format.h"
+#include "daemon/server/gzip.h"
 
 namespace neuronmon::daemon {
 namespace {
 
 constexpr std::string_view kAllow = "GET, HEAD";
+// Smaller replies are sent as they are: gzip's header and trailer would outweigh the saving.
+constexpr std::size_t kGzipFrom = 1024;
 
 HttpReply Text(int status, std::string body) {
   HttpReply r;
@@ -189,6 +192,14 @@ HttpReply MetricsHandler::Metrics(const HttpRequestHead& request) {
   HttpReply r;
   r.content_type = std::string(ContentType(format));
   r.body = Render(BuildMetrics(in), format);
+  r.headers.emplace_back("Vary", "Accept-Encoding");
+  if (r.body.size() >= kGzipFrom && AcceptsGzip(request.accept_encoding)) {
+    // On a failure (memory) the reply goes out uncompressed, which every client accepts.
+    if (Result<std::string> gz = Gzip(r.body); gz.ok()) {
+      r.body = std::move(*gz);
+      r.headers.emplace_back("Content-Encoding", "gzip");
+    }
+  }
   r.holds_scrape = true;
   ++scrapes_in_flight_;
   return r;

@@ -35,6 +35,7 @@ struct HttpRequestHead {
   std::string_view method;  // "GET", "HEAD", ...
   std::string_view target;  // "/metrics", "/metrics?x=1"
   std::string_view accept;
+  std::string_view accept_encoding;
   std::string_view authorization;
   bool requires_token = false;  // the listener is off loopback
 };

@@ -3,6 +3,7 @@
 // the scrape cap) and a slowloris is cut off without delaying anyone else's scrape. The auth and
 // stale-sampling paths run an HttpServer of their own over a DaemonCore the test samples.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <stdexcept>
 #include <thread>
@@ -84,6 +85,42 @@ TEST(MetricsHttp, NegotiatesOpenMetrics) {
             "application/openmetrics-text; version=1.0.0; charset=utf-8");
   EXPECT_TRUE(r->body.ends_with("# EOF\n"));
   EXPECT_NE(r->body.find("# TYPE instance info\n"), std::string::npos);
+}
+
+std::string Gunzip(const std::string& gz) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+  std::string out(16 << 20, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(out.size() - z.avail_out);
+  inflateEnd(&z);
+  return out;
+}
+
+TEST(MetricsHttp, GzipWhenTheScraperAcceptsIt) {
+  auto d = MetricsDaemon();
+  ASSERT_TRUE(ScrapeWhen(PortOf(*d), "neuroncore_utilization_ratio{").has_value());
+  // What Prometheus sends with every scrape.
+  const auto gz = Fetch(PortOf(*d), "/metrics", "Accept-Encoding: gzip\r\n");
+  ASSERT_TRUE(gz.has_value());
+  EXPECT_EQ(gz->status, 200);
+  EXPECT_EQ(gz->Header("content-encoding"), "gzip");
+  EXPECT_EQ(gz->Header("vary"), "Accept-Encoding");
+  const std::string body = Gunzip(gz->body);
+  EXPECT_NE(body.find("# TYPE neuroncore_utilization_ratio gauge\n"), std::string::npos);
+  EXPECT_LT(gz->body.size() * 5, body.size());
+  // Not asked, or refused: plain text.
+  for (const char* header :
+       {"", "Accept-Encoding: identity\r\n", "Accept-Encoding: gzip;q=0\r\n"}) {
+    const auto plain = Fetch(PortOf(*d), "/metrics", header);
+    ASSERT_TRUE(plain.has_value());
+    EXPECT_EQ(plain->Header("content-encoding"), "") << header;
+    EXPECT_NE(plain->body.find("# TYPE neuroncore_utilization_ratio gauge\n"), std::string::npos);
+  }
 }
 
 TEST(MetricsHttp, HeadHealthIndexAndKeepAlive) {

@@ -1,0 +1,20 @@
+// gzip for /metrics: Prometheus asks every target for it ("Accept-Encoding: gzip"), and a large
+// instance's exposition shrinks about twentyfold. Pure functions; zlib does the compression.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "proto/common/status.h"
+
+namespace neuronmon::daemon {
+
+// Whether an Accept-Encoding value admits gzip (RFC 9110 §12.5.3): "gzip" or "x-gzip" or "*" with
+// a q-value above 0, where an explicit "gzip;q=0" refuses it whatever "*" says. Bounded: at most
+// 64 codings are looked at.
+bool AcceptsGzip(std::string_view accept_encoding);
+
+// `text` as one gzip member at zlib level `level` (1: fastest).
+Result<std::string> Gzip(std::string_view text, int level = 1);
+
+}  // namespace neuronmon::daemon
