@@ -18,23 +18,28 @@ namespace {
 using std::chrono::milliseconds;
 using Body = v1::Envelope::BodyCase;
 
-// Holds reads back until opened.
+// Once closed, holds reads back until opened again.
 struct Gate {
   std::mutex mutex;
   std::condition_variable changed;
-  bool open = false;
+  bool closed = false;
   int waiting = 0;
 
   void Pass() {
     std::unique_lock lock(mutex);
+    if (!closed) return;
     ++waiting;
     changed.notify_all();
-    changed.wait(lock, [&] { return open; });
+    changed.wait(lock, [&] { return !closed; });
     --waiting;
+  }
+  void Close() {
+    std::lock_guard lock(mutex);
+    closed = true;
   }
   void Open() {
     std::lock_guard lock(mutex);
-    open = true;
+    closed = false;
     changed.notify_all();
   }
   bool WaitForAReader(milliseconds timeout) {
@@ -43,14 +48,14 @@ struct Gate {
   }
 };
 
-// The simulator, whose reads after the first `free_reads` wait at `gate`.
+// The simulator, whose reads wait at `gate` while it is closed.
 class GatedBackend final : public daemon::Backend {
  public:
-  GatedBackend(std::unique_ptr<daemon::Backend> inner, std::shared_ptr<Gate> gate, int free_reads)
-      : inner_(std::move(inner)), gate_(std::move(gate)), free_reads_(free_reads) {}
+  GatedBackend(std::unique_ptr<daemon::Backend> inner, std::shared_ptr<Gate> gate)
+      : inner_(std::move(inner)), gate_(std::move(gate)) {}
   v1::Inventory Inventory(MonoTime now) override { return inner_->Inventory(now); }
   Snapshot Read(MonoTime now) override {
-    if (reads_++ >= free_reads_) gate_->Pass();
+    gate_->Pass();
     return inner_->Read(now);
   }
   std::string Describe() const override { return "gated " + inner_->Describe(); }
@@ -58,17 +63,15 @@ class GatedBackend final : public daemon::Backend {
  private:
   std::unique_ptr<daemon::Backend> inner_;
   std::shared_ptr<Gate> gate_;
-  int free_reads_;
-  int reads_ = 0;
 };
 
-daemon::BackendFactory Gated(std::shared_ptr<Gate> gate, int free_reads) {
-  return [gate, free_reads](const daemon::BackendOptions& options,
-                            MonoTime start) -> Result<std::unique_ptr<daemon::Backend>> {
+daemon::BackendFactory Gated(std::shared_ptr<Gate> gate) {
+  return [gate](const daemon::BackendOptions& options,
+                MonoTime start) -> Result<std::unique_ptr<daemon::Backend>> {
     auto inner = daemon::MakeBackend(options, start);
     if (!inner.ok()) return inner.status();
     return std::unique_ptr<daemon::Backend>(
-        std::make_unique<GatedBackend>(std::move(*inner), gate, free_reads));
+        std::make_unique<GatedBackend>(std::move(*inner), gate));
   };
 }
 
@@ -105,9 +108,10 @@ TEST(StalledRead, ClientsAndScrapersAreServedAndToldUntilTheReadReturns) {
       [](daemon::DaemonConfig& c) {
         c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
       },
-      "sim:trn1.2xlarge", "50ms", Gated(gate, 4));
+      "sim:trn1.2xlarge", "50ms", Gated(gate));
   RawClient watcher(d.socket_path());
   Handshake(watcher);
+  gate->Close();  // the next read hangs
   ASSERT_TRUE(gate->WaitForAReader(milliseconds(5000)));
 
   const auto stale = NoticeWith(watcher, "has not returned");
@@ -145,7 +149,8 @@ TEST(StalledRead, ClientsAndScrapersAreServedAndToldUntilTheReadReturns) {
 TEST(StalledRead, StopDoesNotWaitForAStuckRead) {
   auto gate = std::make_shared<Gate>();
   {
-    DaemonFixture d(nullptr, "sim:trn1.2xlarge", "50ms", Gated(gate, 2));
+    DaemonFixture d(nullptr, "sim:trn1.2xlarge", "50ms", Gated(gate));
+    gate->Close();
     ASSERT_TRUE(gate->WaitForAReader(milliseconds(5000)));
     RawClient c(d.socket_path());
     c.Hello();
