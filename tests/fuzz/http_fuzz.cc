@@ -162,8 +162,8 @@ void ExpectNoConnections(World& w, const daemon::HttpServer& server) {
 
 void HandleDirectly(World& w, FuzzInput& in) {
   const std::string method = in.String(16), target = in.String(200), accept = in.String(200),
-                    authorization = in.String(64);
-  daemon::HttpRequestHead head{method, target, accept, authorization, in.Bool()};
+                    accept_encoding = in.String(200), authorization = in.String(64);
+  daemon::HttpRequestHead head{method, target, accept, accept_encoding, authorization, in.Bool()};
   const auto now = RealClock::now() + seconds(in.U8() % 16);  // sometimes stale sampling
   daemon::HttpReply reply = w.handler->Handle(head, now);
   if (reply.holds_scrape) w.handler->ScrapeDone();
