@@ -439,7 +439,11 @@ void Analyzer::Decide(Track& track, const v1::Finding& candidate, std::int64_t n
     adopt();  // fresh evidence for the same verdict
   } else {
     // A first verdict needs a few agreeing evaluations; a change needs most of the remembered ones.
-    const double needed = have ? thresholds_.majority * limit : std::min<double>(limit, 3);
+    double needed = have ? thresholds_.majority * limit : std::min<double>(limit, 3);
+    const bool straggler_change = candidate.kind() == v1::FINDING_KIND_STRAGGLER ||
+                                  (have && track.verdict.kind() == v1::FINDING_KIND_STRAGGLER &&
+                                   candidate.kind() == v1::FINDING_KIND_HEALTHY);
+    if (straggler_change) needed = std::min<double>(needed, thresholds_.straggler_votes);
     if (static_cast<double>(count(candidate.kind())) < needed) return;
     adopt();
   }

@@ -35,9 +35,13 @@ struct AnalyzerThresholds {
   double flops_fraction = 0.35;            // ... while FLOP/s stay below this fraction of peak
   double straggler_gap_points = 12;        // utilization above the peers' median, percentage points
   double straggler_peer_share = 0.15;      // peers' median time in collectives (they wait)
-  Nanos window = std::chrono::seconds(8);  // metrics window per evaluation
-  Nanos memory = std::chrono::seconds(15);        // evaluations a verdict is voted over
-  double majority = 0.6;                          // share of votes a new verdict needs
+  Nanos window = std::chrono::seconds(5);  // metrics window per evaluation
+  Nanos memory = std::chrono::seconds(15);  // evaluations a verdict is voted over
+  double majority = 0.6;                    // share of votes a new verdict needs
+  // Votes that make a straggler a verdict, or end one: one device apart from its peers is not
+  // what a checkpoint or a slow step looks like (those move every device alike), so it needs no
+  // majority of 15 s.
+  std::uint32_t straggler_votes = 4;
   Nanos errors_clear = std::chrono::seconds(30);  // error-free time before errors is lifted
 };
 

@@ -378,3 +378,69 @@ TEST(Analyzer, GeneratedVariantsAreClassifiedAtLeast95PercentOfTheTime) {
 
 }  // namespace
 }  // namespace neuronmon::daemon
+
+namespace neuronmon::daemon {
+namespace {
+
+// How fast verdicts follow the workload, at 1 Hz: healthy training runs for a minute, then a fault
+// starts at a known time (and, for a slowdown, ends a minute later). The instance verdict must
+// change within 10 s of each change, on trn1, trn1n and trn2 — and the healthy minute before must
+// not flap (checkpoints and slow steps included).
+TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
+  struct Change {
+    std::string expect;
+    simdev::FaultSpec fault;
+    bool ends = false;  // the fault ends at 120 s and the verdict must return to healthy
+  };
+  std::vector<Change> changes;
+  simdev::FaultSpec slow;
+  slow.type = simdev::FaultType::kSlowdown;
+  slow.device = 3;
+  slow.factor = 1.35;
+  changes.push_back({"straggler", slow, true});
+  simdev::FaultSpec nan;
+  nan.type = simdev::FaultType::kNanErrors;
+  nan.runtime = "train";
+  nan.per_second = 0.5;
+  changes.push_back({"errors", nan, false});
+  simdev::FaultSpec timeouts;
+  timeouts.type = simdev::FaultType::kTimeouts;
+  timeouts.runtime = "train";
+  timeouts.per_second = 0.5;
+  changes.push_back({"errors", timeouts, false});
+  std::string report;
+  for (const char* preset : {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"}) {
+    for (Change c : changes) {
+      simdev::Scenario scenario = *simdev::LoadScenario("healthy-training");
+      c.fault.start = seconds(60);
+      if (c.ends) c.fault.end = seconds(120);
+      scenario.faults.push_back(c.fault);
+      SimRun run(*simdev::FindPreset(preset), scenario);
+      const std::string who = std::string(preset) + " " + c.expect;
+      int onset = -1, recovery = -1;
+      for (int t = 0; t <= 180; ++t) {
+        const std::string v = Verdict(run.At(t), 0);
+        if (t >= 40 && t < 60) {
+          EXPECT_EQ(v, "healthy") << who << " before the fault, at " << t;
+        }
+        if (t >= 60 && onset < 0 && v == c.expect) onset = t - 60;
+        if (c.ends && t >= 120 && recovery < 0 && v == "healthy") recovery = t - 120;
+        if (onset >= 0 && t < 120 && t > 60 + onset) {
+          EXPECT_EQ(v, c.expect) << who << " flapped at " << t;
+        }
+      }
+      report += "  " + who + ": " + std::to_string(onset) + " s" +
+                (c.ends ? ", back to healthy " + std::to_string(recovery) + " s" : "") + "\n";
+      EXPECT_GE(onset, 0) << who << ": never reported";
+      EXPECT_LE(onset, 10) << who;
+      if (c.ends) {
+        EXPECT_GE(recovery, 0) << who << ": never healthy again";
+        EXPECT_LE(recovery, 10) << who << " recovery";
+      }
+    }
+  }
+  std::printf("verdict delays at 1 Hz:\n%s", report.c_str());
+}
+
+}  // namespace
+}  // namespace neuronmon::daemon
