@@ -92,4 +92,31 @@ Result<std::string> Gzip(std::string_view text, int level) {
   return out;
 }
 
+Result<std::string> Gunzip(std::string_view gz, std::size_t max_bytes) {
+  if (gz.size() > std::numeric_limits<uInt>::max() / 2) {
+    return Status::OutOfRange("gunzip: input too large");
+  }
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) return Status::Internal("gunzip: inflateInit2 failed");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  std::string out;
+  char chunk[1 << 14];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(chunk);
+    z.avail_out = sizeof chunk;
+    rc = inflate(&z, Z_NO_FLUSH);
+    const std::size_t produced = sizeof chunk - z.avail_out;
+    if (out.size() + produced > max_bytes) {
+      inflateEnd(&z);
+      return Status::OutOfRange("gunzip: inflates beyond " + std::to_string(max_bytes) + " bytes");
+    }
+    out.append(chunk, produced);
+  }
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) return Status::InvalidArgument("gunzip: not a whole gzip member");
+  return out;
+}
+
 }  // namespace neuronmon::daemon

@@ -1,7 +1,8 @@
 // gzip for /metrics: Prometheus asks every target for it ("Accept-Encoding: gzip"), and a large
-// instance's exposition shrinks about twentyfold. Pure functions; zlib does the compression.
+// instance's exposition shrinks about thirtyfold. Pure functions; zlib does the work.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -16,5 +17,9 @@ bool AcceptsGzip(std::string_view accept_encoding);
 
 // `text` as one gzip member at zlib level `level` (1: fastest).
 Result<std::string> Gzip(std::string_view text, int level = 1);
+
+// The text of one gzip member; an error when it is malformed, truncated, or would inflate beyond
+// `max_bytes` (a bomb).
+Result<std::string> Gunzip(std::string_view gz, std::size_t max_bytes);
 
 }  // namespace neuronmon::daemon

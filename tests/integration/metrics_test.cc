@@ -3,12 +3,12 @@
 // the scrape cap) and a slowloris is cut off without delaying anyone else's scrape. The auth and
 // stale-sampling paths run an HttpServer of their own over a DaemonCore the test samples.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <stdexcept>
 #include <thread>
 
 #include "daemon/core/backend.h"
+#include "daemon/server/gzip.h"
 #include "daemon/server/http_server.h"
 #include "tests/integration/daemon_fixture.h"
 #include "tests/integration/http_client.h"
@@ -87,20 +87,6 @@ TEST(MetricsHttp, NegotiatesOpenMetrics) {
   EXPECT_NE(r->body.find("# TYPE instance info\n"), std::string::npos);
 }
 
-std::string Gunzip(const std::string& gz) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
-  std::string out(16 << 20, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  z.avail_in = static_cast<uInt>(gz.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(out.size() - z.avail_out);
-  inflateEnd(&z);
-  return out;
-}
-
 TEST(MetricsHttp, GzipWhenTheScraperAcceptsIt) {
   auto d = MetricsDaemon();
   ASSERT_TRUE(ScrapeWhen(PortOf(*d), "neuroncore_utilization_ratio{").has_value());
@@ -110,7 +96,9 @@ TEST(MetricsHttp, GzipWhenTheScraperAcceptsIt) {
   EXPECT_EQ(gz->status, 200);
   EXPECT_EQ(gz->Header("content-encoding"), "gzip");
   EXPECT_EQ(gz->Header("vary"), "Accept-Encoding");
-  const std::string body = Gunzip(gz->body);
+  Result<std::string> inflated = daemon::Gunzip(gz->body, 16 << 20);
+  ASSERT_TRUE(inflated.ok()) << inflated.status().message();
+  const std::string& body = *inflated;
   EXPECT_NE(body.find("# TYPE neuroncore_utilization_ratio gauge\n"), std::string::npos);
   EXPECT_LT(gz->body.size() * 5, body.size());
   // Not asked, or refused: plain text.
