@@ -79,8 +79,19 @@ MetricsInput Input(const DaemonCore& core, const DaemonStats& stats) {
   return in;
 }
 
-void BM_BuildAndRender(benchmark::State& state, ExpositionFormat format) {
-  const std::unique_ptr<DaemonCore> core = Trn2Core();
+// Sample lines of an exposition: each is one time series (a histogram bucket counts as one).
+std::size_t Series(const std::string& body) {
+  std::size_t n = 0;
+  for (std::size_t at = 0; at < body.size();) {
+    const std::size_t nl = body.find('\n', at);
+    if (body[at] != '#') ++n;
+    at = nl == std::string::npos ? body.size() : nl + 1;
+  }
+  return n;
+}
+
+void BM_BuildAndRender(benchmark::State& state, ExpositionFormat format, const char* device) {
+  const std::unique_ptr<DaemonCore> core = Trn2Core(device);
   const DaemonStats stats;
   std::vector<double> ms;
   std::size_t bytes = 0;
@@ -94,9 +105,20 @@ void BM_BuildAndRender(benchmark::State& state, ExpositionFormat format) {
   }
   ReportPercentiles(state, ms);
   state.counters["reply_KB"] = static_cast<double>(bytes) / 1000;
+  const std::string body = Render(BuildMetrics(Input(*core, stats)), format);
+  const auto series = static_cast<double>(Series(body));
+  state.counters["series"] = series;
+  // CPU per series: Google Benchmark divides a rate counter by the benchmark's CPU time.
+  state.counters["us_per_series"] =
+      benchmark::Counter(series * static_cast<double>(state.iterations()) / 1e6,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
-BENCHMARK_CAPTURE(BM_BuildAndRender, text, ExpositionFormat::kText)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_BuildAndRender, openmetrics, ExpositionFormat::kOpenMetrics)
+BENCHMARK_CAPTURE(BM_BuildAndRender, text, ExpositionFormat::kText, "sim:trn2.48xlarge")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BuildAndRender, openmetrics, ExpositionFormat::kOpenMetrics,
+                  "sim:trn2.48xlarge")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BuildAndRender, trn1n_text, ExpositionFormat::kText, "sim:trn1n.32xlarge")
     ->Unit(benchmark::kMillisecond);
 
 // The two halves of BM_BuildAndRender/text.

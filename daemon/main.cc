@@ -26,6 +26,11 @@ int main(int argc, char** argv) {
                  "AWS's neuron-monitor for per-application figures ('' for none)");
   app.add_option("--scenario", cli.scenario, "simulated scenario: a built-in name or a .json file");
   app.add_option("--seed", cli.seed, "simulation seed");
+  app.add_option("--node", cli.node,
+                 "simulate node K (from 0) of a cluster job; every node runs the same scenario "
+                 "and seed");
+  app.add_option("--nodes", cli.nodes,
+                 "the simulated cluster's node count (default: the scenario's)");
   app.add_option("--period", cli.period, "base sampling period, e.g. 1s or 250ms (minimum 10ms)");
   app.add_option("--speed", cli.speed,
                  "run the simulated clock FACTOR times faster than real time");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "proto/common/clock.h"
@@ -54,6 +55,9 @@ struct Episode {
   std::vector<float> physical_skew;  // per core: physical sub-core imbalance
   std::vector<CollectiveSample> collectives;
   std::vector<ExecutionSample> executions;
+  // The worker waits the whole episode inside a collective of this kind that does not complete
+  // (its job hangs): its time in flight grows, its operation count does not.
+  std::optional<CollectiveKind> in_flight;
 
   void Clear(Nanos from, Nanos to) {
     start = from;
@@ -62,6 +66,7 @@ struct Episode {
     intervals.clear();
     collectives.clear();
     executions.clear();
+    in_flight.reset();
   }
   // Appends an interval of `length` after the last one (or at start).
   void Then(Nanos length, const Rates& rates) {

@@ -13,17 +13,18 @@ bool Active(const FaultSpec& f, Nanos t) { return t >= f.start && (!f.end || t <
 
 }  // namespace
 
-FaultPlan::FaultPlan(std::vector<FaultSpec> faults, std::uint64_t seed)
-    : faults_(std::move(faults)), seed_(seed) {
+FaultPlan::FaultPlan(std::vector<FaultSpec> faults, std::uint64_t seed, int node)
+    : faults_(std::move(faults)), seed_(seed), node_(node) {
   for (const FaultSpec& f : faults_) {
-    if (f.type == FaultType::kDeviceReset) resets_.push_back(f.start);
+    if (f.type == FaultType::kDeviceReset && Here(f)) resets_.push_back(f.start);
   }
   std::sort(resets_.begin(), resets_.end());
 }
 
 bool FaultPlan::DeviceLost(int device, Nanos t) const {
   for (const FaultSpec& f : faults_) {
-    if (f.type == FaultType::kDeviceLost && f.device == device && Active(f, t)) return true;
+    if (f.type == FaultType::kDeviceLost && f.device == device && Here(f) && Active(f, t))
+      return true;
   }
   return false;
 }
@@ -34,7 +35,8 @@ std::optional<Nanos> FaultPlan::DeviceBackAt(int device, Nanos t) const {
   for (bool moved = true; moved;) {
     moved = false;
     for (const FaultSpec& f : faults_) {
-      if (f.type != FaultType::kDeviceLost || f.device != device || !Active(f, back)) continue;
+      if (f.type != FaultType::kDeviceLost || f.device != device || !Here(f) || !Active(f, back))
+        continue;
       if (!f.end) return std::nullopt;
       back = *f.end;
       moved = true;
@@ -43,12 +45,23 @@ std::optional<Nanos> FaultPlan::DeviceBackAt(int device, Nanos t) const {
   return back;
 }
 
-double FaultPlan::Slowdown(int device, Nanos t) const {
+double FaultPlan::SlowdownOn(int node, int device, Nanos t) const {
   double factor = 1;
   for (const FaultSpec& f : faults_) {
-    if (f.type == FaultType::kSlowdown && f.device == device && Active(f, t)) factor *= f.factor;
+    if (f.type == FaultType::kSlowdown && (f.device == device || f.device < 0) &&
+        (f.node < 0 || f.node == node) && Active(f, t))
+      factor *= f.factor;
   }
   return factor;
+}
+
+std::optional<Hang> FaultPlan::HangOf(const std::string& name, Nanos t) const {
+  std::optional<Hang> hang;
+  for (const FaultSpec& f : faults_) {
+    if (f.type != FaultType::kHang || f.runtime != name || !Active(f, t)) continue;
+    if (!hang || f.start < hang->since) hang = Hang{std::max(0, f.node), f.rank, f.start};
+  }
+  return hang;
 }
 
 std::uint64_t FaultPlan::Events(const FaultSpec& f, std::size_t index, Nanos t) const {
@@ -64,7 +77,7 @@ EccCounters FaultPlan::Ecc(int device, Nanos t) const {
   EccCounters ecc;
   for (std::size_t i = 0; i < faults_.size(); ++i) {
     const FaultSpec& f = faults_[i];
-    if (f.type != FaultType::kEcc || f.device != device) continue;
+    if (f.type != FaultType::kEcc || f.device != device || !Here(f)) continue;
     const std::uint64_t n = Events(f, i, t);
     if (f.sram) {
       (f.uncorrected ? ecc.sram_uncorrected : ecc.sram_corrected) += n;
@@ -78,7 +91,8 @@ EccCounters FaultPlan::Ecc(int device, Nanos t) const {
 std::uint64_t FaultPlan::RuntimeEvents(FaultType type, const std::string& name, Nanos t) const {
   std::uint64_t n = 0;
   for (std::size_t i = 0; i < faults_.size(); ++i) {
-    if (faults_[i].type == type && faults_[i].runtime == name) n += Events(faults_[i], i, t);
+    if (faults_[i].type == type && faults_[i].runtime == name && Here(faults_[i]))
+      n += Events(faults_[i], i, t);
   }
   return n;
 }
@@ -94,7 +108,8 @@ std::uint64_t FaultPlan::Timeouts(const std::string& name, Nanos t) const {
 std::optional<Nanos> FaultPlan::RuntimeExit(const std::string& name) const {
   std::optional<Nanos> exit;
   for (const FaultSpec& f : faults_) {
-    if (f.type == FaultType::kRuntimeExit && f.runtime == name && (!exit || f.start < *exit)) {
+    if (f.type == FaultType::kRuntimeExit && f.runtime == name && Here(f) &&
+        (!exit || f.start < *exit)) {
       exit = f.start;
     }
   }

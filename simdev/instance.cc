@@ -71,13 +71,22 @@ void AddCollectives(const Episode& e, Nanos until,
     cc.busy_ns += static_cast<std::uint64_t>(c.latency * 1e9 * static_cast<double>(n));
     cc.latency.Add(c.latency, n);
   }
+  if (e.in_flight) {
+    const Nanos waited = std::min(until, e.end) - e.start;
+    CollectiveCounters& cc = out[static_cast<std::size_t>(*e.in_flight)];
+    cc.kind = *e.in_flight;
+    if (waited > Nanos(0)) cc.busy_ns += static_cast<std::uint64_t>(waited.count());
+  }
 }
 
-std::string ExpandTag(const std::string& pattern, int rank, std::uint32_t pid) {
+std::string ExpandTag(const std::string& pattern, int rank, int node, std::uint32_t pid) {
   if (pattern.empty()) return std::to_string(pid);
   std::string out = pattern;
-  for (std::size_t at; (at = out.find("{rank}")) != std::string::npos;) {
-    out.replace(at, 6, std::to_string(rank));
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, int>{"{rank}", rank}, {"{node}", node}}) {
+    for (std::size_t at; (at = out.find(field)) != std::string::npos;) {
+      out.replace(at, field.size(), std::to_string(value));
+    }
   }
   return out;
 }
@@ -186,12 +195,24 @@ Instance::Instance(InstanceSpec spec, Scenario scenario, std::uint64_t seed)
     : spec_(std::move(spec)),
       scenario_(std::move(scenario)),
       seed_(seed),
-      faults_(scenario_.faults, seed) {}
+      faults_(scenario_.faults, seed, scenario_.node) {}
 
 Instance::~Instance() = default;
 
 Result<std::unique_ptr<Instance>> Instance::Create(InstanceSpec spec, Scenario scenario,
                                                    std::uint64_t seed) {
+  if (scenario.nodes < 1 || scenario.nodes > kMaxNodes || scenario.node < 0 ||
+      scenario.node >= scenario.nodes) {
+    return Status::InvalidArgument(scenario.name + ": node " + std::to_string(scenario.node) +
+                                   " is not one of the cluster's " +
+                                   std::to_string(scenario.nodes) + " nodes (0-" +
+                                   std::to_string(scenario.nodes - 1) + ")");
+  }
+  // A cluster's training jobs span every node.
+  for (RuntimeSpec& rs : scenario.runtimes) {
+    if (auto* t = std::get_if<TrainingSpec>(&rs.workload))
+      t->nodes = std::max(t->nodes, scenario.nodes);
+  }
   ScaleToInstance(spec, scenario);
   std::unique_ptr<Instance> instance(new Instance(std::move(spec), std::move(scenario), seed));
   Status status = instance->Build();
@@ -205,11 +226,18 @@ Status Instance::Build() {
   cores_.assign(static_cast<std::size_t>(spec_.core_count()), CoreAccum{});
   baselines_.clear();
   last_read_.reset();
-  inventory_ = BuildInventory(spec_, seed_);
+  inventory_ = BuildInventory(spec_, seed_, scenario_.node, scenario_.nodes);
   inventory_.set_scenario(scenario_.name);
   const int cpd = spec_.cores_per_device();
   for (std::size_t i = 0; i < scenario_.faults.size(); ++i) {
-    const int d = scenario_.faults[i].device;
+    const FaultSpec& f = scenario_.faults[i];
+    if (f.node >= scenario_.nodes) {
+      return Status::InvalidArgument(scenario_.name + ": faults[" + std::to_string(i) + "]: node " +
+                                     std::to_string(f.node) + " is not one of the cluster's " +
+                                     std::to_string(scenario_.nodes) +
+                                     " nodes (set \"nodes\" or --nodes)");
+    }
+    const int d = f.device;
     if (d >= spec_.device_count) {
       return Status::InvalidArgument(scenario_.name + ": faults[" + std::to_string(i) +
                                      "]: device " + std::to_string(d) + " does not exist on " +
@@ -269,7 +297,10 @@ Status Instance::Build() {
     JobState job;
     job.run_start = rs.start + rs.load_duration;
     job.stop = stop;
-    JobContext ctx{&spec_, &rs, &faults_, {}, seed_, Hash(seed_, kStreamStep, r + 1)};
+    JobContext ctx{&spec_,         &rs,
+                   &faults_,       {},
+                   seed_,          Hash(seed_, kStreamStep, r + 1),
+                   scenario_.node, std::get_if<TrainingSpec>(&rs.workload) ? scenario_.nodes : 1};
     for (std::size_t i = 0; i < layouts.size(); ++i) {
       while (pids.count(pid)) ++pid;
       pids.insert(pid);
@@ -277,7 +308,7 @@ Status Instance::Build() {
       Worker w;
       w.spec = &rs;
       w.pid = pid;
-      w.tag = ExpandTag(rs.tag, static_cast<int>(i), pid);
+      w.tag = ExpandTag(rs.tag, static_cast<int>(i), scenario_.node, pid);
       w.layout = layouts[i];
       w.start = rs.start;
       w.run_start = job.run_start;

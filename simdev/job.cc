@@ -109,17 +109,25 @@ class TrainingJob final : public Job {
         if (ctx_.faults->DeviceLost(d, start)) return Stall(start, out);
       }
     }
+    // A hung rank anywhere in the job: no collective completes, so no step does.
+    if (const std::optional<Hang> hang = ctx_.faults->HangOf(ctx_.runtime->name, start)) {
+      return Hung(start, *hang, out);
+    }
     const double shared = 1 + t_.noise * Normal(seed, kStreamStep, job, index);
     std::vector<double>& compute = scratch_;
     compute.assign(n, 0);
-    double c_max = 0, c_min = 1e300;
+    double c_min = 1e300;
     for (std::size_t i = 0; i < n; ++i) {
-      double slow = 1;
-      for (int d : ctx_.workers[i].devices) slow = std::max(slow, ctx_.faults->Slowdown(d, start));
-      const double own = 1 + t_.noise * 0.5 * Normal(seed, kStreamStep, job ^ (i + 1), index);
-      compute[i] = compute_ * std::max(0.5, shared * own) * slow;
-      c_max = std::max(c_max, compute[i]);
+      compute[i] = Compute(ctx_.node, i, shared, index, start);
       c_min = std::min(c_min, compute[i]);
+    }
+    // Every node of the cluster waits for the slowest worker of the job, wherever it runs: each
+    // node works out the others' compute times from the same seed and fault plan.
+    double c_max = *std::max_element(compute.begin(), compute.end());
+    for (int node = 0; node < ctx_.nodes; ++node) {
+      if (node == ctx_.node) continue;
+      for (std::size_t i = 0; i < n; ++i)
+        c_max = std::max(c_max, Compute(node, i, shared, index, start));
     }
     const double input =
         t_.input_seconds * std::max(0.2, 1 + 0.1 * Normal(seed, kStreamInput, job, index));
@@ -193,6 +201,33 @@ class TrainingJob final : public Job {
   }
 
  private:
+  // Compute time of worker `i` of `node` in step `index` (node 0's noise is that of a single
+  // instance).
+  double Compute(int node, std::size_t i, double shared, std::uint64_t index, Nanos start) const {
+    double slow = 1;
+    for (int d : ctx_.workers[i].devices)
+      slow = std::max(slow, ctx_.faults->SlowdownOn(node, d, start));
+    const std::uint64_t key = ctx_.job_id ^ (i + 1) ^ (static_cast<std::uint64_t>(node) << 32);
+    const double own = 1 + t_.noise * 0.5 * Normal(ctx_.seed, kStreamStep, key, index);
+    return compute_ * std::max(0.5, shared * own) * slow;
+  }
+
+  // One second of a hung job: the rank that stopped joining spins on the host outside any
+  // collective; every other rank waits inside the step's first collective, which never completes.
+  void Hung(Nanos start, const Hang& hang, std::vector<Episode>& out) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      Episode& e = out[i];
+      e.Clear(start, start + std::chrono::seconds(1));
+      Jitter(e, ctx_.workers[i].cores.size(), ctx_.seed, ctx_.job_id, 0, ctx_.workers[i].rank);
+      if (hang.node == ctx_.node && hang.rank == ctx_.workers[i].rank) {
+        e.Then(std::chrono::seconds(1), {.cpu_user = 1.0, .cpu_system = 0.02});
+        continue;
+      }
+      e.Then(std::chrono::seconds(1), {.cpu_user = 0.1, .cpu_system = 0.05});
+      if (!t_.collectives.empty()) e.in_flight = t_.collectives.front().kind;
+    }
+  }
+
   void Stall(Nanos start, std::vector<Episode>& out) {
     for (std::size_t i = 0; i < out.size(); ++i) {
       out[i].Clear(start, start + std::chrono::seconds(1));

@@ -38,6 +38,8 @@ struct JobContext {
   std::vector<WorkerLayout> workers;
   std::uint64_t seed = 0;
   std::uint64_t job_id = 0;
+  int node = 0;   // this instance's node of the cluster
+  int nodes = 1;  // cluster nodes the job's steps are agreed across
 };
 
 std::unique_ptr<Job> MakeJob(JobContext context);

@@ -210,13 +210,18 @@ std::vector<std::uint32_t> ConnectedDevices(const InstanceSpec& spec, int device
   return {};
 }
 
-v1::Inventory BuildInventory(const InstanceSpec& spec, std::uint64_t seed) {
+v1::Inventory BuildInventory(const InstanceSpec& spec, std::uint64_t seed, int node, int nodes) {
   v1::Inventory inv;
   v1::InstanceInfo* info = inv.mutable_instance_info();
   const bool trn2 = spec.device_type == "trainium2";
   const bool inf2 = spec.device_type == "inferentia2";
   const char* region = trn2 ? "us-east-2" : (inf2 ? "us-east-1" : "us-west-2");
-  info->set_instance_id("i-sim" + Hex(Hash(seed, kStreamIdentity, 1), 12));
+  const auto n = static_cast<std::uint64_t>(node);
+  info->set_instance_id("i-sim" + Hex(Hash(seed, kStreamIdentity, 1 + (n << 8)), 12));
+  if (nodes > 1) {
+    info->set_instance_name("ip-10-0-" + std::to_string(node / 250) + "-" +
+                            std::to_string(node % 250 + 4));
+  }
   info->set_instance_type(spec.instance_type);
   info->set_instance_availability_zone(std::string(region) + (trn2 ? "c" : (inf2 ? "a" : "d")));
   info->set_instance_availability_zone_id(trn2 ? "use2-az3" : (inf2 ? "use1-az6" : "usw2-az4"));

@@ -63,6 +63,9 @@ std::vector<std::uint32_t> ConnectedDevices(const InstanceSpec& spec, int device
 
 // The inventory the daemon sends in Welcome. `seed` makes the simulated instance id, serial
 // numbers and subnet plausible and reproducible.
-v1::Inventory BuildInventory(const InstanceSpec& spec, std::uint64_t seed);
+// Node `node` of a `nodes`-node cluster gets its own instance id and an EC2-style host name
+// ("ip-10-0-0-7"); a single instance (nodes 1) has no name, as neuron-monitor shows none.
+v1::Inventory BuildInventory(const InstanceSpec& spec, std::uint64_t seed, int node = 0,
+                             int nodes = 1);
 
 }  // namespace neuronmon::simdev

@@ -14,7 +14,7 @@ constexpr Nanos kYear = std::chrono::hours(24 * 366);
 
 const std::vector<std::string> kDiagnoses = {"healthy",   "input_bound", "collective_bound",
                                              "hbm_bound", "straggler",   "idle_allocated",
-                                             "errors"};
+                                             "errors",    "hang"};
 const std::vector<std::string> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
                                                    "all_to_all", "send_recv"};
 
@@ -214,9 +214,9 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
                      std::vector<std::string>* p) {
   JsonReader r(value, path, p);
   FaultSpec f;
-  const std::string type = r.Choice(
-      "type", "ecc",
-      {"ecc", "runtime_exit", "device_lost", "nan_errors", "timeouts", "device_reset", "slowdown"});
+  const std::string type = r.Choice("type", "ecc",
+                                    {"ecc", "runtime_exit", "device_lost", "nan_errors", "timeouts",
+                                     "device_reset", "slowdown", "hang"});
   if (!r.Has("type")) r.Problem("type", "required");
   f.type = type == "runtime_exit"   ? FaultType::kRuntimeExit
            : type == "device_lost"  ? FaultType::kDeviceLost
@@ -224,6 +224,7 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
            : type == "timeouts"     ? FaultType::kTimeouts
            : type == "device_reset" ? FaultType::kDeviceReset
            : type == "slowdown"     ? FaultType::kSlowdown
+           : type == "hang"         ? FaultType::kHang
                                     : FaultType::kEcc;
   f.start = r.Duration(
       f.type == FaultType::kRuntimeExit || f.type == FaultType::kDeviceReset ? "at" : "start",
@@ -234,8 +235,15 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
   const bool on_device = f.type == FaultType::kEcc || f.type == FaultType::kDeviceLost ||
                          f.type == FaultType::kSlowdown;
   const bool on_runtime = f.type == FaultType::kRuntimeExit || f.type == FaultType::kNanErrors ||
-                          f.type == FaultType::kTimeouts;
-  if (on_device) {
+                          f.type == FaultType::kTimeouts || f.type == FaultType::kHang;
+  if (f.type == FaultType::kHang) {
+    if (!r.Has("rank")) r.Problem("rank", "required for a hang fault");
+    f.rank = static_cast<int>(r.Integer("rank", 0, 0, 4095));
+  }
+  if (r.Has("node")) f.node = static_cast<int>(r.Integer("node", 0, 0, kMaxNodes - 1));
+  // A slowdown on a node may slow all of its devices (a throttled or mis-configured host).
+  const bool whole_node = f.type == FaultType::kSlowdown && f.node >= 0 && !r.Has("device");
+  if (on_device && !whole_node) {
     if (!r.Has("device")) r.Problem("device", "required for a " + type + " fault");
     f.device = static_cast<int>(r.Integer("device", 0, 0, 4095));
   }
@@ -283,6 +291,7 @@ Result<Scenario> ParseScenario(std::string_view json_text, const std::string& so
   if (s.name.empty()) r.Problem("name", "required");
   s.description = r.String("description");
   s.instance = r.String("instance", "trn2.48xlarge");
+  s.nodes = static_cast<int>(r.Integer("nodes", 1, 1, kMaxNodes));
   if (const json* list = r.Array("runtimes")) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       s.runtimes.push_back(ParseRuntime((*list)[i], r.PathOf("runtimes", i), &problems));

@@ -20,6 +20,8 @@ namespace neuronmon::simdev {
 
 enum class DType { kBf16, kFp8, kFp32 };
 
+inline constexpr int kMaxNodes = 1024;  // cluster nodes a scenario may span
+
 // One collective the workload issues repeatedly.
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::kAllReduce;
@@ -102,13 +104,16 @@ enum class FaultType {
   kTimeouts,     // executions time out
   kDeviceReset,  // every counter restarts from zero
   kSlowdown,     // a device computes slower (a straggler)
+  kHang,         // a rank stops joining its job's collectives; every other rank waits for it
 };
 
 struct FaultSpec {
   FaultType type = FaultType::kEcc;
   Nanos start{0};
   std::optional<Nanos> end;  // open-ended when absent
-  int device = -1;
+  int node = -1;             // the cluster node it happens on; -1: every node
+  int device = -1;           // -1 on a slowdown: every device of `node`
+  int rank = -1;             // hang: the worker (of `runtime`) that stops joining
   std::string runtime;       // RuntimeSpec::name
   bool sram = false;         // ECC: on-chip SRAM instead of HBM
   bool uncorrected = false;  // ECC severity
@@ -119,6 +124,11 @@ struct FaultSpec {
 struct Scenario {
   std::string name;
   std::string description;
+  // A cluster: this daemon simulates node `node` of `nodes`. Every node runs the same scenario and
+  // seed, so all agree on the job's steps; training jobs span every node (their collectives cross
+  // EFA), and a fault on one node (FaultSpec::node) slows or stalls the job on all of them.
+  int nodes = 1;
+  int node = 0;
   // The preset the scenario was written for. On another preset, training jobs keep their work per
   // core: model and batch scale with the instance (see Instance::Create).
   std::string instance;

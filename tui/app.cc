@@ -8,8 +8,11 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
+#include "client/cluster_follower.h"
 #include "proto/common/terminal_text.h"
+#include "tui/cluster_view.h"
 #include "tui/controller.h"
 #include "tui/keymap.h"
 #include "tui/model.h"
@@ -93,7 +96,10 @@ void Draw(TopState& state, NcursesCanvas& canvas) {
   canvas.Present();
 }
 
-int RunInteractive(const AppOptions& o, client::Client& c) {
+// The single-host view until the user quits; with `back` set (a host opened from the cluster
+// view), Escape returns instead and sets *back.
+int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas,
+                   bool* back = nullptr) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGHUP, OnSignal);
   const bool standalone = c.standalone();
@@ -101,7 +107,6 @@ int RunInteractive(const AppOptions& o, client::Client& c) {
   TopState state;
   state.view = StartView(o);
   state.view.refresh_seconds = o.delay_seconds;
-  NcursesCanvas canvas({o.color, true});
   bool quit = false;
   bool dirty = true;
   Steady::time_point last_draw{};
@@ -115,6 +120,10 @@ int RunInteractive(const AppOptions& o, client::Client& c) {
     if (::poll(fds, 2, timeout) < 0 && errno != EINTR) break;
     bool input = false;
     while (std::optional<Input> in = canvas.ReadInput()) {
+      if (back != nullptr && in->key == Key::kEscape && !state.view.help) {
+        *back = true;
+        return 0;
+      }
       quit |= !Perform(Apply(Translate(*in, state.view.help), state), canvas);
       input = true;
     }
@@ -141,9 +150,125 @@ int RunInteractive(const AppOptions& o, client::Client& c) {
   return 0;
 }
 
+// Waits until every host has reported (or `wait` passed), then prints one cluster frame.
+int RunClusterOnce(const AppOptions& o, client::ClusterFollower& follower) {
+  const auto deadline = Steady::now() + std::chrono::seconds(10);
+  std::vector<client::ClusterHost> rows;
+  while (Steady::now() < deadline) {
+    rows = follower.Rows();
+    const bool all = std::all_of(rows.begin(), rows.end(), [](const client::ClusterHost& h) {
+      return h.state == client::HostState::kDown ||
+             (h.has_summary && h.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED);
+    });
+    if (all) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  rows = follower.Rows();
+  const client::ClusterAnalysis analysis = client::AnalyzeCluster(rows);
+  const std::vector<std::size_t> order = ClusterOrder(rows, analysis, ClusterSort::kName);
+  ClusterViewState state;
+  state.version = NEURONMON_VERSION;
+  state.utf8 = !o.ascii && LocaleIsUtf8();
+  state.refresh_seconds = o.delay_seconds;
+  const int height = o.once_height > 0
+                         ? o.once_height
+                         : static_cast<int>(6 + rows.size() + analysis.jobs.size() + 1);
+  TextCanvas canvas(o.once_width, height);
+  state.selected = rows.size();  // nothing selected
+  RenderCluster(rows, analysis, order, state, canvas);
+  std::string text = canvas.Text();
+  if (!state.utf8) text = FoldToAscii(text);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+int RunCluster(const AppOptions& o) {
+  client::ClusterFollowerOptions fo;
+  fo.addresses = o.hosts;
+  fo.token = o.token;
+  fo.period_seconds = o.delay_seconds;
+  fo.client_name = std::string("neuron-top-cluster/") + NEURONMON_VERSION;
+  Result<std::unique_ptr<client::ClusterFollower>> follower =
+      client::ClusterFollower::Start(std::move(fo));
+  if (!follower.ok()) {
+    std::cerr << "neuron-top: " << SanitizeForTerminal(follower.status().message()) << "\n";
+    return 1;
+  }
+  client::ClusterFollower& f = **follower;
+  if (o.once) return RunClusterOnce(o, f);
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGHUP, OnSignal);
+  ClusterViewState state;
+  state.version = NEURONMON_VERSION;
+  state.utf8 = !o.ascii && LocaleIsUtf8();
+  state.refresh_seconds = o.delay_seconds;
+  NcursesCanvas canvas({o.color, true});
+  std::string problem;  // why a host could not be opened, shown until the next key
+  Steady::time_point last_draw{};
+  bool dirty = true;
+  while (!g_stop) {
+    pollfd fds[1] = {{STDIN_FILENO, POLLIN, 0}};
+    if (::poll(fds, 1, 250) < 0 && errno != EINTR) break;
+    const std::vector<client::ClusterHost> rows = f.Rows();
+    const client::ClusterAnalysis analysis = client::AnalyzeCluster(rows);
+    const std::vector<std::size_t> order = ClusterOrder(rows, analysis, state.sort);
+    bool quit = false, open = false;
+    while (std::optional<Input> in = canvas.ReadInput()) {
+      const int page = std::max(1, canvas.height() - 5);
+      switch (ApplyClusterKey(*in, order.size(), page, state)) {
+        case ClusterAction::kQuit:
+          quit = true;
+          break;
+        case ClusterAction::kOpen:
+          open = true;
+          break;
+        case ClusterAction::kRepaint:
+          canvas.Invalidate();
+          break;
+        case ClusterAction::kResize:
+          canvas.Resize();
+          break;
+        case ClusterAction::kNone:
+          break;
+      }
+      problem.clear();
+      dirty = true;
+    }
+    if (quit) break;
+    if (open && state.selected < order.size()) {
+      AppOptions host = o;
+      host.endpoint = f.EndpointOf(order[state.selected]);
+      Result<std::unique_ptr<client::Client>> c = Connect(host);
+      if (!c.ok()) {
+        problem = rows[order[state.selected]].name + ": " + c.status().message();
+      } else {
+        bool back = false;
+        RunInteractive(host, **c, canvas, &back);
+        if (!back) return 0;  // quit from the host's view
+        canvas.Invalidate();
+      }
+      dirty = true;
+    }
+    const auto due = last_draw + std::chrono::duration_cast<Steady::duration>(
+                                     std::chrono::duration<double>(state.refresh_seconds));
+    if (dirty || Steady::now() >= due) {
+      RenderCluster(rows, analysis, order, state, canvas);
+      if (!problem.empty()) {
+        canvas.Put(0, canvas.height() - 1, SanitizeForTerminal(problem), Role::kBanner);
+      }
+      canvas.Present();
+      last_draw = Steady::now();
+      dirty = false;
+    }
+  }
+  canvas.Stop();
+  return 0;
+}
+
 }  // namespace
 
 int RunTop(const AppOptions& o) {
+  if (!o.hosts.empty()) return RunCluster(o);
   Result<std::unique_ptr<client::Client>> c = Connect(o);
   if (!c.ok()) {
     std::cerr << "neuron-top: " << SanitizeForTerminal(c.status().message()) << "\n";
@@ -151,7 +276,8 @@ int RunTop(const AppOptions& o) {
   }
   // The fallback notice (no daemon socket: running the simulator in-process) goes to stderr first.
   if (o.once) return RunOnce(o, **c);
-  return RunInteractive(o, **c);
+  NcursesCanvas canvas({o.color, true});
+  return RunInteractive(o, **c, canvas);
 }
 
 }  // namespace neuronmon::tui

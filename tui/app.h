@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "client/client.h"
 
@@ -19,6 +20,8 @@ struct AppOptions {
   bool once = false;
   int once_width = 120;
   int once_height = 0;  // 0: as tall as the frame needs
+  // Cluster mode (--connect with a list, or --hosts FILE): follow every "host:port" at once.
+  std::vector<std::string> hosts;
 };
 
 // Returns the process exit status.

@@ -26,6 +26,30 @@ int TextWidth(std::string_view utf8) {
   return n;
 }
 
+std::vector<std::string> WrapWords(const std::string& text, int first, int rest) {
+  std::vector<std::string> lines;
+  std::string line;
+  int width = 0, limit = std::max(1, first);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t end = std::min(text.find(' ', i), text.size());
+    const std::string word = text.substr(i, end - i);
+    const int w = TextWidth(word);
+    if (width > 0 && width + 1 + w > limit) {
+      lines.push_back(line);
+      line.clear();
+      width = 0;
+      limit = std::max(1, rest);
+    }
+    if (width > 0) line += ' ', ++width;
+    line += word;
+    width += w;
+    i = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
 std::string_view TakeColumns(std::string_view utf8, int columns) {
   std::size_t i = 0;
   for (int c = 0; c < columns && i < utf8.size(); ++c) {

@@ -37,6 +37,9 @@ enum class Role : std::uint8_t {
 int TextWidth(std::string_view utf8);
 // The first `columns` code points of `utf8`.
 std::string_view TakeColumns(std::string_view utf8, int columns);
+// `text` broken at spaces into lines of at most `first` columns, then `rest` columns; a word
+// longer than a line is cut.
+std::vector<std::string> WrapWords(const std::string& text, int first, int rest);
 // `utf8` with each non-ASCII code point replaced by one ASCII character that looks like it
 // (dashes '-', quotes, bullets '*', arrows '<' '>', box and block glyphs '|' '-' '#'), else '?'.
 std::string FoldToAscii(std::string_view utf8);

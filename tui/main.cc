@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "client/cluster.h"
 #include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
+#include "proto/common/file_reader.h"
 #include "proto/wire/protobuf_logs.h"
 #include "tui/app.h"
 #include "tui/format.h"
@@ -16,9 +18,13 @@ int main(int argc, char** argv) {
   tui::AppOptions options;
   client::EndpointFlags endpoint;
   bool no_color = false;
+  std::optional<std::string> hosts_file;
   CLI::App app{"neuron-top: live NeuronCore, HBM, collective and memory view, with a diagnosis"};
   app.set_version_flag("--version", std::string("neuron-top ") + NEURONMON_VERSION);
   client::AddEndpointOptions(app, endpoint);
+  app.add_option("--hosts", hosts_file,
+                 "cluster view: follow every HOST:PORT listed in FILE (one per line, # comments); "
+                 "--connect also takes a comma-separated list");
   app.add_option("--delay", options.delay_seconds, "refresh interval in seconds")
       ->check(CLI::Number)
       ->check(CLI::Range(0.1, 3600.0));
@@ -35,6 +41,25 @@ int main(int argc, char** argv) {
   options.once_width = neuronmon::tui::DimensionFromEnv(std::getenv("COLUMNS"), 120, 20, 1000);
   if (options.once)
     options.once_height = neuronmon::tui::DimensionFromEnv(std::getenv("LINES"), 0, 6, 1000);
+  // Cluster mode: several hosts, each checked as --connect checks one.
+  constexpr std::size_t kMaxHosts = 4096;
+  if (hosts_file || (endpoint.connect && endpoint.connect->find(',') != std::string::npos)) {
+    if (endpoint.socket || endpoint.standalone)
+      return std::cerr << "neuron-top: a cluster view follows TCP daemons only\n", 1;
+    Result<std::vector<std::string>> hosts = Status::InvalidArgument("");
+    if (hosts_file) {
+      if (endpoint.connect)
+        return std::cerr << "neuron-top: --hosts and --connect cannot be used together\n", 1;
+      Result<std::string> text = ReadRegularFile(*hosts_file, 1 << 20);
+      if (!text.ok()) return std::cerr << "neuron-top: " << text.status().message() << "\n", 1;
+      hosts = client::ParseHostsFile(*text, *hosts_file, kMaxHosts);
+    } else {
+      hosts = client::SplitHostList(*endpoint.connect, kMaxHosts);
+    }
+    if (!hosts.ok()) return std::cerr << "neuron-top: " << hosts.status().message() << "\n", 1;
+    endpoint.connect = hosts->front();  // validates the other flags and reads --token-file
+    options.hosts = std::move(*hosts);
+  }
   auto ep = client::ResolveEndpoint(endpoint, &options.token);
   if (!ep.ok()) return std::cerr << "neuron-top: " << ep.status().message() << "\n", 1;
   options.endpoint = std::move(*ep);

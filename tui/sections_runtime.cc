@@ -180,32 +180,6 @@ void DrawCollectives(Ctx& ctx, int y, int rows) {
 
 namespace {
 
-// `text` broken at spaces into lines of at most `first` columns, then `rest` columns; a word
-// longer than a line is cut.
-std::vector<std::string> WrapWords(const std::string& text, int first, int rest) {
-  std::vector<std::string> lines;
-  std::string line;
-  int width = 0, limit = std::max(1, first);
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t end = std::min(text.find(' ', i), text.size());
-    const std::string word = text.substr(i, end - i);
-    const int w = TextWidth(word);
-    if (width > 0 && width + 1 + w > limit) {
-      lines.push_back(line);
-      line.clear();
-      width = 0;
-      limit = std::max(1, rest);
-    }
-    if (width > 0) line += ' ', ++width;
-    line += word;
-    width += w;
-    i = end + 1;
-  }
-  if (!line.empty() || lines.empty()) lines.push_back(line);
-  return lines;
-}
-
 struct FindingLines {
   std::string subject;                // "llama3-8b-rank0: ", drawn after the bullet and the kind
   std::vector<std::string> text;      // summary and advice: the first after `lead`, then indented

@@ -158,6 +158,10 @@ const char* Advice(v1::FindingKind k) {
       return "exit the process or unload the model to free the NeuronCores, or start work on them";
     case v1::FINDING_KIND_ERRORS:
       return "read the runtime's log; uncorrectable ECC or a lost device means draining the device";
+    case v1::FINDING_KIND_HANG:
+      return "look at the rank that stopped joining (py-spy dump or gdb on its process, its data "
+             "loader, its host); the job will not move on by itself: restart it from the last "
+             "checkpoint";
     default:
       return "";
   }
@@ -168,6 +172,7 @@ v1::Severity SeverityOf(v1::FindingKind k) {
     case v1::FINDING_KIND_HEALTHY:
       return v1::SEVERITY_INFO;
     case v1::FINDING_KIND_ERRORS:
+    case v1::FINDING_KIND_HANG:
       return v1::SEVERITY_CRITICAL;
     default:
       return v1::SEVERITY_WARNING;
@@ -318,6 +323,104 @@ std::map<std::uint32_t, std::string> Stragglers(const std::vector<Metrics>& all,
   return out;
 }
 
+// What one runtime did in the newest period: executions completed, and the collective it sat in
+// without any operation completing (-1: none).
+struct Recent {
+  std::uint64_t completed = 0;
+  int waiting_op = -1;
+  double in_flight = 0;  // share of the period in collectives
+};
+
+std::uint64_t Growth(std::uint64_t now, std::uint64_t before) {
+  return now > before ? now - before : 0;
+}
+
+Recent RecentOf(const RuntimeSample& now, const RuntimeSample& before, Nanos period,
+                double in_flight) {
+  Recent r;
+  r.completed = Growth(now.executions.completed, before.executions.completed);
+  std::uint64_t ops = 0, busy = 0, top = 0;
+  int op = -1;
+  for (std::size_t k = 0; k < now.collectives.size(); ++k) {
+    ops += Growth(now.collectives[k].count, before.collectives[k].count);
+    const std::uint64_t b = Growth(now.collectives[k].busy_ns, before.collectives[k].busy_ns);
+    busy += b;
+    if (b > top) top = b, op = static_cast<int>(k);
+  }
+  r.in_flight = static_cast<double>(busy) / static_cast<double>(period.count());
+  if (ops == 0 && r.in_flight >= in_flight) r.waiting_op = op;
+  return r;
+}
+
+const char* OpName(int kind) {
+  static constexpr const char* kNames[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                           "all_to_all", "send_recv"};
+  return kind >= 0 && kind < kCollectiveKinds ? kNames[kind] : "a collective";
+}
+
+// One runtime of a possibly hung job: how long since it last completed an execution, and what it
+// did in the newest period.
+struct Stalled {
+  const Metrics* m = nullptr;
+  double seconds = 0;    // since its last completed execution
+  double threshold = 0;  // seconds the rule waits for (0: no step seen yet, cannot tell)
+  Recent recent;
+};
+
+// Hang detection, per job (processes sharing a command line; a process without one is its own
+// job): every member on this host has completed nothing for hang_steps of its recent step times
+// while at least one waits in a collective that does not complete. Members that are not in a
+// collective are the ones that stopped joining; they are named. Returns findings by pid.
+std::map<std::uint32_t, v1::Finding> Hangs(const std::vector<Stalled>& all,
+                                           const AnalyzerThresholds& t) {
+  std::map<std::uint32_t, v1::Finding> out;
+  std::map<std::string, std::vector<const Stalled*>> jobs;
+  for (const Stalled& s : all) {
+    jobs[s.m->command.empty() ? "pid " + std::to_string(s.m->pid) : s.m->command].push_back(&s);
+  }
+  for (const auto& [command, members] : jobs) {
+    const Stalled* waiter = nullptr;
+    std::vector<const Stalled*> stuck;
+    bool all_stalled = true;
+    for (const Stalled* s : members) {
+      all_stalled = all_stalled && s->threshold > 0 && s->seconds >= s->threshold;
+      if (s->recent.waiting_op < 0) {
+        stuck.push_back(s);
+      } else if (waiter == nullptr) {
+        waiter = s;
+      }
+    }
+    if (!all_stalled || waiter == nullptr) continue;
+    const std::string op = OpName(waiter->recent.waiting_op);
+    const std::size_t waiting = members.size() - stuck.size();
+    const std::string peers = std::to_string(waiting) + (waiting == 1 ? " rank" : " ranks");
+    for (const Stalled* s : members) {
+      v1::Finding f;
+      f.set_kind(v1::FINDING_KIND_HANG);
+      f.set_subject(s->m->tag);
+      f.set_pid(s->m->pid);
+      AddEvidence(f, "seconds_since_last_execution", s->seconds, "seconds", s->threshold, ">=");
+      AddEvidence(f, "collective_in_flight_percent", 100 * s->recent.in_flight, "percent",
+                  100 * t.hang_in_flight, s->recent.in_flight >= t.hang_in_flight ? ">=" : "<");
+      const double secs = std::floor(s->seconds);
+      if (s->recent.waiting_op < 0) {
+        f.set_straggler(s->m->tag);
+        f.set_summary(s->m->tag + " has not joined " + op + Fmt(" for %.0f s; ", secs) + peers +
+                      " here wait for it");
+      } else if (!stuck.empty()) {
+        f.set_straggler(stuck.front()->m->tag);
+        f.set_summary("waits in " + op + Fmt(" for %.0f s: ", secs) + stuck.front()->m->tag +
+                      " has not joined");
+      } else {
+        f.set_summary("waits in " + op + Fmt(" for %.0f s with ", secs) + peers +
+                      " here; the rank that stopped joining is on another host");
+      }
+      out[s->m->pid] = std::move(f);
+    }
+  }
+  return out;
+}
+
 // What an evaluation did without: the signals candidates lacked, by pid.
 struct Gaps {
   std::map<std::uint32_t, std::string> undetermined;  // no rule could judge these applications
@@ -354,10 +457,16 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, 
       ++shown;
       ++counts[f.kind()];
       const bool straggler = f.kind() == v1::FINDING_KIND_STRAGGLER;
-      if (worst == nullptr || f.severity() > worst->severity() ||
-          (straggler && worst->kind() != v1::FINDING_KIND_ERRORS)) {
-        worst = &f;
-      }
+      const bool hang = f.kind() == v1::FINDING_KIND_HANG;
+      // A hang outranks everything, and its finding that names the stuck rank the others.
+      const bool better =
+          worst == nullptr ||
+          (hang ? worst->kind() != v1::FINDING_KIND_HANG ||
+                      (f.straggler() == f.subject() && worst->straggler() != worst->subject())
+                : worst->kind() != v1::FINDING_KIND_HANG &&
+                      (f.severity() > worst->severity() ||
+                       (straggler && worst->kind() != v1::FINDING_KIND_ERRORS)));
+      if (better) worst = &f;
     }
   }
   const std::string unjudged = Unjudged(gaps);
@@ -372,7 +481,8 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, 
   }
   // Errors and stragglers name one culprit; otherwise the kind most applications share.
   v1::FindingKind kind = v1::FINDING_KIND_HEALTHY;
-  if (worst->kind() == v1::FINDING_KIND_ERRORS || worst->kind() == v1::FINDING_KIND_STRAGGLER) {
+  if (worst->kind() == v1::FINDING_KIND_ERRORS || worst->kind() == v1::FINDING_KIND_STRAGGLER ||
+      worst->kind() == v1::FINDING_KIND_HANG) {
     kind = worst->kind();
     s.set_straggler(worst->straggler());
   } else {
@@ -427,7 +537,9 @@ void Analyzer::Decide(Track& track, const v1::Finding& candidate, std::int64_t n
     track.verdict = candidate;
     track.verdict.set_since_unix_ns(since);
   };
-  if (candidate.kind() == v1::FINDING_KIND_ERRORS) {
+  if (candidate.kind() == v1::FINDING_KIND_HANG) {
+    adopt();  // the hang rule has already waited several step times
+  } else if (candidate.kind() == v1::FINDING_KIND_ERRORS) {
     track.last_error_ns = now_ns;
     adopt();
   } else if (have && track.verdict.kind() == v1::FINDING_KIND_ERRORS) {
@@ -442,7 +554,8 @@ void Analyzer::Decide(Track& track, const v1::Finding& candidate, std::int64_t n
     double needed = have ? thresholds_.majority * limit : std::min<double>(limit, 3);
     const bool straggler_change = candidate.kind() == v1::FINDING_KIND_STRAGGLER ||
                                   (have && track.verdict.kind() == v1::FINDING_KIND_STRAGGLER &&
-                                   candidate.kind() == v1::FINDING_KIND_HEALTHY);
+                                   candidate.kind() == v1::FINDING_KIND_HEALTHY) ||
+                                  (have && track.verdict.kind() == v1::FINDING_KIND_HANG);
     if (straggler_change) needed = std::min<double>(needed, thresholds_.straggler_votes);
     if (static_cast<double>(count(candidate.kind())) < needed) return;
     adopt();
@@ -457,7 +570,10 @@ void Analyzer::Forget(Track& track, std::int64_t now_ns) const {
   // An errors verdict stands its time; any other rested on signals no longer measured.
   const bool errors = track.verdict.kind() == v1::FINDING_KIND_ERRORS &&
                       now_ns - track.last_error_ns < thresholds_.errors_clear.count();
-  if (!errors) track = Track{.votes = {}, .verdict = {}, .last_error_ns = track.last_error_ns};
+  if (!errors) {
+    track.votes.clear();
+    track.verdict = v1::Finding{};
+  }
 }
 
 void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
@@ -482,6 +598,30 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
     metrics.back().command = commands[r.pid()];
   }
   const std::map<std::uint32_t, std::string> stragglers = Stragglers(metrics, thresholds_);
+  // Progress since the previous sample: when each runtime last completed an execution, at what
+  // step time, and whether it now sits in a collective that does not complete.
+  std::vector<Stalled> stalled;
+  const std::int64_t device_ns = end->device_time.count();
+  for (const Metrics& m : metrics) {
+    const RuntimeSample* now = FindRuntime(*end, m.pid);
+    const RuntimeSample* before = FindRuntime(*previous, m.pid);
+    Track& track = tracks_[m.pid];
+    if (before == nullptr || !m.Has(Signal::kExecutions) || !m.Has(Signal::kCollectives)) continue;
+    const Recent recent = RecentOf(*now, *before, period, thresholds_.hang_in_flight);
+    if (recent.completed > 0) {
+      const std::int64_t since =
+          track.last_progress_ns >= 0 ? device_ns - track.last_progress_ns : period.count();
+      const std::int64_t step = since / static_cast<std::int64_t>(recent.completed);
+      track.step_ns = track.step_ns > 0 ? (3 * track.step_ns + step) / 4 : step;
+      track.last_progress_ns = device_ns;
+    }
+    if (track.last_progress_ns < 0) continue;  // never seen running: a hang cannot be told
+    const double wait = std::max(thresholds_.hang_steps * static_cast<double>(track.step_ns),
+                                 static_cast<double>(thresholds_.hang_min.count()));
+    stalled.push_back(
+        {&m, static_cast<double>(device_ns - track.last_progress_ns) * 1e-9, wait * 1e-9, recent});
+  }
+  const std::map<std::uint32_t, v1::Finding> hangs = Hangs(stalled, thresholds_);
   const std::int64_t now_ns = ToUnixNanos(end->wall);
   Analysis next;
   Evaluation evaluation{start->seq, end->seq, {}};
@@ -489,8 +629,11 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   for (const Metrics& m : metrics) {
     auto s = stragglers.find(m.pid);
     std::string lacking;
+    auto hang = hangs.find(m.pid);
     const v1::Finding& candidate = evaluation.candidates[m.pid] =
-        Classify(m, thresholds_, s == stragglers.end() ? "" : s->second, &lacking);
+        hang != hangs.end()
+            ? hang->second
+            : Classify(m, thresholds_, s == stragglers.end() ? "" : s->second, &lacking);
     Track& track = tracks_[m.pid];
     if (candidate.kind() == v1::FINDING_KIND_UNSPECIFIED && !lacking.empty()) {
       Forget(track, now_ns);

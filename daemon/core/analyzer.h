@@ -1,16 +1,18 @@
 // Analyzer: why NeuronCores sit below ~80% utilization, said live with the evidence. After each
 // sample it looks at a sliding window of the history (metrics only — never the simulator's
-// scenario — so it works for any backend) and gives each runtime a candidate verdict: errors,
-// idle_allocated, straggler, hbm_bound, collective_bound, input_bound or healthy (a busy,
+// scenario — so it works for any backend) and gives each runtime a candidate verdict: hang,
+// errors, idle_allocated, straggler, hbm_bound, collective_bound, input_bound or healthy (a busy,
 // compute-bound core is healthy). A verdict changes only when a new candidate holds for most of
-// the recent evaluations (hysteresis), except errors, which are reported at once. The instance gets
-// one summary finding. Thresholds live in one table (AnalyzerThresholds, docs/diagnosis.md).
-// A signal the backend cannot measure (Snapshot::unmeasured) is never read as a 0: a rule that
-// needs it is skipped, a verdict reached without a signal an earlier rule needed ends its summary
-// with "signals unavailable: <signal> (<reason>)", and a runtime no rule can judge (utilization
-// unmeasured; or below the busy threshold without collective figures) gets no verdict, which the
-// instance summary names ("no verdict for N applications: signals unavailable: ...").
-// Pure and deterministic; not thread-safe (the daemon's io_context thread owns it).
+// the recent evaluations (hysteresis), except errors and hang, which are reported at once (the
+// hang rule itself waits several step times); a straggler or hang comes or goes on a few agreeing
+// evaluations. The instance gets one summary finding. Thresholds live in one table
+// (AnalyzerThresholds, docs/diagnosis.md). A signal the backend cannot measure
+// (Snapshot::unmeasured) is never read as a 0: a rule that needs it is skipped, a verdict reached
+// without a signal an earlier rule needed ends its summary with "signals unavailable: <signal>
+// (<reason>)", and a runtime no rule can judge (utilization unmeasured; or below the busy threshold
+// without collective figures) gets no verdict, which the instance summary names ("no verdict for N
+// applications: signals unavailable: ..."). Pure and deterministic; not thread-safe (the daemon's
+// io_context thread owns it).
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,12 @@ struct AnalyzerThresholds {
   // majority of 15 s.
   std::uint32_t straggler_votes = 4;
   Nanos errors_clear = std::chrono::seconds(30);  // error-free time before errors is lifted
+  // A hang: no execution completes for hang_steps of the runtime's recent step times (and at
+  // least hang_min) while it, or a member of its job, sits in a collective that does not complete
+  // (in flight at least hang_in_flight of the last period, no operation finishing).
+  double hang_steps = 2;
+  Nanos hang_min = std::chrono::seconds(3);
+  double hang_in_flight = 0.5;
 };
 
 // The current verdicts.
@@ -78,6 +86,9 @@ class Analyzer {
     std::deque<int> votes;  // candidate kinds, newest last
     v1::Finding verdict;    // kind UNSPECIFIED until the first verdict
     std::int64_t last_error_ns = 0;
+    // Progress, in device time: when an execution last completed, and the step time then.
+    std::int64_t last_progress_ns = -1;  // -1: none seen yet
+    std::int64_t step_ns = 0;
   };
 
   std::uint32_t VoteLimit(Nanos period) const;

@@ -65,17 +65,26 @@ Result<std::unique_ptr<Backend>> MakeSimBackend(const BackendOptions& options, M
   Result<simdev::Scenario> scenario = simdev::LoadScenario(options.scenario);
   if (!scenario.ok()) return scenario.status();
   const std::string name = scenario->name;
+  PlaceNode(*scenario, options.node, options.nodes);
+  const std::string node = scenario->nodes > 1 ? ", node " + std::to_string(scenario->node) +
+                                                     " of " + std::to_string(scenario->nodes)
+                                               : "";
   Result<std::unique_ptr<simdev::Instance>> instance =
       simdev::Instance::Create(*spec, std::move(*scenario), options.seed);
   if (!instance.ok()) return instance.status();
-  std::string description =
-      why + "sim:" + spec->name + ", scenario " + name + ", seed " + std::to_string(options.seed);
+  std::string description = why + "sim:" + spec->name + ", scenario " + name + ", seed " +
+                            std::to_string(options.seed) + node;
   if (options.speed != 1) description += ", speed " + std::to_string(options.speed) + "x";
   return std::unique_ptr<Backend>(std::make_unique<SimBackend>(
       std::move(*instance), start, options.speed, std::move(description)));
 }
 
 }  // namespace
+
+void PlaceNode(simdev::Scenario& scenario, std::int64_t node, std::int64_t nodes) {
+  if (nodes > 0) scenario.nodes = static_cast<int>(nodes);
+  scenario.node = static_cast<int>(node);
+}
 
 Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, MonoTime start) {
   if (options.device == "neuron") return MakeNeuronBackend(options, start);

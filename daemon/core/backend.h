@@ -14,7 +14,8 @@
 
 namespace neuronmon::simdev {
 class Instance;
-}
+struct Scenario;
+}  // namespace neuronmon::simdev
 
 namespace neuronmon::daemon {
 
@@ -43,7 +44,12 @@ struct BackendOptions {
   std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
   std::size_t sysfs_max_open_files = 8192;
   std::size_t neuron_monitor_max_line_bytes = 4 << 20;
+  std::int64_t node = 0;   // a cluster simulation: this is node `node` ...
+  std::int64_t nodes = 0;  // ... of `nodes` (0: as many as the scenario says)
 };
+
+// Makes `scenario` node `node` of a cluster of `nodes` (0: the scenario's own count).
+void PlaceNode(simdev::Scenario& scenario, std::int64_t node, std::int64_t nodes);
 
 // Builds the backend `options.device` names. Simulated time starts at `start`. Errors name the
 // device or scenario problem ("neuron" on a machine without devices says where it looked).

@@ -161,6 +161,8 @@ DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
   c.neuron_monitor = r.String("neuron_monitor", c.neuron_monitor);
   c.scenario = r.String("scenario", c.scenario);
   c.seed = ReadInteger(r, "seed", c.seed);
+  c.node = ReadInteger(r, "node", c.node);
+  c.nodes = ReadInteger(r, "nodes", c.nodes);
   c.period = ReadDuration(r, "period", c.period);
   c.speed = r.Number("speed", c.speed, -kAnyNumber, kAnyNumber);
   c.history_retention = ReadDuration(r, "history_retention", c.history_retention);
@@ -232,6 +234,9 @@ void CheckSampling(const DaemonConfig& c, Found* found) {
   if (!d.ok()) found->push_back("device: " + d.status().message());
   Result<simdev::Scenario> s = simdev::LoadScenario(c.scenario);
   if (!s.ok()) found->push_back("scenario: " + s.status().message());
+  CheckRange(found, "node", c.node, 0, simdev::kMaxNodes - 1);
+  CheckRange(found, "nodes", c.nodes, 0, simdev::kMaxNodes);
+  if (s.ok()) PlaceNode(*s, c.node, c.nodes);
   // The scenario must also fit the device (its runtimes' and faults' devices exist on it).
   if (d.ok() && s.ok() && c.seed >= 0) {
     auto built = simdev::Instance::Create(*d, std::move(*s), static_cast<std::uint64_t>(c.seed));

@@ -92,8 +92,11 @@ struct DaemonConfig {
   std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
   std::string scenario = "healthy-training";  // built-in scenario name or a path to a .json file
   std::int64_t seed = 1;                      // >= 0
-  Nanos period = std::chrono::seconds(1);     // base sampling period
-  double speed = 1;                           // simulated clock speed factor (sim: devices)
+  // A cluster simulation: this daemon is node `node` of `nodes` (0: as many as the scenario says).
+  std::int64_t node = 0;
+  std::int64_t nodes = 0;
+  Nanos period = std::chrono::seconds(1);  // base sampling period
+  double speed = 1;                        // simulated clock speed factor (sim: devices)
   Nanos history_retention = std::chrono::minutes(10);
   ListenersConfig listeners;
   std::string auth_token_file;  // empty: no token; required by listeners off loopback

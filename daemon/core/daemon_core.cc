@@ -80,15 +80,23 @@ v1::Report DaemonCore::Build(const Subscription& sub, const Snapshot& end, bool 
   in.replay = replay;
   for (v1::Group g : AllGroups()) {
     if (!sub.Subscribed(g) || (!all_groups && !sub.Due(g, end.seq))) continue;
-    const std::uint64_t back = sub.Every(g);
+    std::uint64_t back = sub.Every(g);
+    // A host summary is compared across hosts whose steps last seconds: it spans at least the
+    // analyzer's window, whatever its period, so it agrees with the host's verdict.
+    if (g == v1::GROUP_HOST_SUMMARY) {
+      back = std::max<std::uint64_t>(
+          back, static_cast<std::uint64_t>(analyzer_.thresholds().window /
+                                           std::max(Nanos(1), options_.period)));
+    }
     const std::uint64_t from = end.seq > back ? end.seq - back : 0;
     const Snapshot* start = history_.AtOrBefore(std::max(from, history_floor_));
     in.groups.push_back({g, start != nullptr ? start : &end});
   }
   v1::Report report = BuildReport(in);
   const bool findings_due =
-      std::any_of(in.groups.begin(), in.groups.end(),
-                  [](const GroupWindow& g) { return g.group == v1::GROUP_BOTTLENECK_ANALYSIS; });
+      std::any_of(in.groups.begin(), in.groups.end(), [](const GroupWindow& g) {
+        return g.group == v1::GROUP_BOTTLENECK_ANALYSIS || g.group == v1::GROUP_HOST_SUMMARY;
+      });
   if (findings_due) {
     if (const Analysis* analysis = AnalysisAt(end.seq)) {
       for (v1::RuntimeReport& r : *report.mutable_runtimes()) {

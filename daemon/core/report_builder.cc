@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "daemon/core/proc_parsers.h"
 #include "proto/names/names.h"
@@ -409,6 +410,69 @@ void FillTotals(const Snapshot& s, v1::Totals* out) {
   }
 }
 
+// The host in a few figures over the window from `start`: the runtime groups' figures summed or
+// averaged over applications.
+void FillHostSummary(const Snapshot* start, const ReportInput& in, v1::HostSummary* out) {
+  ReportInput runtimes;
+  runtimes.inventory = in.inventory;
+  runtimes.end = in.end;
+  runtimes.subscription = in.subscription;
+  for (v1::Group g :
+       {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_EXECUTION_STATS, v1::GROUP_COLLECTIVES_STATS}) {
+    runtimes.groups.push_back({g, start});
+  }
+  const v1::Report r = BuildReport(runtimes);
+  std::map<std::uint32_t, const v1::Process*> processes;
+  for (const v1::Process& p : in.inventory->processes()) processes[p.pid()] = &p;
+  double busy = 0, share = 0, p99 = 0, executions = 0, memory = 0;
+  int cores = 0, with_collectives = 0, top_cores = -1;
+  for (const v1::RuntimeReport& rt : r.runtimes()) {
+    const int n = rt.neuroncore_counters().cores_size();
+    for (const v1::CoreCounters& c : rt.neuroncore_counters().cores())
+      busy += c.utilization_percent();
+    cores += n;
+    const v1::ExecutionStats& e = rt.execution_stats();
+    if (e.period_ns() > 0) {
+      executions += static_cast<double>(e.execution_summary().completed()) * 1e9 /
+                    static_cast<double>(e.period_ns());
+    }
+    const v1::CollectivesStats& c = rt.collectives_stats();
+    if (c.operations_size() > 0 || c.time_share() > 0) {
+      share += c.time_share();
+      ++with_collectives;
+    }
+    for (const v1::CollectiveStats& op : c.operations()) {
+      if (op.has_latency()) p99 = std::max(p99, op.latency().p99());
+    }
+    auto p = processes.find(rt.pid());
+    if (p != processes.end() && n > top_cores) {
+      top_cores = n;
+      out->set_job(p->second->command());
+    }
+  }
+  for (const RuntimeSample& s : in.end->runtimes) {
+    if (s.memory && (in.subscription == nullptr || in.subscription->Matches(s.tag)))
+      memory += static_cast<double>(s.memory->DeviceTotal());
+  }
+  const v1::HardwareInfo& hw = in.inventory->hardware_info();
+  const double hbm = static_cast<double>(hw.neuron_device_memory_size()) * hw.neuron_device_count();
+  out->set_utilization_percent(cores > 0 ? busy / cores : 0);
+  out->set_cores_in_use(static_cast<std::uint32_t>(cores));
+  out->set_runtimes(static_cast<std::uint32_t>(r.runtimes_size()));
+  out->set_executions_per_second(executions);
+  out->set_collective_time_share(with_collectives > 0 ? share / with_collectives : 0);
+  out->set_collective_p99_seconds(p99);
+  out->set_hbm_used_percent(hbm > 0 ? 100 * memory / hbm : 0);
+  out->set_device_count(hw.neuron_device_count());
+  std::string unavailable;
+  for (Signal s : {Signal::kCoreActivity, Signal::kExecutions, Signal::kCollectives}) {
+    const std::string& reason = in.end->UnmeasuredReason(s);
+    if (reason.empty()) continue;
+    unavailable += (unavailable.empty() ? "" : "; ") + std::string(SignalName(s)) + ": " + reason;
+  }
+  out->set_unavailable(unavailable);
+}
+
 v1::Report BuildReport(const ReportInput& in) {
   v1::Report report;
   const Snapshot& end = *in.end;
@@ -442,6 +506,9 @@ v1::Report BuildReport(const ReportInput& in) {
         break;
       case v1::GROUP_TOTALS:
         FillTotals(end, report.mutable_totals());
+        break;
+      case v1::GROUP_HOST_SUMMARY:
+        FillHostSummary(g.start, in, report.mutable_host_summary());
         break;
       default:
         break;

@@ -68,6 +68,8 @@ BackendOptions BackendOf(const DaemonConfig& c) {
   o.device = c.device;
   o.scenario = c.scenario;
   o.seed = static_cast<std::uint64_t>(c.seed);
+  o.node = c.node;
+  o.nodes = c.nodes;
   o.speed = c.speed;
   o.sysfs_root = c.sysfs_root;
   o.proc_root = c.proc_root;
@@ -79,9 +81,9 @@ BackendOptions BackendOf(const DaemonConfig& c) {
 }
 
 bool SameBackend(const DaemonConfig& a, const DaemonConfig& b) {
-  return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed &&
-         a.speed == b.speed && a.sysfs_root == b.sysfs_root && a.proc_root == b.proc_root &&
-         a.neuron_monitor == b.neuron_monitor &&
+  return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed && a.node == b.node &&
+         a.nodes == b.nodes && a.speed == b.speed && a.sysfs_root == b.sysfs_root &&
+         a.proc_root == b.proc_root && a.neuron_monitor == b.neuron_monitor &&
          a.limits.sysfs_max_open_files == b.limits.sysfs_max_open_files &&
          a.limits.neuron_monitor_max_line_bytes == b.limits.neuron_monitor_max_line_bytes;
 }
@@ -96,6 +98,8 @@ void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::s
   if (cli.proc_root) config.proc_root = *cli.proc_root;
   if (cli.neuron_monitor) config.neuron_monitor = *cli.neuron_monitor;
   if (cli.seed) config.seed = static_cast<std::int64_t>(*cli.seed);
+  if (cli.node) config.node = *cli.node;
+  if (cli.nodes) config.nodes = *cli.nodes;
   if (cli.speed) config.speed = *cli.speed;
   if (cli.history_retention) config.history_retention = *cli.history_retention;
   if (cli.period) {

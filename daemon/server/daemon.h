@@ -37,6 +37,7 @@ struct CommandLine {
   std::optional<std::string> device, scenario, socket, listen, metrics_listen, log_level;
   std::optional<std::string> sysfs_root, proc_root, neuron_monitor;
   std::optional<std::uint64_t> seed;
+  std::optional<std::int64_t> node, nodes;
   std::optional<std::string> period;
   std::optional<double> speed;
   std::optional<Nanos> history_retention;  // not a flag: the in-process daemon sets it

@@ -20,6 +20,8 @@ const char* FindingKindName(v1::FindingKind kind) {
       return "idle_allocated";
     case v1::FINDING_KIND_ERRORS:
       return "errors";
+    case v1::FINDING_KIND_HANG:
+      return "hang";
     default:
       return "unspecified";
   }
@@ -75,8 +77,8 @@ const char* SignalName(Signal signal) {
   return "unspecified";
 }
 
-const std::array<v1::Group, 11>& AllGroups() {
-  static const std::array<v1::Group, 11> all = {v1::GROUP_NEURONCORE_COUNTERS,
+const std::array<v1::Group, 12>& AllGroups() {
+  static const std::array<v1::Group, 12> all = {v1::GROUP_NEURONCORE_COUNTERS,
                                                 v1::GROUP_MEMORY_USED,
                                                 v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
                                                 v1::GROUP_EXECUTION_STATS,
@@ -86,7 +88,8 @@ const std::array<v1::Group, 11>& AllGroups() {
                                                 v1::GROUP_MEMORY_INFO,
                                                 v1::GROUP_NEURON_HW_COUNTERS,
                                                 v1::GROUP_HBM_STATS,
-                                                v1::GROUP_TOTALS};
+                                                v1::GROUP_TOTALS,
+                                                v1::GROUP_HOST_SUMMARY};
   return all;
 }
 
@@ -118,6 +121,8 @@ const char* GroupName(v1::Group group) {
       return "hbm_stats";
     case v1::GROUP_TOTALS:
       return "totals";
+    case v1::GROUP_HOST_SUMMARY:
+      return "host_summary";
     default:
       return "unknown";
   }

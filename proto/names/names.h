@@ -17,7 +17,7 @@ namespace neuronmon {
 
 // Every group a Subscribe may name, in the order outputs list them: the runtime-level groups,
 // the system-level ones, then totals.
-const std::array<v1::Group, 11>& AllGroups();
+const std::array<v1::Group, 12>& AllGroups();
 // Whether `group` is reported per Neuron application (a runtime-level group).
 bool IsRuntimeGroup(v1::Group group);
 // A group's name as neuron-monitor's configuration and documents spell it ("neuroncore_counters",

@@ -166,6 +166,9 @@ TEST(Analyzer, EvidenceEqualsTheReportOverTheSameWindow) {
       for (v1::Group g : AllGroups()) in.groups.push_back({g, start});
       const v1::Report report = BuildReport(in);
       for (const auto& [pid, candidate] : e.candidates) {
+        // A hang's evidence is about progress since the last completed execution, not a figure
+        // of the window's report.
+        if (candidate.kind() == v1::FINDING_KIND_HANG) continue;
         const std::map<std::string, double> figures =
             ReportFigures(report, pid, run.core->inventory());
         for (const v1::Evidence& ev : candidate.evidence()) {
@@ -408,6 +411,11 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
   timeouts.runtime = "train";
   timeouts.per_second = 0.5;
   changes.push_back({"errors", timeouts, false});
+  simdev::FaultSpec hang;
+  hang.type = simdev::FaultType::kHang;
+  hang.runtime = "train";
+  hang.rank = 5;
+  changes.push_back({"hang", hang, false});
   std::string report;
   for (const char* preset : {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"}) {
     for (Change c : changes) {
@@ -418,8 +426,11 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
       SimRun run(*simdev::FindPreset(preset), scenario);
       const std::string who = std::string(preset) + " " + c.expect;
       int onset = -1, recovery = -1;
+      std::string stuck;
       for (int t = 0; t <= 180; ++t) {
-        const std::string v = Verdict(run.At(t), 0);
+        const Analysis& a = run.At(t);
+        const std::string v = Verdict(a, 0);
+        if (v == "hang" && stuck.empty()) stuck = a.instance.straggler();
         if (t >= 40 && t < 60) {
           EXPECT_EQ(v, "healthy") << who << " before the fault, at " << t;
         }
@@ -433,6 +444,10 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
                 (c.ends ? ", back to healthy " + std::to_string(recovery) + " s" : "") + "\n";
       EXPECT_GE(onset, 0) << who << ": never reported";
       EXPECT_LE(onset, 10) << who;
+      if (c.expect == "hang") {
+        // The rank that stopped joining is named: its worker's tag ends in "rank5".
+        EXPECT_EQ(stuck.size() >= 5 ? stuck.substr(stuck.size() - 5) : stuck, "rank5") << who;
+      }
       if (c.ends) {
         EXPECT_GE(recovery, 0) << who << ": never healthy again";
         EXPECT_LE(recovery, 10) << who << " recovery";
@@ -440,6 +455,40 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
     }
   }
   std::printf("verdict delays at 1 Hz:\n%s", report.c_str());
+}
+
+// cluster-hang as two of its four daemons see it: node 3, where rank 5 stopped joining, names that
+// rank; node 0, where every rank waits, says the stuck rank is on another host. Both within 10 s.
+TEST(Analyzer, ClusterHangIsNamedOnTheStuckNodeAndSeenOnTheOthers) {
+  for (int node : {0, 3}) {
+    simdev::Scenario scenario = *simdev::LoadScenario("cluster-hang");
+    scenario.node = node;
+    SimRun run(*simdev::FindPreset("trn1.32xlarge"), scenario);
+    int onset = -1;
+    v1::Finding verdict;
+    for (int t = 0; t <= 140; ++t) {
+      const Analysis& a = run.At(t);
+      if (t >= 40 && t < 120) {
+        EXPECT_EQ(Verdict(a, 0), "healthy") << "node " << node << " " << t;
+      }
+      if (t >= 120 && onset < 0 && Verdict(a, 0) == "hang") {
+        onset = t - 120;
+        verdict = a.instance;
+      }
+    }
+    ASSERT_GE(onset, 0) << "node " << node;
+    EXPECT_LE(onset, 10) << "node " << node;
+    EXPECT_EQ(verdict.severity(), v1::SEVERITY_CRITICAL);
+    if (node == 3) {
+      EXPECT_EQ(verdict.straggler(), "llama3-8b-node3-rank5");
+      EXPECT_NE(verdict.summary().find("llama3-8b-node3-rank5 has not joined all_reduce for"),
+                std::string::npos)
+          << verdict.summary();
+    } else {
+      EXPECT_EQ(verdict.straggler(), "");
+      EXPECT_NE(verdict.summary().find("on another host"), std::string::npos) << verdict.summary();
+    }
+  }
 }
 
 }  // namespace

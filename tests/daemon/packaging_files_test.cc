@@ -88,6 +88,42 @@ TEST(GrafanaDashboard, ParsesAndKeepsAwsPanels) {
   }
 }
 
+// The cluster rules and dashboard query the daemon's metrics and the rules' own recordings.
+TEST(ClusterRules, QueryOnlyExportedOrRecordedMetrics) {
+  std::string rules = ReadSourceFile("packaging/prometheus/neuronmon-cluster.yml");
+  rules = std::regex_replace(rules, std::regex("#[^\n]*"), " ");  // comments name labels
+  const std::set<std::string> exported = ExportedNames();
+  const std::set<std::string> queried = QueriedNames(rules);
+  EXPECT_GE(queried.size(), 5u);
+  for (const std::string& name : queried) {
+    EXPECT_EQ(exported.count(name), 1u) << name << " is not exported";
+  }
+  std::set<std::string> recorded;
+  static const std::regex kRecord(R"(record:\s*(\S+))");
+  for (std::sregex_iterator it(rules.begin(), rules.end(), kRecord), end; it != end; ++it) {
+    recorded.insert((*it)[1].str());
+  }
+  EXPECT_GE(recorded.size(), 5u);
+  const nlohmann::json dashboard =
+      nlohmann::json::parse(ReadSourceFile("packaging/grafana/neuronmon-cluster-dashboard.json"));
+  std::size_t uses = 0;
+  for (const auto& panel : dashboard.at("panels")) {
+    for (const auto& target : panel.at("targets")) {
+      const std::string expr = target.at("expr");
+      for (const std::string& name : QueriedNames(expr)) {
+        EXPECT_EQ(exported.count(name), 1u) << name << " in " << expr << " is not exported";
+      }
+      static const std::regex kRecorded(R"(neuronmon:[a-z0-9_:]+)");
+      for (std::sregex_iterator it(expr.begin(), expr.end(), kRecorded), end; it != end; ++it) {
+        ++uses;
+        EXPECT_EQ(recorded.count(it->str()), 1u)
+            << it->str() << " in " << expr << " is not recorded by neuronmon-cluster.yml";
+      }
+    }
+  }
+  EXPECT_GE(uses, 5u);
+}
+
 TEST(AlertRules, QueryOnlyExportedMetrics) {
   const std::string rules = ReadSourceFile("packaging/prometheus/neuronmon-alerts.yml");
   const std::set<std::string> queried = QueriedNames(rules);

@@ -92,9 +92,12 @@ std::string MeminfoText(int tick) {
          "SwapTotal:             0 kB\nSwapFree:              0 kB\n";
 }
 
+// Every group neuron-monitor can ask for (not the cluster view's HOST_SUMMARY, whose window spans
+// the analyzer's).
 v1::Subscribe EveryGroupEvery(int seconds_all, int seconds_hw) {
   v1::Subscribe request;
   for (v1::Group g : AllGroups()) {
+    if (g == v1::GROUP_HOST_SUMMARY) continue;
     v1::GroupSubscription& s = *request.add_groups();
     s.set_group(g);
     s.set_period_ns(

@@ -27,16 +27,29 @@ using std::chrono::seconds;
 
 constexpr const char* kPrometheus = "/usr/bin/prometheus";
 
-// A prometheus process scraping 127.0.0.1:`target_port` every second, in a temp dir it owns.
+// A prometheus process scraping 127.0.0.1:`target_ports` every second, in a temp dir it owns;
+// the targets carry the label neuron_job="llama" (as the cluster rules expect), and `rules` (the
+// text of a rule file) is loaded and evaluated every second when given.
 class PrometheusServer {
  public:
-  explicit PrometheusServer(std::uint16_t target_port) : port_(FreePort()) {
+  explicit PrometheusServer(const std::vector<std::uint16_t>& target_ports,
+                            const std::string& rules = "")
+      : port_(FreePort()) {
     dir_ = fs::temp_directory_path() / ("neuronmon-prom-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
-    std::ofstream(dir_ / "prometheus.yml")
-        << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-        << "scrape_configs:\n  - job_name: neuronmon\n    static_configs:\n"
-        << "      - targets: ['127.0.0.1:" << target_port << "']\n";
+    std::ofstream config(dir_ / "prometheus.yml");
+    config << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+           << "  evaluation_interval: 1s\n";
+    if (!rules.empty()) {
+      std::ofstream(dir_ / "rules.yml") << rules;
+      config << "rule_files: ['" << (dir_ / "rules.yml").string() << "']\n";
+    }
+    config << "scrape_configs:\n  - job_name: neuronmon\n    static_configs:\n"
+           << "      - labels: {neuron_job: llama}\n        targets: [";
+    for (std::size_t i = 0; i < target_ports.size(); ++i)
+      config << (i ? ", " : "") << "'127.0.0.1:" << target_ports[i] << "'";
+    config << "]\n";
+    config.close();
     const std::vector<std::string> args = {
         kPrometheus, "--config.file=" + (dir_ / "prometheus.yml").string(),
         "--storage.tsdb.path=" + (dir_ / "data").string(),
@@ -63,6 +76,7 @@ class PrometheusServer {
   }
 
   bool started() const { return pid_ > 0; }
+  std::uint16_t port() const { return port_; }
   std::string log() const {
     std::ifstream in(dir_ / "prometheus.log");
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -113,7 +127,7 @@ TEST(PrometheusEndToEnd, ScrapesTheDaemonAndAnswersQueries) {
       "sim:trn1.2xlarge", "100ms");
   const std::optional<std::uint16_t> port = d.metrics_port();
   ASSERT_TRUE(port.has_value());
-  PrometheusServer prometheus(*port);
+  PrometheusServer prometheus({*port});
   ASSERT_TRUE(prometheus.started());
   const auto deadline = std::chrono::steady_clock::now() + seconds(30);
 
@@ -136,6 +150,59 @@ TEST(PrometheusEndToEnd, ScrapesTheDaemonAndAnswersQueries) {
   const auto [health, error] = prometheus.TargetHealth();
   EXPECT_EQ(health, "up") << error;
   EXPECT_EQ(error, "");
+}
+
+// The shipped cluster rules on a real Prometheus: four daemons simulate the nodes of
+// cluster-straggler (node 2 computes 40% slower) and NeuronNodeStraggler fires for node 2's target
+// and no other. The rules' 1 m windows and `for:` durations are shortened to seconds (the daemons
+// run simulated time 20x faster); everything else is the file as shipped.
+TEST(PrometheusEndToEnd, ClusterRulesNameTheStragglerNode) {
+  if (::access(kPrometheus, X_OK) != 0) GTEST_SKIP() << kPrometheus << " is not installed";
+  std::ifstream in(std::string(NEURONMON_SOURCE_DIR) +
+                   "/packaging/prometheus/neuronmon-cluster.yml");
+  std::string rules(std::istreambuf_iterator<char>(in), {});
+  ASSERT_FALSE(rules.empty());
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    std::size_t n = 0;
+    for (std::size_t at = rules.find(from); at != std::string::npos;
+         at = rules.find(from, at + to.size()), ++n)
+      rules.replace(at, from.size(), to);
+    return n;
+  };
+  EXPECT_GT(replace_all("[1m]", "[5s]"), 0u);
+  EXPECT_GT(replace_all("for: 1m", "for: 3s"), 0u);
+
+  std::vector<std::unique_ptr<DaemonFixture>> nodes;
+  std::vector<std::uint16_t> ports;
+  for (int k = 0; k < 4; ++k) {
+    nodes.push_back(std::make_unique<DaemonFixture>(
+        [k](daemon::DaemonConfig& c) {
+          c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
+          c.scenario = "cluster-straggler";
+          c.node = k;
+          c.nodes = 4;
+          c.speed = 20;
+        },
+        "sim:trn1.32xlarge", "100ms"));
+    const std::optional<std::uint16_t> port = nodes.back()->metrics_port();
+    ASSERT_TRUE(port.has_value());
+    ports.push_back(*port);
+  }
+  PrometheusServer prometheus(ports, rules);
+  ASSERT_TRUE(prometheus.started());
+  const auto deadline = std::chrono::steady_clock::now() + seconds(90);
+  const nlohmann::json firing = prometheus.QueryUntilFound(
+      "ALERTS%7Balertname%3D%22NeuronNodeStraggler%22%2Calertstate%3D%22firing%22%7D", deadline);
+  ASSERT_EQ(firing.size(), 1u) << firing.dump() << "\n" << prometheus.log();
+  EXPECT_EQ(firing[0]["metric"]["instance"], "127.0.0.1:" + std::to_string(ports[2]))
+      << "node 2 is the slow one; ports " << ports[0] << " " << ports[1] << " " << ports[2] << " "
+      << ports[3];
+  EXPECT_EQ(firing[0]["metric"]["neuron_job"], "llama");
+  // No other node is named, and the job is not called hung.
+  const auto hung =
+      Fetch(prometheus.port(), "/api/v1/query?query=ALERTS%7Balertname%3D%22NeuronJobHung%22%7D");
+  ASSERT_TRUE(hung.has_value());
+  EXPECT_NE(hung->body.find("\"result\":[]"), std::string::npos) << hung->body;
 }
 
 }  // namespace

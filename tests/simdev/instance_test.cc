@@ -445,5 +445,91 @@ TEST(Instance, InventoryListsLiveProcessesAndExpectations) {
   EXPECT_EQ(v[4].diagnosis, "healthy");
 }
 
+namespace cluster {
+
+std::unique_ptr<Instance> Node(const std::string& scenario, int node) {
+  Result<Scenario> s = LoadScenario(scenario);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  s->node = node;
+  Result<std::unique_ptr<Instance>> i = Instance::Create(*FindPreset(s->instance), *s, 1);
+  EXPECT_TRUE(i.ok()) << i.status().ToString();
+  return i.ok() ? std::move(*i) : nullptr;
+}
+
+double MeanUtilization(const Window& w) {
+  double sum = 0;
+  for (const auto& r : w.runtimes) sum += r.utilization;
+  return w.runtimes.empty() ? 0 : sum / static_cast<double>(w.runtimes.size());
+}
+
+double MeanShare(const Window& w) {
+  double sum = 0;
+  for (const auto& r : w.runtimes) sum += r.collective_share;
+  return w.runtimes.empty() ? 0 : sum / static_cast<double>(w.runtimes.size());
+}
+
+}  // namespace cluster
+
+// The four nodes of cluster-straggler agree on the job's steps: each completes the same number of
+// executions, node 2 (40% slower) is the busiest and waits least in collectives, and the others
+// wait for it.
+TEST(Instance, ClusterNodesAgreeOnStepsAndWaitForTheSlowNode) {
+  std::vector<Window> w;
+  for (int node = 0; node < 4; ++node) {
+    auto inst = cluster::Node("cluster-straggler", node);
+    w.push_back(WindowAt(*inst, 60, 180));
+    EXPECT_EQ(inst->Inventory(seconds(60)).instance_info().instance_name(),
+              "ip-10-0-0-" + std::to_string(4 + node));
+  }
+  for (int node = 0; node < 4; ++node) {
+    ASSERT_EQ(w[node].runtimes.size(), 16u);
+    EXPECT_EQ(w[node].runtimes[0].executions, w[0].runtimes[0].executions) << "node " << node;
+    EXPECT_EQ(w[node].runtimes[0].tag, "llama3-8b-node" + std::to_string(node) + "-rank0");
+    if (node == 2) continue;
+    EXPECT_GT(cluster::MeanUtilization(w[2]), cluster::MeanUtilization(w[node]) + 12)
+        << "node " << node;
+    EXPECT_LT(cluster::MeanShare(w[2]), 0.6 * cluster::MeanShare(w[node])) << "node " << node;
+    EXPECT_GT(cluster::MeanShare(w[node]), 0.15) << "node " << node;
+  }
+  // The same job on one node alone, without the slow node, completes more steps.
+  Result<Scenario> alone = LoadScenario("cluster-straggler");
+  alone->faults.clear();
+  auto fast = Instance::Create(*FindPreset("trn1.32xlarge"), *alone, 1).value();
+  EXPECT_GT(WindowAt(*fast, 60, 180).runtimes[0].executions, w[0].runtimes[0].executions);
+}
+
+// cluster-hang: from 2 min no execution completes on any node; the stuck rank is outside every
+// collective while every other rank has one in flight the whole time.
+TEST(Instance, HangStopsTheJobOnEveryNode) {
+  for (int node : {0, 3}) {
+    auto inst = cluster::Node("cluster-hang", node);
+    const Window before = WindowAt(*inst, 60, 110);
+    const Window after = WindowAt(*inst, 125, 185);
+    ASSERT_EQ(after.runtimes.size(), 16u);
+    for (const auto& r : after.runtimes) {
+      EXPECT_GT(before.runtimes[0].executions, 0u);
+      EXPECT_EQ(r.executions, 0u) << "node " << node << " " << r.tag;
+      if (node == 3 && r.tag == "llama3-8b-node3-rank5") {
+        EXPECT_LT(r.collective_share, 0.05) << r.tag;
+      } else {
+        EXPECT_GT(r.collective_share, 0.9) << "node " << node << " " << r.tag;
+      }
+    }
+  }
+}
+
+TEST(Instance, ClusterNodeAndFaultNodeMustBeInTheCluster) {
+  Result<Scenario> s = LoadScenario("cluster-straggler");
+  s->node = 4;
+  EXPECT_EQ(Instance::Create(*FindPreset("trn1.32xlarge"), *s, 1).status().message(),
+            "cluster-straggler: node 4 is not one of the cluster's 4 nodes (0-3)");
+  s->node = 0;
+  s->nodes = 2;
+  const std::string message =
+      Instance::Create(*FindPreset("trn1.32xlarge"), *s, 1).status().message();
+  EXPECT_NE(message.find("faults[0]: node 2 is not one of the cluster's 2"), std::string::npos)
+      << message;
+}
+
 }  // namespace
 }  // namespace neuronmon::simdev

@@ -21,7 +21,9 @@ std::string ErrorOf(std::string_view json) {
 }
 
 TEST(Scenario, EveryBuiltinParsesAndRunsOnItsInstance) {
-  const std::vector<std::string> expected = {"collective-bound",
+  const std::vector<std::string> expected = {"cluster-hang",
+                                             "cluster-straggler",
+                                             "collective-bound",
                                              "ecc-degradation",
                                              "hbm-bound",
                                              "healthy-training",
@@ -75,9 +77,16 @@ TEST(Scenario, ErrorsNameTheFileAndTheField) {
             "my.json: faults[0].runtime: no runtime named \"ghost\"");
   EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "meteor"}]})"),
             "my.json: faults[0].type: \"meteor\" is not one of ecc, runtime_exit, device_lost, "
-            "nan_errors, timeouts, device_reset, slowdown");
+            "nan_errors, timeouts, device_reset, slowdown, hang");
   EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "ecc"}]})"),
             "my.json: faults[0].device: required for a ecc fault");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "idle": {}}],
+                       "faults": [{"type": "hang", "runtime": "a"}]})"),
+            "my.json: faults[0].rank: required for a hang fault");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "nodes": 0})"),
+            "my.json: nodes: must be between 1 and 1024 (got 0)");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "slowdown", "node": 1024}]})"),
+            "my.json: faults[0].node: must be between 0 and 1023 (got 1024)");
   EXPECT_EQ(ErrorOf(R"({"runtimes": []})"), "my.json: name: required");
   EXPECT_EQ(ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "idle": {}, "devices": "0-x"}]})"),
             "my.json: runtimes[0].devices: expected \"all\", a range such as \"0-7\", or a list "
@@ -90,7 +99,7 @@ TEST(Scenario, ErrorsNameTheFileAndTheField) {
       ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "idle": {},
                        "expect": [{"from": "1s", "diagnosis": "sleepy"}]}]})"),
       "my.json: runtimes[0].expect[0].diagnosis: \"sleepy\" is not one of healthy, input_bound, "
-      "collective_bound, hbm_bound, straggler, idle_allocated, errors");
+      "collective_bound, hbm_bound, straggler, idle_allocated, errors, hang");
   EXPECT_EQ(ErrorOf("{\"name\": \"x\",\n  \"runtimes\": [}"),
             "my.json: parse error at line 2, column 16: syntax error while parsing value - "
             "unexpected '}'; expected '[', '{', or a literal");
@@ -139,7 +148,8 @@ TEST(Scenario, LoadsUserFilesAndNamesUnknownOnes) {
   EXPECT_EQ(LoadScenario((dir / "none.json").string()).status().message(),
             (dir / "none.json").string() + ": cannot open: No such file or directory");
   std::filesystem::remove_all(dir);
-  EXPECT_NE(LoadScenario("no-such").status().message().find("built-in: collective-bound"),
+  EXPECT_NE(LoadScenario("no-such").status().message().find(
+                "built-in: cluster-hang, cluster-straggler, collective-bound"),
             std::string::npos);
 }
 

@@ -1,0 +1,254 @@
+#include "client/cluster.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "client/client.h"
+
+namespace neuronmon::client {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string Fmt(const char* format, double a, double b = 0, double c = 0, double d = 0) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, format, a, b, c, d);
+  return buf;
+}
+
+void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
+                 const char* comparison) {
+  v1::Evidence* e = f.add_evidence();
+  e->set_name(name);
+  e->set_value(value);
+  e->set_unit(unit);
+  e->set_threshold(threshold);
+  e->set_comparison(comparison);
+}
+
+int Rank(v1::FindingKind k) {  // which verdict the cluster's summary names first
+  switch (k) {
+    case v1::FINDING_KIND_HANG:
+      return 6;
+    case v1::FINDING_KIND_ERRORS:
+      return 5;
+    case v1::FINDING_KIND_STRAGGLER:
+      return 4;
+    case v1::FINDING_KIND_COLLECTIVE_BOUND:
+    case v1::FINDING_KIND_HBM_BOUND:
+    case v1::FINDING_KIND_INPUT_BOUND:
+    case v1::FINDING_KIND_IDLE_ALLOCATED:
+      return 2;
+    case v1::FINDING_KIND_HEALTHY:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+// The part of a hang summary about the stuck rank: "rank7 has not joined all_reduce for 41 s".
+std::string StuckClause(const v1::Finding& f) {
+  if (f.straggler().empty()) return "";
+  const std::string needle = f.straggler() + " has not joined";
+  const std::size_t at = f.summary().find(needle);
+  if (at == std::string::npos) return f.straggler() + " stopped joining its collectives";
+  const std::size_t end = f.summary().find(';', at);
+  return f.summary().substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// Checks one HOST:PORT the way --connect does.
+Status CheckAddress(std::string_view address) {
+  Result<Endpoint> ep = TcpEndpoint(address);
+  return ep.ok() ? Status::Ok() : ep.status();
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const ClusterThresholds& t) {
+  ClusterAnalysis out;
+  out.host_verdicts.resize(hosts.size());
+  std::map<std::string, std::size_t> job_of;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    out.host_verdicts[i] = hosts[i].verdict;
+    if (hosts[i].state != HostState::kUp || !hosts[i].has_summary) continue;
+    const std::string& command = hosts[i].summary.job();
+    auto [it, added] = job_of.emplace(command, out.jobs.size());
+    if (added) out.jobs.push_back({command, {}, 0, 0});
+    out.jobs[it->second].hosts.push_back(i);
+  }
+  const v1::Finding* worst = nullptr;
+  std::size_t worst_host = 0;
+  auto consider = [&](const v1::Finding& f, std::size_t host) {
+    if (worst == nullptr || Rank(f.kind()) > Rank(worst->kind()) ||
+        (f.kind() == v1::FINDING_KIND_HANG && worst->kind() == v1::FINDING_KIND_HANG &&
+         !f.straggler().empty() && worst->straggler().empty())) {
+      worst = &f;
+      worst_host = host;
+    }
+  };
+  for (ClusterJob& job : out.jobs) {
+    std::vector<double> u, c;
+    for (std::size_t i : job.hosts) {
+      u.push_back(hosts[i].summary.utilization_percent());
+      c.push_back(hosts[i].summary.collective_time_share());
+    }
+    job.median_utilization = Median(u);
+    job.median_collective_share = Median(c);
+    if (job.command.empty()) continue;
+    // A hang on any host stops the whole job: every host of it shows the hang.
+    const ClusterHost* hung = nullptr;
+    for (std::size_t i : job.hosts) {
+      const v1::Finding& v = hosts[i].verdict;
+      if (v.kind() != v1::FINDING_KIND_HANG) continue;
+      if (hung == nullptr || (!v.straggler().empty() && hung->verdict.straggler().empty()))
+        hung = &hosts[i];
+    }
+    if (hung != nullptr) {
+      for (std::size_t i : job.hosts) {
+        if (out.host_verdicts[i].kind() == v1::FINDING_KIND_HANG) continue;
+        v1::Finding& f = out.host_verdicts[i];
+        f = v1::Finding{};
+        f.set_kind(v1::FINDING_KIND_HANG);
+        f.set_severity(v1::SEVERITY_CRITICAL);
+        f.set_subject(hosts[i].name);
+        f.set_summary("waits for node " + hung->name);
+      }
+      continue;
+    }
+    if (job.hosts.size() < t.min_hosts || job.median_collective_share < t.peer_share) continue;
+    for (std::size_t i : job.hosts) {
+      const v1::HostSummary& s = hosts[i].summary;
+      const double gap = s.utilization_percent() - job.median_utilization;
+      if (std::fabs(gap) < t.straggler_gap_points ||
+          s.collective_time_share() >= t.own_share_ratio * job.median_collective_share)
+        continue;
+      v1::Finding f;
+      f.set_kind(v1::FINDING_KIND_STRAGGLER);
+      f.set_severity(v1::SEVERITY_WARNING);
+      f.set_subject(hosts[i].name);
+      f.set_straggler(hosts[i].name);
+      f.set_summary(
+          Fmt("NeuronCores %.0f%% busy against the job's median %.0f%%, %.0f%% of the "
+              "time in collectives against %.0f%%: the other nodes wait for it",
+              s.utilization_percent(), job.median_utilization, 100 * s.collective_time_share(),
+              100 * job.median_collective_share));
+      AddEvidence(f, "utilization_gap_points", gap, "percent", t.straggler_gap_points,
+                  gap >= 0 ? ">=" : "<=");
+      AddEvidence(f, "collective_time_share_percent", 100 * s.collective_time_share(), "percent",
+                  100 * t.own_share_ratio * job.median_collective_share, "<");
+      AddEvidence(f, "job_median_collective_time_share_percent", 100 * job.median_collective_share,
+                  "percent", 100 * t.peer_share, ">=");
+      out.host_verdicts[i] = std::move(f);
+    }
+  }
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (out.host_verdicts[i].kind() != v1::FINDING_KIND_UNSPECIFIED)
+      consider(out.host_verdicts[i], i);
+  }
+  v1::Finding& v = out.verdict;
+  v.set_subject("cluster");
+  std::size_t up = 0, down = 0;
+  for (const ClusterHost& h : hosts) (h.state == HostState::kUp ? up : down) += 1;
+  const std::string unreachable =
+      down == 0 ? ""
+                : Fmt("; %.0f of %.0f hosts not reporting", static_cast<double>(down),
+                      static_cast<double>(hosts.size()));
+  if (worst == nullptr) {
+    v.set_kind(v1::FINDING_KIND_HEALTHY);
+    v.set_severity(v1::SEVERITY_INFO);
+    v.set_summary((up == 0 ? std::string("no host is reporting yet") : "collecting data") +
+                  unreachable);
+    return out;
+  }
+  v.set_kind(worst->kind());
+  v.set_severity(worst->severity());
+  const std::string& node = hosts[worst_host].name;
+  v.set_straggler(worst->kind() == v1::FINDING_KIND_HANG ? hosts[worst_host].name
+                                                         : worst->straggler());
+  std::string summary;
+  switch (worst->kind()) {
+    case v1::FINDING_KIND_HANG: {
+      const std::string stuck = StuckClause(*worst);
+      summary = stuck.empty() ? "node " + node +
+                                    " hangs: every rank waits in a collective; the rank that "
+                                    "stopped joining is on a host not reporting"
+                              : "node " + node + ": " + stuck;
+      break;
+    }
+    case v1::FINDING_KIND_HEALTHY: {
+      std::size_t healthy = 0;
+      for (const v1::Finding& f : out.host_verdicts)
+        healthy += f.kind() == v1::FINDING_KIND_HEALTHY ? 1 : 0;
+      summary = Fmt("%.0f of %.0f hosts healthy", static_cast<double>(healthy),
+                    static_cast<double>(hosts.size()));
+      break;
+    }
+    default: {
+      // A host's own summary is about its applications ("3 of 16 applications: ...").
+      summary = "node " + node + ": " + worst->summary();
+      break;
+    }
+  }
+  v.set_summary(summary + unreachable);
+  for (const v1::Evidence& e : worst->evidence()) *v.add_evidence() = e;
+  return out;
+}
+
+Result<std::vector<std::string>> ParseHostsFile(std::string_view text, const std::string& source,
+                                                std::size_t max_hosts) {
+  std::vector<std::string> hosts;
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++line_no;
+    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    const std::string where = source + ":" + std::to_string(line_no) + ": ";
+    if (hosts.size() == max_hosts) {
+      return Status::InvalidArgument(where + "more than " + std::to_string(max_hosts) + " hosts");
+    }
+    if (Status s = CheckAddress(line); !s.ok()) return Status::InvalidArgument(where + s.message());
+    hosts.emplace_back(line);
+  }
+  if (hosts.empty()) return Status::InvalidArgument(source + ": no HOST:PORT lines");
+  return hosts;
+}
+
+Result<std::vector<std::string>> SplitHostList(std::string_view list, std::size_t max_hosts) {
+  std::vector<std::string> hosts;
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const std::string_view item = Trim(list.substr(0, comma));
+    if (item.empty()) return Status::InvalidArgument("--connect: empty HOST:PORT in the list");
+    if (hosts.size() == max_hosts) {
+      return Status::InvalidArgument("--connect: more than " + std::to_string(max_hosts) +
+                                     " hosts");
+    }
+    if (Status s = CheckAddress(item); !s.ok()) return s;
+    hosts.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return hosts;
+}
+
+}  // namespace neuronmon::client

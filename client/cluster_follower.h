@@ -1,0 +1,65 @@
+// ClusterFollower: follows many daemons at once over TCP with the light subscription (the host
+// summary and the host's verdict: a few hundred bytes per report), for neuron-top's cluster view.
+// A few connector threads make the first connection to each host, so an unreachable host never
+// holds up the others; a host that cannot be reached is retried with capped, jittered backoff, and
+// once connected its Client reconnects by itself. One pump thread drains every client's events
+// into the host table. Rows() copies the table. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/client.h"
+#include "client/cluster.h"
+
+namespace neuronmon::client {
+
+struct ClusterFollowerOptions {
+  std::vector<std::string> addresses;  // "host:port", each checked by TcpEndpoint
+  std::string token;                   // sent to every host
+  std::string client_name = "neuronmon-cluster";
+  double period_seconds = 1;    // the subscription's period
+  std::size_t connectors = 16;  // concurrent first connections
+  Nanos connect_timeout = std::chrono::seconds(3);
+  Nanos initial_backoff = std::chrono::milliseconds(500);
+  Nanos max_backoff = std::chrono::seconds(30);
+};
+
+// The light subscription: host summary and verdict every `period_seconds`.
+v1::Subscribe ClusterSubscription(double period_seconds);
+
+class ClusterFollower {
+ public:
+  // Errors: an address TcpEndpoint refuses.
+  static Result<std::unique_ptr<ClusterFollower>> Start(ClusterFollowerOptions options);
+  ~ClusterFollower();
+
+  std::vector<ClusterHost> Rows() const;
+  // The endpoint of host `index` (for opening its full view).
+  Endpoint EndpointOf(std::size_t index) const;
+  const std::string& token() const { return options_.token; }
+
+ private:
+  struct Host;
+  explicit ClusterFollower(ClusterFollowerOptions options);
+  void Connector();
+  void Pump();
+
+  ClusterFollowerOptions options_;
+  std::vector<std::unique_ptr<Host>> hosts_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::vector<std::thread> connectors_;
+  std::thread pump_;
+  int wake_pipe_[2] = {-1, -1};  // tells the pump a client was added or that it must stop
+};
+
+}  // namespace neuronmon::client

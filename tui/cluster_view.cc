@@ -1,0 +1,299 @@
+#include "tui/cluster_view.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "proto/names/names.h"
+#include "tui/format.h"
+
+namespace neuronmon::tui {
+namespace {
+
+using client::ClusterHost;
+using client::HostState;
+
+constexpr int kNameWidth = 22;
+constexpr int kBarWidth = 20;
+
+Role SeverityRole(v1::Severity s) {
+  switch (s) {
+    case v1::SEVERITY_CRITICAL:
+      return Role::kCritical;
+    case v1::SEVERITY_WARNING:
+      return Role::kWarning;
+    case v1::SEVERITY_INFO:
+      return Role::kGood;
+    default:
+      return Role::kDim;
+  }
+}
+
+int VerdictRank(const v1::Finding& f) {
+  switch (f.kind()) {
+    case v1::FINDING_KIND_HANG:
+      return 0;
+    case v1::FINDING_KIND_ERRORS:
+      return 1;
+    case v1::FINDING_KIND_STRAGGLER:
+      return 2;
+    case v1::FINDING_KIND_HEALTHY:
+      return 4;
+    case v1::FINDING_KIND_UNSPECIFIED:
+      return 5;
+    default:
+      return 3;
+  }
+}
+
+std::string Pad(std::string s, int width) {
+  if (TextWidth(s) > width) s = std::string(TakeColumns(s, width));
+  s.append(static_cast<std::size_t>(std::max(0, width - TextWidth(s))), ' ');
+  return s;
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0fs", s);
+  return buf;
+}
+
+}  // namespace
+
+const char* SortName(ClusterSort sort) {
+  switch (sort) {
+    case ClusterSort::kUtilization:
+      return "utilization";
+    case ClusterSort::kVerdict:
+      return "verdict";
+    default:
+      return "name";
+  }
+}
+
+std::vector<std::size_t> ClusterOrder(const std::vector<ClusterHost>& hosts,
+                                      const client::ClusterAnalysis& analysis, ClusterSort sort) {
+  std::vector<std::size_t> order;
+  std::vector<bool> placed(hosts.size(), false);
+  auto less = [&](std::size_t a, std::size_t b) {
+    switch (sort) {
+      case ClusterSort::kUtilization: {
+        const double ua = hosts[a].summary.utilization_percent();
+        const double ub = hosts[b].summary.utilization_percent();
+        if (ua != ub) return ua < ub;
+        break;
+      }
+      case ClusterSort::kVerdict: {
+        const int ra = VerdictRank(analysis.host_verdicts[a]);
+        const int rb = VerdictRank(analysis.host_verdicts[b]);
+        if (ra != rb) return ra < rb;
+        break;
+      }
+      default:
+        break;
+    }
+    return hosts[a].name != hosts[b].name ? hosts[a].name < hosts[b].name : a < b;
+  };
+  for (const client::ClusterJob& job : analysis.jobs) {
+    std::vector<std::size_t> members = job.hosts;
+    std::sort(members.begin(), members.end(), less);
+    for (std::size_t i : members) {
+      order.push_back(i);
+      placed[i] = true;
+    }
+  }
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (!placed[i]) rest.push_back(i);
+  }
+  std::sort(rest.begin(), rest.end(), less);
+  order.insert(order.end(), rest.begin(), rest.end());
+  return order;
+}
+
+void RenderCluster(const std::vector<ClusterHost>& hosts, const client::ClusterAnalysis& analysis,
+                   const std::vector<std::size_t>& order, ClusterViewState& state, Canvas& c) {
+  c.Clear();
+  const int w = c.width();
+  std::size_t up = 0, down = 0;
+  for (const ClusterHost& h : hosts) {
+    up += h.state == HostState::kUp ? 1 : 0;
+    down += h.state == HostState::kDown ? 1 : 0;
+  }
+  char title[200];
+  std::snprintf(title, sizeof title,
+                " neuron-top %s  cluster: %zu hosts, %zu up, %zu down  sort: %s  refresh %.1fs",
+                state.version.c_str(), hosts.size(), up, down, SortName(state.sort),
+                state.refresh_seconds);
+  c.Put(0, 0, Pad(title, w), Role::kTitle);
+  const v1::Finding& v = analysis.verdict;
+  const std::string kind = FindingKindName(v.kind());
+  c.Put(1, 1, kind, SeverityRole(v.severity()));
+  // The verdict's summary on rows 1 and 2, wrapped at words; cut with "..." past that.
+  const int indent = 2 + TextWidth(kind);
+  std::vector<std::string> summary = WrapWords(v.summary(), w - indent, w - indent);
+  if (summary.size() > 2) {
+    summary.resize(2);
+    summary[1] = std::string(TakeColumns(summary[1], std::max(0, w - indent - 3))) + "...";
+  }
+  for (std::size_t k = 0; k < summary.size(); ++k)
+    c.Put(indent, 1 + static_cast<int>(k), summary[k], Role::kNormal);
+  const std::string header = Pad("HOST", kNameWidth) + " " + Pad("STATE", 6) + " " +
+                             Pad("TYPE", 15) + " " + Pad("DEV", 3) + " " +
+                             Pad("UTILIZATION", kBarWidth + 9) + " " + Pad("HBM", 7) + " " +
+                             Pad("COLL p99", 8) + " VERDICT";
+  c.Put(0, 3, Pad(header, w), Role::kHeader);
+  // Body rows: a job heading before each job's first host, then one row per host.
+  struct Line {
+    bool heading = false;
+    std::string text;
+    std::size_t position = 0;  // display position of the host
+  };
+  std::vector<Line> lines;
+  std::map<std::size_t, const client::ClusterJob*> job_of;
+  for (const client::ClusterJob& j : analysis.jobs) {
+    for (std::size_t i : j.hosts) job_of[i] = &j;
+  }
+  const client::ClusterJob* current = nullptr;
+  bool unassigned_heading = false;
+  for (std::size_t pos = 0; pos < order.size(); ++pos) {
+    auto it = job_of.find(order[pos]);
+    const client::ClusterJob* job = it == job_of.end() ? nullptr : it->second;
+    if (job != nullptr && job != current) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " (%zu hosts, median %.0f%% busy, %.0f%% in collectives)",
+                    job->hosts.size(), job->median_utilization, 100 * job->median_collective_share);
+      lines.push_back(
+          {true, (job->command.empty() ? std::string("no application") : "job: " + job->command),
+           0});
+      lines.back().text = std::string(TakeColumns(lines.back().text, std::max(0, w - 60))) + buf;
+      current = job;
+    } else if (job == nullptr && !unassigned_heading) {
+      lines.push_back({true, "not reporting yet", 0});
+      unassigned_heading = true;
+    }
+    lines.push_back({false, "", pos});
+  }
+  const int body_top = 4;
+  const int body_rows = std::max(1, c.height() - body_top - 1);
+  if (!order.empty()) state.selected = std::min(state.selected, order.size() - 1);
+  // Keep the selected host's line on screen.
+  int selected_line = 0;
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    if (!lines[l].heading && lines[l].position == state.selected)
+      selected_line = static_cast<int>(l);
+  }
+  if (selected_line < state.top) state.top = std::max(0, selected_line - 1);
+  if (selected_line >= state.top + body_rows) state.top = selected_line - body_rows + 1;
+  const char* tick = "|";
+  for (int row = 0; row < body_rows; ++row) {
+    const std::size_t l = static_cast<std::size_t>(state.top + row);
+    if (l >= lines.size()) break;
+    const int y = body_top + row;
+    if (lines[l].heading) {
+      c.Put(0, y, Pad(lines[l].text, w), Role::kSection);
+      continue;
+    }
+    const std::size_t i = order[lines[l].position];
+    const ClusterHost& h = hosts[i];
+    const bool selected = lines[l].position == state.selected;
+    int x = 0;
+    c.Put(x, y, Pad(h.name, kNameWidth), Role::kNormal);
+    x += kNameWidth + 1;
+    const char* st = h.state == HostState::kUp     ? "up"
+                     : h.state == HostState::kDown ? "down"
+                                                   : "...";
+    c.Put(x, y, st,
+          h.state == HostState::kUp     ? Role::kGood
+          : h.state == HostState::kDown ? Role::kCritical
+                                        : Role::kDim);
+    x += 7;
+    if (h.state != HostState::kUp || !h.has_summary) {
+      std::string why = h.state == HostState::kDown ? h.error : "connecting";
+      if (h.state == HostState::kUp) why = "waiting for the first report";
+      if (h.state == HostState::kDown && h.retry_in_seconds >= 0)
+        why += ", retry in " + Seconds(h.retry_in_seconds);
+      c.Put(x, y, why, Role::kDim);
+    } else {
+      c.Put(x, y, Pad(h.instance_type, 15), Role::kNormal);
+      x += 16;
+      c.Put(x, y, Pad(std::to_string(h.devices), 3), Role::kValue);
+      x += 4;
+      const double u = h.summary.utilization_percent();
+      const int fill = static_cast<int>(std::clamp(u / 100, 0.0, 1.0) * kBarWidth + 0.5);
+      c.Put(x, y, "[", Role::kNormal);
+      for (int k = 0; k < kBarWidth; ++k)
+        c.Put(x + 1 + k, y, k < fill ? tick : " ", k < fill ? Role::kBarUser : Role::kBarFree);
+      c.Put(x + 1 + kBarWidth, y, "]", Role::kNormal);
+      c.Put(x + 2 + kBarWidth, y, Percent(u), Role::kValue);
+      x += kBarWidth + 10;
+      c.Put(x, y, Percent(h.summary.hbm_used_percent()), Role::kValue);
+      x += 8;
+      c.Put(x, y, Pad(Latency(h.summary.collective_p99_seconds()), 8), Role::kValue);
+      x += 9;
+      const v1::Finding& f = analysis.host_verdicts[i];
+      if (f.kind() == v1::FINDING_KIND_UNSPECIFIED) {
+        c.Put(x, y, "collecting data", Role::kDim);
+      } else {
+        const std::string name = FindingKindName(f.kind());
+        c.Put(x, y, name, SeverityRole(f.severity()));
+        std::string detail = f.kind() == v1::FINDING_KIND_HEALTHY ? "" : f.summary();
+        if (!h.summary.unavailable().empty() && detail.empty())
+          detail = "unavailable: " + h.summary.unavailable();
+        c.Put(x + TextWidth(name) + 1, y, detail, Role::kDim);
+      }
+    }
+    if (selected) c.Paint(0, y, w, Role::kSelected);
+  }
+  c.Put(0, c.height() - 1,
+        Pad(" q quit  Up/Down select  Enter open host (Esc back)  s sort: name/utilization/verdict",
+            w),
+        Role::kHelp);
+}
+
+ClusterAction ApplyClusterKey(const Input& in, std::size_t rows, int page,
+                              ClusterViewState& state) {
+  const Key k = in.key;
+  if (k == CharKey('q') || k == CharKey('Q') || k == Key::kCtrlC) return ClusterAction::kQuit;
+  if (k == Key::kResize) return ClusterAction::kResize;
+  if (k == Key::kCtrlL) return ClusterAction::kRepaint;
+  const std::size_t last = rows == 0 ? 0 : rows - 1;
+  const auto step = static_cast<std::size_t>(std::max(1, page));
+  switch (k) {
+    case Key::kUp:
+      if (state.selected > 0) --state.selected;
+      break;
+    case Key::kDown:
+      state.selected = std::min(last, state.selected + 1);
+      break;
+    case Key::kPageUp:
+      state.selected = state.selected > step ? state.selected - step : 0;
+      break;
+    case Key::kPageDown:
+      state.selected = std::min(last, state.selected + step);
+      break;
+    case Key::kHome:
+      state.selected = 0;
+      break;
+    case Key::kEnd:
+      state.selected = last;
+      break;
+    case Key::kEnter:
+      return rows > 0 ? ClusterAction::kOpen : ClusterAction::kNone;
+    default: {
+      const auto c = static_cast<std::int32_t>(k);
+      if (c == '\n' || c == '\r') return rows > 0 ? ClusterAction::kOpen : ClusterAction::kNone;
+      if (c == 's' || c == 'S') {
+        state.sort = state.sort == ClusterSort::kName          ? ClusterSort::kUtilization
+                     : state.sort == ClusterSort::kUtilization ? ClusterSort::kVerdict
+                                                               : ClusterSort::kName;
+      }
+      if (c == 'k') return ApplyClusterKey({Key::kUp}, rows, page, state);
+      if (c == 'j') return ApplyClusterKey({Key::kDown}, rows, page, state);
+      break;
+    }
+  }
+  return ClusterAction::kNone;
+}
+
+}  // namespace neuronmon::tui
