@@ -74,7 +74,11 @@ case $mode in
     pid=$(tmx display -p -t top '#{pane_pid}')
     sleep 5
     read -r c0 < <(awk '{print $14+$15}' "/proc/$pid/stat")
-    sleep "$duration"
+    if [ -n "${CLUSTER_BENCH_PERF:-}" ]; then  # a profile of neuron-top instead of a plain wait
+      perf record -q -F 499 -g -p "$pid" -o "$CLUSTER_BENCH_PERF" -- sleep "$duration" 2>/dev/null
+    else
+      sleep "$duration"
+    fi
     read -r c1 < <(awk '{print $14+$15}' "/proc/$pid/stat")
     rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
     hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")

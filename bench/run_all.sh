@@ -8,3 +8,4 @@ done
 "$build/bench/daemon_load" --daemon "$build/daemon/neuron-monitord" --clients 1000 --period 100ms --duration 20s
 "$build/bench/daemon_load" --daemon "$build/daemon/neuron-monitord" --clients 1 --period 1s --duration 620s
 "$(dirname "$0")/tui_tmux_cpu.sh" "$build/tui/neuron-top" 60
+"$(dirname "$0")/cluster_top.sh" "$build" follow 256 60

@@ -134,9 +134,14 @@ ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const Clus
     for (std::size_t i : job.hosts) {
       const v1::HostSummary& s = hosts[i].summary;
       const double gap = s.utilization_percent() - job.median_utilization;
-      if (std::fabs(gap) < t.straggler_gap_points ||
-          s.collective_time_share() >= t.own_share_ratio * job.median_collective_share)
-        continue;
+      // Busier than the others while they wait in collectives: they wait for it (its own share
+      // of time in collectives may be as high as theirs: overlapped all-reduces count there too).
+      // Less busy: only if it is not waiting in collectives itself (it stalls elsewhere).
+      const bool busier = gap >= t.straggler_gap_points;
+      const bool stalled =
+          -gap >= t.straggler_gap_points &&
+          s.collective_time_share() < t.own_share_ratio * job.median_collective_share;
+      if (!busier && !stalled) continue;
       v1::Finding f;
       f.set_kind(v1::FINDING_KIND_STRAGGLER);
       f.set_severity(v1::SEVERITY_WARNING);
@@ -147,10 +152,12 @@ ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const Clus
               "time in collectives against %.0f%%: the other nodes wait for it",
               s.utilization_percent(), job.median_utilization, 100 * s.collective_time_share(),
               100 * job.median_collective_share));
-      AddEvidence(f, "utilization_gap_points", gap, "percent", t.straggler_gap_points,
-                  gap >= 0 ? ">=" : "<=");
-      AddEvidence(f, "collective_time_share_percent", 100 * s.collective_time_share(), "percent",
-                  100 * t.own_share_ratio * job.median_collective_share, "<");
+      AddEvidence(f, "utilization_gap_points", busier ? gap : -gap, "percent",
+                  t.straggler_gap_points, ">=");
+      if (stalled) {
+        AddEvidence(f, "collective_time_share_percent", 100 * s.collective_time_share(), "percent",
+                    100 * t.own_share_ratio * job.median_collective_share, "<");
+      }
       AddEvidence(f, "job_median_collective_time_share_percent", 100 * job.median_collective_share,
                   "percent", 100 * t.peer_share, ">=");
       out.host_verdicts[i] = std::move(f);

@@ -1,8 +1,9 @@
 // Cluster: comparing many hosts of one or more multi-node jobs, from what each host's daemon says
 // about itself (its light subscription: Report.host_summary and the instance verdict). Hosts
-// running the same command line form a job; within a job of three or more reporting hosts, a host
-// whose NeuronCore utilization stands apart from the job's median while it spends little time in
-// collectives and the others spend much there is the job's straggler; a host whose verdict is
+// running the same command line form a job; within a job of three or more reporting hosts whose
+// median host spends much time in collectives (it waits there), a host whose NeuronCore
+// utilization stands well above the job's median — or well below it while it spends little time
+// in collectives itself — is the job's straggler; a host whose verdict is
 // `hang` makes the job hang, and the host whose verdict names the rank that stopped joining is
 // the culprit. Also: the hosts file of `neuron-top --hosts`. Pure; thread-compatible.
 #pragma once
@@ -43,8 +44,8 @@ struct ClusterHost {
 struct ClusterThresholds {
   double straggler_gap_points = 12;  // utilization apart from the job's median
   double peer_share = 0.15;          // the job's median share of time in collectives
-  double own_share_ratio = 0.6;      // the straggler's share below this fraction of the median
-  std::size_t min_hosts = 3;         // reporting hosts a job needs to be compared
+  double own_share_ratio = 0.6;  // a less busy straggler's share below this fraction of the median
+  std::size_t min_hosts = 3;     // reporting hosts a job needs to be compared
 };
 
 // One job: the hosts running the same command line (hosts without applications share job "").

@@ -30,6 +30,8 @@ struct ClusterFollowerOptions {
   Nanos connect_timeout = std::chrono::seconds(3);
   Nanos initial_backoff = std::chrono::milliseconds(500);
   Nanos max_backoff = std::chrono::seconds(30);
+  // The pump takes the clients' events at most this often (a host's row is at most this late).
+  Nanos pump_interval = std::chrono::milliseconds(100);
 };
 
 // The light subscription: host summary and verdict every `period_seconds`.
@@ -59,7 +61,8 @@ class ClusterFollower {
   bool stopping_ = false;
   std::vector<std::thread> connectors_;
   std::thread pump_;
-  int wake_pipe_[2] = {-1, -1};  // tells the pump a client was added or that it must stop
+  int wake_pipe_[2] = {-1, -1};  // tells the pump that it must stop
+  int epoll_fd_ = -1;            // the wake pipe and every connected client's notify_fd
 };
 
 }  // namespace neuronmon::client

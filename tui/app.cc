@@ -206,16 +206,30 @@ int RunCluster(const AppOptions& o) {
   std::string problem;  // why a host could not be opened, shown until the next key
   Steady::time_point last_draw{};
   bool dirty = true;
+  const std::size_t hosts = o.hosts.size();  // every host has a row, reporting or not
+  std::vector<client::ClusterHost> rows;
+  client::ClusterAnalysis analysis;
+  std::vector<std::size_t> order;
+  // The table is copied and compared only when a frame is drawn or a host opened: following
+  // hundreds of hosts costs nothing between frames.
+  auto refresh = [&] {
+    rows = f.Rows();
+    analysis = client::AnalyzeCluster(rows);
+    order = ClusterOrder(rows, analysis, state.sort);
+  };
   while (!g_stop) {
+    const auto due = last_draw + std::chrono::duration_cast<Steady::duration>(
+                                     std::chrono::duration<double>(state.refresh_seconds));
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(due - Steady::now());
     pollfd fds[1] = {{STDIN_FILENO, POLLIN, 0}};
-    if (::poll(fds, 1, 250) < 0 && errno != EINTR) break;
-    const std::vector<client::ClusterHost> rows = f.Rows();
-    const client::ClusterAnalysis analysis = client::AnalyzeCluster(rows);
-    const std::vector<std::size_t> order = ClusterOrder(rows, analysis, state.sort);
+    if (::poll(fds, 1,
+               dirty ? 0 : static_cast<int>(std::clamp<std::int64_t>(wait.count(), 0, 1000))) < 0 &&
+        errno != EINTR)
+      break;
     bool quit = false, open = false;
     while (std::optional<Input> in = canvas.ReadInput()) {
       const int page = std::max(1, canvas.height() - 5);
-      switch (ApplyClusterKey(*in, order.size(), page, state)) {
+      switch (ApplyClusterKey(*in, hosts, page, state)) {
         case ClusterAction::kQuit:
           quit = true;
           break;
@@ -235,6 +249,7 @@ int RunCluster(const AppOptions& o) {
       dirty = true;
     }
     if (quit) break;
+    if (open) refresh();
     if (open && state.selected < order.size()) {
       AppOptions host = o;
       host.endpoint = f.EndpointOf(order[state.selected]);
@@ -249,9 +264,8 @@ int RunCluster(const AppOptions& o) {
       }
       dirty = true;
     }
-    const auto due = last_draw + std::chrono::duration_cast<Steady::duration>(
-                                     std::chrono::duration<double>(state.refresh_seconds));
     if (dirty || Steady::now() >= due) {
+      refresh();
       RenderCluster(rows, analysis, order, state, canvas);
       if (!problem.empty()) {
         canvas.Put(0, canvas.height() - 1, SanitizeForTerminal(problem), Role::kBanner);

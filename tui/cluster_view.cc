@@ -52,6 +52,33 @@ std::string Pad(std::string s, int width) {
   return s;
 }
 
+// Names in the order a person expects: digit runs compare as numbers, so ip-10-0-0-9 comes
+// before ip-10-0-0-10.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ei = i, ej = j;
+      while (ei < a.size() && a[ei] == '0') ++ei;  // leading zeros do not count
+      while (ej < b.size() && b[ej] == '0') ++ej;
+      std::size_t ni = ei, nj = ej;
+      while (ni < a.size() && digit(a[ni])) ++ni;
+      while (nj < b.size() && digit(b[nj])) ++nj;
+      if (ni - ei != nj - ej) return ni - ei < nj - ej;
+      const int c = a.compare(ei, ni - ei, b, ej, nj - ej);
+      if (c != 0) return c < 0;
+      i = ni;
+      j = nj;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 std::string Seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0fs", s);
@@ -92,7 +119,11 @@ std::vector<std::size_t> ClusterOrder(const std::vector<ClusterHost>& hosts,
       default:
         break;
     }
-    return hosts[a].name != hosts[b].name ? hosts[a].name < hosts[b].name : a < b;
+    if (hosts[a].name != hosts[b].name) {
+      if (NaturalLess(hosts[a].name, hosts[b].name)) return true;
+      if (NaturalLess(hosts[b].name, hosts[a].name)) return false;
+    }
+    return a < b;
   };
   for (const client::ClusterJob& job : analysis.jobs) {
     std::vector<std::size_t> members = job.hosts;

@@ -43,9 +43,41 @@ TEST(AnalyzeCluster, NamesTheNodeTheOthersWaitFor) {
   EXPECT_EQ(a.verdict.straggler(), "node2");
   EXPECT_EQ(a.verdict.summary().rfind("node node2: NeuronCores 78% busy", 0), 0u)
       << a.verdict.summary();
-  ASSERT_GE(a.verdict.evidence_size(), 3);
+  ASSERT_EQ(a.verdict.evidence_size(), 2);
+  EXPECT_EQ(a.verdict.evidence(1).name(), "job_median_collective_time_share_percent");
   EXPECT_EQ(a.verdict.evidence(0).name(), "utilization_gap_points");
   EXPECT_DOUBLE_EQ(a.verdict.evidence(0).value(), 78 - 52.5);
+}
+
+// 16 nodes whose all-reduces cross many EFA hops: every node, the slow one too, has collectives in
+// flight nearly all the time (overlapped ones count), so only utilization sets node 2 apart.
+TEST(AnalyzeCluster, BusierNodeIsTheStragglerEvenWhenEveryNodeShowsCollectives) {
+  std::vector<ClusterHost> hosts;
+  for (int k = 0; k < 16; ++k) {
+    hosts.push_back(
+        Host("ip-10-0-0-" + std::to_string(4 + k), k == 2 ? 57 : 35, k == 2 ? 0.98 : 0.99));
+  }
+  const ClusterAnalysis a = AnalyzeCluster(hosts);
+  EXPECT_EQ(a.verdict.kind(), v1::FINDING_KIND_STRAGGLER) << a.verdict.summary();
+  EXPECT_EQ(a.verdict.straggler(), "ip-10-0-0-6");
+  for (int k = 0; k < 16; ++k) {
+    if (k != 2) {
+      EXPECT_NE(a.host_verdicts[k].kind(), v1::FINDING_KIND_STRAGGLER) << k;
+    }
+  }
+}
+
+// A node less busy than the others is the straggler only when it is not itself waiting in
+// collectives (it stalls elsewhere: input, host): a less busy node that waits more is a waiter.
+TEST(AnalyzeCluster, LessBusyNodeIsTheStragglerOnlyWhenItIsNotWaiting) {
+  std::vector<ClusterHost> hosts = {Host("a", 60, 0.4), Host("b", 61, 0.4), Host("c", 59, 0.4),
+                                    Host("d", 30, 0.05)};
+  ClusterAnalysis a = AnalyzeCluster(hosts);
+  EXPECT_EQ(a.host_verdicts[3].kind(), v1::FINDING_KIND_STRAGGLER);
+  EXPECT_EQ(a.verdict.straggler(), "d");
+  hosts[3].summary.set_collective_time_share(0.6);
+  a = AnalyzeCluster(hosts);
+  EXPECT_NE(a.host_verdicts[3].kind(), v1::FINDING_KIND_STRAGGLER);
 }
 
 TEST(AnalyzeCluster, NoStragglerWhenNobodyWaitsOrTooFewHosts) {

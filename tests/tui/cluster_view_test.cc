@@ -114,6 +114,17 @@ TEST(ClusterView, SortsWithinJobs) {
             (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
 }
 
+TEST(ClusterView, NamesSortAsAPersonReadsThem) {
+  std::vector<ClusterHost> hosts;
+  for (const char* name : {"ip-10-0-0-10", "ip-10-0-0-9", "ip-10-0-1-4", "ip-10-0-0-04x", "b"})
+    hosts.push_back(Up(name, 50, 0.1, "train"));
+  const client::ClusterAnalysis a = client::AnalyzeCluster(hosts);
+  std::vector<std::string> names;
+  for (std::size_t i : ClusterOrder(hosts, a, ClusterSort::kName)) names.push_back(hosts[i].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"b", "ip-10-0-0-04x", "ip-10-0-0-9", "ip-10-0-0-10",
+                                             "ip-10-0-1-4"}));
+}
+
 TEST(ClusterView, KeysSelectSortAndOpen) {
   ClusterViewState state;
   EXPECT_EQ(ApplyClusterKey({Key::kDown}, 6, 10, state), ClusterAction::kNone);
