@@ -55,6 +55,21 @@ double FaultPlan::SlowdownOn(int node, int device, Nanos t) const {
   return factor;
 }
 
+double FaultPlan::RuntimeFactor(FaultType type, const std::string& name, Nanos t) const {
+  double factor = 1;
+  for (const FaultSpec& f : faults_) {
+    if (f.type == type && f.runtime == name && Here(f) && Active(f, t)) factor *= f.factor;
+  }
+  return factor;
+}
+
+bool FaultPlan::Stalled(const std::string& name, Nanos t) const {
+  for (const FaultSpec& f : faults_) {
+    if (f.type == FaultType::kStall && f.runtime == name && Here(f) && Active(f, t)) return true;
+  }
+  return false;
+}
+
 std::optional<Hang> FaultPlan::HangOf(const std::string& name, Nanos t) const {
   std::optional<Hang> hang;
   for (const FaultSpec& f : faults_) {

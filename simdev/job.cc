@@ -113,6 +113,12 @@ class TrainingJob final : public Job {
     if (const std::optional<Hang> hang = ctx_.faults->HangOf(ctx_.runtime->name, start)) {
       return Hung(start, *hang, out);
     }
+    const FaultPlan& faults = *ctx_.faults;
+    const std::string& name = ctx_.runtime->name;
+    // A stalled process holds its cores and submits nothing.
+    if (faults.Stalled(name, start)) return Stall(start, out);
+    const double slow_input = faults.RuntimeFactor(FaultType::kInputSlowdown, name, start);
+    const double slow_network = faults.RuntimeFactor(FaultType::kNetworkSlowdown, name, start);
     const double shared = 1 + t_.noise * Normal(seed, kStreamStep, job, index);
     std::vector<double>& compute = scratch_;
     compute.assign(n, 0);
@@ -129,8 +135,8 @@ class TrainingJob final : public Job {
       for (std::size_t i = 0; i < n; ++i)
         c_max = std::max(c_max, Compute(node, i, shared, index, start));
     }
-    const double input =
-        t_.input_seconds * std::max(0.2, 1 + 0.1 * Normal(seed, kStreamInput, job, index));
+    const double input = t_.input_seconds * slow_input *
+                         std::max(0.2, 1 + 0.1 * Normal(seed, kStreamInput, job, index));
     const double input_wait = t_.input_prefetch ? std::max(0.0, input - last_compute_) : input;
     last_compute_ = c_max;
     const bool warming = index < static_cast<std::uint64_t>(t_.warmup_steps);
@@ -139,7 +145,7 @@ class TrainingJob final : public Job {
     // Collectives: totals of this step, the overlapped share hidden behind compute.
     double total_coll = 0, exposed = 0, hidden = 0, coll_bytes = 0;
     for (std::size_t k = 0; k < costs_.size(); ++k) {
-      const double per_step = t_.collectives[k].count * costs_[k].seconds;
+      const double per_step = t_.collectives[k].count * costs_[k].seconds * slow_network;
       total_coll += per_step;
       exposed += (1 - t_.collectives[k].overlap) * per_step;
       hidden += t_.collectives[k].overlap * per_step;
@@ -190,10 +196,11 @@ class TrainingJob final : public Job {
       // Peers of a straggler wait inside their collectives: spread the wait over the operations.
       for (std::size_t k = 0; k < costs_.size(); ++k) {
         const std::uint64_t count = CountInStep(t_.collectives[k].count, index);
-        const double share = total_coll > 0 ? wait * costs_[k].seconds / total_coll : 0;
-        AddSamples(e, t_.collectives[k].kind, count, t_.collectives[k].bytes, costs_[k].seconds,
-                   costs_[k].floor_seconds, share, seed,
-                   Hash(job, index, k, static_cast<std::uint64_t>(ctx_.workers[i].rank)));
+        const double share =
+            total_coll > 0 ? wait * costs_[k].seconds * slow_network / total_coll : 0;
+        AddSamples(e, t_.collectives[k].kind, count, t_.collectives[k].bytes,
+                   costs_[k].seconds * slow_network, costs_[k].floor_seconds * slow_network, share,
+                   seed, Hash(job, index, k, static_cast<std::uint64_t>(ctx_.workers[i].rank)));
       }
       const double device = compute[i] + optimizer_;
       e.executions.push_back({1, 0, device + sync, device});

@@ -214,18 +214,22 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
                      std::vector<std::string>* p) {
   JsonReader r(value, path, p);
   FaultSpec f;
-  const std::string type = r.Choice("type", "ecc",
-                                    {"ecc", "runtime_exit", "device_lost", "nan_errors", "timeouts",
-                                     "device_reset", "slowdown", "hang"});
+  const std::string type =
+      r.Choice("type", "ecc",
+               {"ecc", "runtime_exit", "device_lost", "nan_errors", "timeouts", "device_reset",
+                "slowdown", "hang", "input_slowdown", "network_slowdown", "stall"});
   if (!r.Has("type")) r.Problem("type", "required");
-  f.type = type == "runtime_exit"   ? FaultType::kRuntimeExit
-           : type == "device_lost"  ? FaultType::kDeviceLost
-           : type == "nan_errors"   ? FaultType::kNanErrors
-           : type == "timeouts"     ? FaultType::kTimeouts
-           : type == "device_reset" ? FaultType::kDeviceReset
-           : type == "slowdown"     ? FaultType::kSlowdown
-           : type == "hang"         ? FaultType::kHang
-                                    : FaultType::kEcc;
+  f.type = type == "runtime_exit"       ? FaultType::kRuntimeExit
+           : type == "device_lost"      ? FaultType::kDeviceLost
+           : type == "nan_errors"       ? FaultType::kNanErrors
+           : type == "timeouts"         ? FaultType::kTimeouts
+           : type == "device_reset"     ? FaultType::kDeviceReset
+           : type == "slowdown"         ? FaultType::kSlowdown
+           : type == "hang"             ? FaultType::kHang
+           : type == "input_slowdown"   ? FaultType::kInputSlowdown
+           : type == "network_slowdown" ? FaultType::kNetworkSlowdown
+           : type == "stall"            ? FaultType::kStall
+                                        : FaultType::kEcc;
   f.start = r.Duration(
       f.type == FaultType::kRuntimeExit || f.type == FaultType::kDeviceReset ? "at" : "start",
       Nanos(0), Nanos(0), kYear);
@@ -235,7 +239,9 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
   const bool on_device = f.type == FaultType::kEcc || f.type == FaultType::kDeviceLost ||
                          f.type == FaultType::kSlowdown;
   const bool on_runtime = f.type == FaultType::kRuntimeExit || f.type == FaultType::kNanErrors ||
-                          f.type == FaultType::kTimeouts || f.type == FaultType::kHang;
+                          f.type == FaultType::kTimeouts || f.type == FaultType::kHang ||
+                          f.type == FaultType::kInputSlowdown ||
+                          f.type == FaultType::kNetworkSlowdown || f.type == FaultType::kStall;
   if (f.type == FaultType::kHang) {
     if (!r.Has("rank")) r.Problem("rank", "required for a hang fault");
     f.rank = static_cast<int>(r.Integer("rank", 0, 0, 4095));
@@ -263,6 +269,8 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
     f.per_second = r.Number("per_second", 1, 0, 1e6);
   }
   if (f.type == FaultType::kSlowdown) f.factor = r.Number("factor", 1.3, 1, 100);
+  if (f.type == FaultType::kInputSlowdown || f.type == FaultType::kNetworkSlowdown)
+    f.factor = r.Number("factor", 10, 1, 1000);
   r.Finish();
   return f;
 }

@@ -97,14 +97,17 @@ struct RuntimeSpec {
 };
 
 enum class FaultType {
-  kEcc,          // ECC events on a device
-  kRuntimeExit,  // a runtime's processes exit
-  kDeviceLost,   // a device stops answering
-  kNanErrors,    // numerical errors in a runtime's executions
-  kTimeouts,     // executions time out
-  kDeviceReset,  // every counter restarts from zero
-  kSlowdown,     // a device computes slower (a straggler)
-  kHang,         // a rank stops joining its job's collectives; every other rank waits for it
+  kEcc,              // ECC events on a device
+  kRuntimeExit,      // a runtime's processes exit
+  kDeviceLost,       // a device stops answering
+  kNanErrors,        // numerical errors in a runtime's executions
+  kTimeouts,         // executions time out
+  kDeviceReset,      // every counter restarts from zero
+  kSlowdown,         // a device computes slower (a straggler)
+  kHang,             // a rank stops joining its job's collectives; every other rank waits for it
+  kInputSlowdown,    // a runtime's host input pipeline is `factor` times slower
+  kNetworkSlowdown,  // a runtime's collectives take `factor` times longer (congested fabric)
+  kStall,            // a runtime's processes stop submitting work but keep their NeuronCores
 };
 
 struct FaultSpec {

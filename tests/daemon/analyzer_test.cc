@@ -394,6 +394,7 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
     std::string expect;
     simdev::FaultSpec fault;
     bool ends = false;  // the fault ends at 120 s and the verdict must return to healthy
+    int limit = 10;     // seconds the change may take, onset and recovery
   };
   std::vector<Change> changes;
   simdev::FaultSpec slow;
@@ -416,6 +417,25 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
   hang.runtime = "train";
   hang.rank = 5;
   changes.push_back({"hang", hang, false});
+  // Workload changes: the input pipeline slows (a dataloader lost its workers), the fabric is
+  // congested, the process stops submitting work while it holds its cores. These go through the
+  // general hysteresis (60% of 15 s of votes, which keeps checkpoints from flipping them) and take
+  // 11-16 s today: issue 18 asks for 10 s, which is still open. The bound here keeps them from
+  // getting slower meanwhile.
+  simdev::FaultSpec input;
+  input.type = simdev::FaultType::kInputSlowdown;
+  input.runtime = "train";
+  input.factor = 40;
+  changes.push_back({"input_bound", input, true, 20});
+  simdev::FaultSpec network;
+  network.type = simdev::FaultType::kNetworkSlowdown;
+  network.runtime = "train";
+  network.factor = 40;
+  changes.push_back({"collective_bound", network, true, 20});
+  simdev::FaultSpec stall;
+  stall.type = simdev::FaultType::kStall;
+  stall.runtime = "train";
+  changes.push_back({"idle_allocated", stall, true, 20});
   std::string report;
   for (const char* preset : {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"}) {
     for (Change c : changes) {
@@ -443,14 +463,14 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
       report += "  " + who + ": " + std::to_string(onset) + " s" +
                 (c.ends ? ", back to healthy " + std::to_string(recovery) + " s" : "") + "\n";
       EXPECT_GE(onset, 0) << who << ": never reported";
-      EXPECT_LE(onset, 10) << who;
+      EXPECT_LE(onset, c.limit) << who;
       if (c.expect == "hang") {
         // The rank that stopped joining is named: its worker's tag ends in "rank5".
         EXPECT_EQ(stuck.size() >= 5 ? stuck.substr(stuck.size() - 5) : stuck, "rank5") << who;
       }
       if (c.ends) {
         EXPECT_GE(recovery, 0) << who << ": never healthy again";
-        EXPECT_LE(recovery, 10) << who << " recovery";
+        EXPECT_LE(recovery, c.limit) << who << " recovery";
       }
     }
   }
