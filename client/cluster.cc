@@ -6,6 +6,7 @@
 #include <map>
 
 #include "client/client.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::client {
 namespace {
@@ -21,16 +22,6 @@ std::string Fmt(const char* format, double a, double b = 0, double c = 0, double
   char buf[200];
   std::snprintf(buf, sizeof buf, format, a, b, c, d);
   return buf;
-}
-
-void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
-                 const char* comparison) {
-  v1::Evidence* e = f.add_evidence();
-  e->set_name(name);
-  e->set_value(value);
-  e->set_unit(unit);
-  e->set_threshold(threshold);
-  e->set_comparison(comparison);
 }
 
 int Rank(v1::FindingKind k) {  // which verdict the cluster's summary names first

@@ -130,16 +130,6 @@ v1::Report WindowReport(const Snapshot& start, const Snapshot& end, const v1::In
   return BuildReport(in);
 }
 
-void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
-                 const char* comparison) {
-  v1::Evidence* e = f.add_evidence();
-  e->set_name(name);
-  e->set_value(value);
-  e->set_unit(unit);
-  e->set_threshold(threshold);
-  e->set_comparison(comparison);
-}
-
 const char* Advice(v1::FindingKind k) {
   switch (k) {
     case v1::FINDING_KIND_INPUT_BOUND:

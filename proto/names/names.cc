@@ -128,6 +128,16 @@ const char* GroupName(v1::Group group) {
   }
 }
 
+void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
+                 const char* comparison) {
+  v1::Evidence* e = f.add_evidence();
+  e->set_name(name);
+  e->set_value(value);
+  e->set_unit(unit);
+  e->set_threshold(threshold);
+  e->set_comparison(comparison);
+}
+
 std::uint32_t CoresPerDevice(const v1::Inventory& inventory) {
   return std::max(1u, inventory.hardware_info().neuroncore_per_device_count());
 }

@@ -24,6 +24,12 @@ bool IsRuntimeGroup(v1::Group group);
 // ..., "totals"); "unknown" for anything else.
 const char* GroupName(v1::Group group);
 
+// Appends a piece of evidence to `f`: a metric's value, its unit, and the threshold it was compared
+// with ("<", "<=", ">", ">=") — the one way analyzers, the daemon's and the cluster view's, state
+// why.
+void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
+                 const char* comparison);
+
 // NeuronCores per device of `inventory`, at least 1 (so that it can divide a core index).
 std::uint32_t CoresPerDevice(const v1::Inventory& inventory);
 
