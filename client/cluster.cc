@@ -24,26 +24,6 @@ std::string Fmt(const char* format, double a, double b = 0, double c = 0, double
   return buf;
 }
 
-int Rank(v1::FindingKind k) {  // which verdict the cluster's summary names first
-  switch (k) {
-    case v1::FINDING_KIND_HANG:
-      return 6;
-    case v1::FINDING_KIND_ERRORS:
-      return 5;
-    case v1::FINDING_KIND_STRAGGLER:
-      return 4;
-    case v1::FINDING_KIND_COLLECTIVE_BOUND:
-    case v1::FINDING_KIND_HBM_BOUND:
-    case v1::FINDING_KIND_INPUT_BOUND:
-    case v1::FINDING_KIND_IDLE_ALLOCATED:
-      return 2;
-    case v1::FINDING_KIND_HEALTHY:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 // The part of a hang summary about the stuck rank: "rank7 has not joined all_reduce for 41 s".
 std::string StuckClause(const v1::Finding& f) {
   if (f.straggler().empty()) return "";
@@ -70,6 +50,26 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
+int VerdictRank(v1::FindingKind k) {
+  switch (k) {
+    case v1::FINDING_KIND_HANG:
+      return 6;
+    case v1::FINDING_KIND_ERRORS:
+      return 5;
+    case v1::FINDING_KIND_STRAGGLER:
+      return 4;
+    case v1::FINDING_KIND_COLLECTIVE_BOUND:
+    case v1::FINDING_KIND_HBM_BOUND:
+    case v1::FINDING_KIND_INPUT_BOUND:
+    case v1::FINDING_KIND_IDLE_ALLOCATED:
+      return 2;
+    case v1::FINDING_KIND_HEALTHY:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const ClusterThresholds& t) {
   ClusterAnalysis out;
   out.host_verdicts.resize(hosts.size());
@@ -85,7 +85,7 @@ ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const Clus
   const v1::Finding* worst = nullptr;
   std::size_t worst_host = 0;
   auto consider = [&](const v1::Finding& f, std::size_t host) {
-    if (worst == nullptr || Rank(f.kind()) > Rank(worst->kind()) ||
+    if (worst == nullptr || VerdictRank(f.kind()) > VerdictRank(worst->kind()) ||
         (f.kind() == v1::FINDING_KIND_HANG && worst->kind() == v1::FINDING_KIND_HANG &&
          !f.straggler().empty() && worst->straggler().empty())) {
       worst = &f;

@@ -17,10 +17,7 @@ using Steady = std::chrono::steady_clock;
 
 constexpr std::size_t kMaxText = 200;  // host-controlled strings kept for display
 
-std::string Clean(std::string_view text) {
-  std::string s = SanitizeForTerminal(text.substr(0, kMaxText));
-  return s;
-}
+std::string Clean(std::string_view text) { return SanitizeForTerminal(text.substr(0, kMaxText)); }
 
 }  // namespace
 

@@ -109,12 +109,10 @@ class TrainingJob final : public Job {
         if (ctx_.faults->DeviceLost(d, start)) return Stall(start, out);
       }
     }
-    // A hung rank anywhere in the job: no collective completes, so no step does.
-    if (const std::optional<Hang> hang = ctx_.faults->HangOf(ctx_.runtime->name, start)) {
-      return Hung(start, *hang, out);
-    }
     const FaultPlan& faults = *ctx_.faults;
     const std::string& name = ctx_.runtime->name;
+    // A hung rank anywhere in the job: no collective completes, so no step does.
+    if (const std::optional<Hang> hang = faults.HangOf(name, start)) return Hung(start, *hang, out);
     // A stalled process holds its cores and submits nothing.
     if (faults.Stalled(name, start)) return Stall(start, out);
     const double slow_input = faults.RuntimeFactor(FaultType::kInputSlowdown, name, start);

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <limits>
+#include <utility>
 
 #include "proto/common/json_reader.h"
 
@@ -15,6 +16,21 @@ constexpr Nanos kYear = std::chrono::hours(24 * 366);
 const std::vector<std::string> kDiagnoses = {"healthy",   "input_bound", "collective_bound",
                                              "hbm_bound", "straggler",   "idle_allocated",
                                              "errors",    "hang"};
+// Fault types as scenario files name them, in the order errors list them.
+constexpr std::pair<const char*, FaultType> kFaultTypes[] = {
+    {"ecc", FaultType::kEcc},
+    {"runtime_exit", FaultType::kRuntimeExit},
+    {"device_lost", FaultType::kDeviceLost},
+    {"nan_errors", FaultType::kNanErrors},
+    {"timeouts", FaultType::kTimeouts},
+    {"device_reset", FaultType::kDeviceReset},
+    {"slowdown", FaultType::kSlowdown},
+    {"hang", FaultType::kHang},
+    {"input_slowdown", FaultType::kInputSlowdown},
+    {"network_slowdown", FaultType::kNetworkSlowdown},
+    {"stall", FaultType::kStall},
+};
+
 const std::vector<std::string> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
                                                    "all_to_all", "send_recv"};
 
@@ -214,22 +230,16 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
                      std::vector<std::string>* p) {
   JsonReader r(value, path, p);
   FaultSpec f;
-  const std::string type =
-      r.Choice("type", "ecc",
-               {"ecc", "runtime_exit", "device_lost", "nan_errors", "timeouts", "device_reset",
-                "slowdown", "hang", "input_slowdown", "network_slowdown", "stall"});
+  static const std::vector<std::string> kTypeNames = [] {
+    std::vector<std::string> names;
+    for (const auto& [name, type] : kFaultTypes) names.emplace_back(name);
+    return names;
+  }();
+  const std::string type = r.Choice("type", "ecc", kTypeNames);
   if (!r.Has("type")) r.Problem("type", "required");
-  f.type = type == "runtime_exit"       ? FaultType::kRuntimeExit
-           : type == "device_lost"      ? FaultType::kDeviceLost
-           : type == "nan_errors"       ? FaultType::kNanErrors
-           : type == "timeouts"         ? FaultType::kTimeouts
-           : type == "device_reset"     ? FaultType::kDeviceReset
-           : type == "slowdown"         ? FaultType::kSlowdown
-           : type == "hang"             ? FaultType::kHang
-           : type == "input_slowdown"   ? FaultType::kInputSlowdown
-           : type == "network_slowdown" ? FaultType::kNetworkSlowdown
-           : type == "stall"            ? FaultType::kStall
-                                        : FaultType::kEcc;
+  for (const auto& [name, t] : kFaultTypes) {
+    if (type == name) f.type = t;
+  }
   f.start = r.Duration(
       f.type == FaultType::kRuntimeExit || f.type == FaultType::kDeviceReset ? "at" : "start",
       Nanos(0), Nanos(0), kYear);

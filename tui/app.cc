@@ -229,22 +229,9 @@ int RunCluster(const AppOptions& o) {
     bool quit = false, open = false;
     while (std::optional<Input> in = canvas.ReadInput()) {
       const int page = std::max(1, canvas.height() - 5);
-      switch (ApplyClusterKey(*in, hosts, page, state)) {
-        case ClusterAction::kQuit:
-          quit = true;
-          break;
-        case ClusterAction::kOpen:
-          open = true;
-          break;
-        case ClusterAction::kRepaint:
-          canvas.Invalidate();
-          break;
-        case ClusterAction::kResize:
-          canvas.Resize();
-          break;
-        case ClusterAction::kNone:
-          break;
-      }
+      const ClusterCommand command = ApplyClusterKey(*in, hosts, page, state);
+      open |= command.open;
+      quit |= !Perform(command.effect, canvas);
       problem.clear();
       dirty = true;
     }

@@ -29,23 +29,6 @@ Role SeverityRole(v1::Severity s) {
   }
 }
 
-int VerdictRank(const v1::Finding& f) {
-  switch (f.kind()) {
-    case v1::FINDING_KIND_HANG:
-      return 0;
-    case v1::FINDING_KIND_ERRORS:
-      return 1;
-    case v1::FINDING_KIND_STRAGGLER:
-      return 2;
-    case v1::FINDING_KIND_HEALTHY:
-      return 4;
-    case v1::FINDING_KIND_UNSPECIFIED:
-      return 5;
-    default:
-      return 3;
-  }
-}
-
 std::string Pad(std::string s, int width) {
   if (TextWidth(s) > width) s = std::string(TakeColumns(s, width));
   s.append(static_cast<std::size_t>(std::max(0, width - TextWidth(s))), ' ');
@@ -111,9 +94,10 @@ std::vector<std::size_t> ClusterOrder(const std::vector<ClusterHost>& hosts,
         break;
       }
       case ClusterSort::kVerdict: {
-        const int ra = VerdictRank(analysis.host_verdicts[a]);
-        const int rb = VerdictRank(analysis.host_verdicts[b]);
-        if (ra != rb) return ra < rb;
+        // Worst first.
+        const int ra = client::VerdictRank(analysis.host_verdicts[a].kind());
+        const int rb = client::VerdictRank(analysis.host_verdicts[b].kind());
+        if (ra != rb) return ra > rb;
         break;
       }
       default:
@@ -282,49 +266,42 @@ void RenderCluster(const std::vector<ClusterHost>& hosts, const client::ClusterA
         Role::kHelp);
 }
 
-ClusterAction ApplyClusterKey(const Input& in, std::size_t rows, int page,
-                              ClusterViewState& state) {
-  const Key k = in.key;
-  if (k == CharKey('q') || k == CharKey('Q') || k == Key::kCtrlC) return ClusterAction::kQuit;
-  if (k == Key::kResize) return ClusterAction::kResize;
-  if (k == Key::kCtrlL) return ClusterAction::kRepaint;
+ClusterCommand ApplyClusterKey(const Input& in, std::size_t rows, int page,
+                               ClusterViewState& state) {
   const std::size_t last = rows == 0 ? 0 : rows - 1;
   const auto step = static_cast<std::size_t>(std::max(1, page));
-  switch (k) {
-    case Key::kUp:
+  if (in.key == Key::kHome) state.selected = 0;
+  if (in.key == Key::kEnd) state.selected = last;
+  if (in.key == CharKey('s') || in.key == CharKey('S')) {
+    state.sort = state.sort == ClusterSort::kName          ? ClusterSort::kUtilization
+                 : state.sort == ClusterSort::kUtilization ? ClusterSort::kVerdict
+                                                           : ClusterSort::kName;
+  }
+  switch (Translate(in, false).action) {
+    case Action::kQuit:
+      return {Effect::kQuit};
+    case Action::kResize:
+      return {Effect::kResize};
+    case Action::kRepaint:
+      return {Effect::kRepaint};
+    case Action::kUp:
       if (state.selected > 0) --state.selected;
       break;
-    case Key::kDown:
+    case Action::kDown:
       state.selected = std::min(last, state.selected + 1);
       break;
-    case Key::kPageUp:
+    case Action::kPageUp:
       state.selected = state.selected > step ? state.selected - step : 0;
       break;
-    case Key::kPageDown:
+    case Action::kPageDown:
       state.selected = std::min(last, state.selected + step);
       break;
-    case Key::kHome:
-      state.selected = 0;
+    case Action::kToggleItem:  // Enter
+      return {Effect::kNone, rows > 0};
+    default:
       break;
-    case Key::kEnd:
-      state.selected = last;
-      break;
-    case Key::kEnter:
-      return rows > 0 ? ClusterAction::kOpen : ClusterAction::kNone;
-    default: {
-      const auto c = static_cast<std::int32_t>(k);
-      if (c == '\n' || c == '\r') return rows > 0 ? ClusterAction::kOpen : ClusterAction::kNone;
-      if (c == 's' || c == 'S') {
-        state.sort = state.sort == ClusterSort::kName          ? ClusterSort::kUtilization
-                     : state.sort == ClusterSort::kUtilization ? ClusterSort::kVerdict
-                                                               : ClusterSort::kName;
-      }
-      if (c == 'k') return ApplyClusterKey({Key::kUp}, rows, page, state);
-      if (c == 'j') return ApplyClusterKey({Key::kDown}, rows, page, state);
-      break;
-    }
   }
-  return ClusterAction::kNone;
+  return {};
 }
 
 }  // namespace neuronmon::tui

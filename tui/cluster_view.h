@@ -11,6 +11,7 @@
 
 #include "client/cluster.h"
 #include "tui/canvas.h"
+#include "tui/controller.h"
 #include "tui/keymap.h"
 
 namespace neuronmon::tui {
@@ -36,10 +37,15 @@ void RenderCluster(const std::vector<client::ClusterHost>& hosts,
                    const client::ClusterAnalysis& analysis, const std::vector<std::size_t>& order,
                    ClusterViewState& state, Canvas& canvas);
 
-// What a key does in the cluster view.
-enum class ClusterAction { kNone, kQuit, kOpen, kRepaint, kResize };
-ClusterAction ApplyClusterKey(const Input& input, std::size_t rows, int page,
-                              ClusterViewState& state);
+// What a key does in the cluster view: the single-host view's keys (Translate) where they mean
+// the same — quit, repaint, resize, Up/Down, k/j, PgUp/PgDn, Enter (here: open the host) — plus
+// Home/End and `s` (sort). `effect` is for the loop (Perform), as the single-host view's.
+struct ClusterCommand {
+  Effect effect = Effect::kNone;
+  bool open = false;  // open the selected host's full view
+};
+ClusterCommand ApplyClusterKey(const Input& input, std::size_t rows, int page,
+                               ClusterViewState& state);
 
 const char* SortName(ClusterSort sort);
 

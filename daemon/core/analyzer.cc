@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include "daemon/core/report_builder.h"
@@ -314,10 +315,10 @@ std::map<std::uint32_t, std::string> Stragglers(const std::vector<Metrics>& all,
 }
 
 // What one runtime did in the newest period: executions completed, and the collective it sat in
-// without any operation completing (-1: none).
+// without any operation completing (none: it is not waiting in one).
 struct Recent {
   std::uint64_t completed = 0;
-  int waiting_op = -1;
+  std::optional<CollectiveKind> waiting;
   double in_flight = 0;  // share of the period in collectives
 };
 
@@ -330,22 +331,16 @@ Recent RecentOf(const RuntimeSample& now, const RuntimeSample& before, Nanos per
   Recent r;
   r.completed = Growth(now.executions.completed, before.executions.completed);
   std::uint64_t ops = 0, busy = 0, top = 0;
-  int op = -1;
+  std::optional<CollectiveKind> op;
   for (std::size_t k = 0; k < now.collectives.size(); ++k) {
     ops += Growth(now.collectives[k].count, before.collectives[k].count);
     const std::uint64_t b = Growth(now.collectives[k].busy_ns, before.collectives[k].busy_ns);
     busy += b;
-    if (b > top) top = b, op = static_cast<int>(k);
+    if (b > top) top = b, op = now.collectives[k].kind;
   }
   r.in_flight = static_cast<double>(busy) / static_cast<double>(period.count());
-  if (ops == 0 && r.in_flight >= in_flight) r.waiting_op = op;
+  if (ops == 0 && r.in_flight >= in_flight) r.waiting = op;
   return r;
-}
-
-const char* OpName(int kind) {
-  static constexpr const char* kNames[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                           "all_to_all", "send_recv"};
-  return kind >= 0 && kind < kCollectiveKinds ? kNames[kind] : "a collective";
 }
 
 // One runtime of a possibly hung job: how long since it last completed an execution, and what it
@@ -374,14 +369,14 @@ std::map<std::uint32_t, v1::Finding> Hangs(const std::vector<Stalled>& all,
     bool all_stalled = true;
     for (const Stalled* s : members) {
       all_stalled = all_stalled && s->threshold > 0 && s->seconds >= s->threshold;
-      if (s->recent.waiting_op < 0) {
+      if (!s->recent.waiting) {
         stuck.push_back(s);
       } else if (waiter == nullptr) {
         waiter = s;
       }
     }
     if (!all_stalled || waiter == nullptr) continue;
-    const std::string op = OpName(waiter->recent.waiting_op);
+    const std::string op = CollectiveOpName(CollectiveOpOf(*waiter->recent.waiting));
     const std::size_t waiting = members.size() - stuck.size();
     const std::string peers = std::to_string(waiting) + (waiting == 1 ? " rank" : " ranks");
     for (const Stalled* s : members) {
@@ -393,7 +388,7 @@ std::map<std::uint32_t, v1::Finding> Hangs(const std::vector<Stalled>& all,
       AddEvidence(f, "collective_in_flight_percent", 100 * s->recent.in_flight, "percent",
                   100 * t.hang_in_flight, s->recent.in_flight >= t.hang_in_flight ? ">=" : "<");
       const double secs = std::floor(s->seconds);
-      if (s->recent.waiting_op < 0) {
+      if (!s->recent.waiting) {
         f.set_straggler(s->m->tag);
         f.set_summary(s->m->tag + " has not joined " + op + Fmt(" for %.0f s; ", secs) + peers +
                       " here wait for it");

@@ -127,7 +127,9 @@ TEST(ClusterView, NamesSortAsAPersonReadsThem) {
 
 TEST(ClusterView, KeysSelectSortAndOpen) {
   ClusterViewState state;
-  EXPECT_EQ(ApplyClusterKey({Key::kDown}, 6, 10, state), ClusterAction::kNone);
+  ClusterCommand down = ApplyClusterKey({Key::kDown}, 6, 10, state);
+  EXPECT_EQ(down.effect, Effect::kNone);
+  EXPECT_FALSE(down.open);
   EXPECT_EQ(state.selected, 1u);
   ApplyClusterKey({Key::kEnd}, 6, 10, state);
   EXPECT_EQ(state.selected, 5u);
@@ -143,9 +145,13 @@ TEST(ClusterView, KeysSelectSortAndOpen) {
   EXPECT_EQ(state.sort, ClusterSort::kVerdict);
   ApplyClusterKey({CharKey('s')}, 6, 10, state);
   EXPECT_EQ(state.sort, ClusterSort::kName);
-  EXPECT_EQ(ApplyClusterKey({Key::kEnter}, 6, 10, state), ClusterAction::kOpen);
-  EXPECT_EQ(ApplyClusterKey({Key::kEnter}, 0, 10, state), ClusterAction::kNone);
-  EXPECT_EQ(ApplyClusterKey({CharKey('q')}, 6, 10, state), ClusterAction::kQuit);
+  EXPECT_TRUE(ApplyClusterKey({Key::kEnter}, 6, 10, state).open);
+  EXPECT_TRUE(ApplyClusterKey({CharKey('\r')}, 6, 10, state).open);
+  const ClusterCommand nothing = ApplyClusterKey({Key::kEnter}, 0, 10, state);
+  EXPECT_FALSE(nothing.open);
+  EXPECT_EQ(nothing.effect, Effect::kNone);
+  EXPECT_EQ(ApplyClusterKey({CharKey('q')}, 6, 10, state).effect, Effect::kQuit);
+  EXPECT_EQ(ApplyClusterKey({Key::kCtrlL}, 6, 10, state).effect, Effect::kRepaint);
 }
 
 TEST(ClusterView, SelectedRowStaysOnScreenAndIsHighlighted) {
