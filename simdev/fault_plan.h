@@ -34,8 +34,8 @@ class FaultPlan {
   double Slowdown(int device, Nanos t) const { return SlowdownOn(node_, device, t); }
   // The same on any node of the cluster.
   double SlowdownOn(int node, int device, Nanos t) const;
-  // Product of the factors of `type` (kInputSlowdown, kNetworkSlowdown) active on runtime `name`
-  // at `t` on this node (1 when none).
+  // Product of the factors of `type` (kInputSlowdown, kNetworkSlowdown, kHbmTraffic) active on
+  // runtime `name` at `t` on this node (1 when none).
   double RuntimeFactor(FaultType type, const std::string& name, Nanos t) const;
   // Whether runtime `name` is stalled (a `stall` fault) at `t` on this node.
   bool Stalled(const std::string& name, Nanos t) const;

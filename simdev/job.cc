@@ -82,11 +82,10 @@ class TrainingJob final : public Job {
     cores_total_ = std::max<std::size_t>(1, cores) * static_cast<std::size_t>(t_.nodes);
     const double flops_per_token = t_.flops_per_token > 0 ? t_.flops_per_token : 6 * t_.parameters;
     flops_per_core_ = flops_per_token * t_.tokens_per_step / static_cast<double>(cores_total_);
-    const double t_flop =
-        flops_per_core_ / (PeakFlopsPerCore(spec, t_.dtype) * t_.compute_efficiency);
+    t_flop_ = flops_per_core_ / (PeakFlopsPerCore(spec, t_.dtype) * t_.compute_efficiency);
     hbm_per_core_ = flops_per_core_ / t_.arithmetic_intensity;
-    const double t_hbm = hbm_per_core_ / (HbmBandwidthPerCore(spec) * kHbmEfficiency);
-    compute_ = std::max(t_flop, t_hbm);
+    t_hbm_ = hbm_per_core_ / (HbmBandwidthPerCore(spec) * kHbmEfficiency);
+    compute_ = std::max(t_flop_, t_hbm_);
     hbm_load_ = hbm_per_core_ / compute_ / HbmBandwidthPerCore(spec);
     params_per_core_ = t_.parameters / static_cast<double>(cores_total_);
     optimizer_ = params_per_core_ * t_.optimizer_bytes_per_parameter /
@@ -117,12 +116,15 @@ class TrainingJob final : public Job {
     if (faults.Stalled(name, start)) return Stall(start, out);
     const double slow_input = faults.RuntimeFactor(FaultType::kInputSlowdown, name, start);
     const double slow_network = faults.RuntimeFactor(FaultType::kNetworkSlowdown, name, start);
+    // More bytes through HBM per step: compute takes the longer of its FLOPs and its bytes.
+    const double hbm_traffic = faults.RuntimeFactor(FaultType::kHbmTraffic, name, start);
+    const double base = std::max(t_flop_, t_hbm_ * hbm_traffic);
     const double shared = 1 + t_.noise * Normal(seed, kStreamStep, job, index);
     std::vector<double>& compute = scratch_;
     compute.assign(n, 0);
     double c_min = 1e300;
     for (std::size_t i = 0; i < n; ++i) {
-      compute[i] = Compute(ctx_.node, i, shared, index, start);
+      compute[i] = Compute(ctx_.node, i, base, shared, index, start);
       c_min = std::min(c_min, compute[i]);
     }
     // Every node of the cluster waits for the slowest worker of the job, wherever it runs: each
@@ -131,7 +133,7 @@ class TrainingJob final : public Job {
     for (int node = 0; node < ctx_.nodes; ++node) {
       if (node == ctx_.node) continue;
       for (std::size_t i = 0; i < n; ++i)
-        c_max = std::max(c_max, Compute(node, i, shared, index, start));
+        c_max = std::max(c_max, Compute(node, i, base, shared, index, start));
     }
     const double input = t_.input_seconds * slow_input *
                          std::max(0.2, 1 + 0.1 * Normal(seed, kStreamInput, job, index));
@@ -167,8 +169,8 @@ class TrainingJob final : public Job {
       e.Then(Seconds(compute[i]), {.busy = kComputeBusy,
                                    .flops = flops_per_core_ / compute[i],
                                    .effective_flops = kUsefulFlops * flops_per_core_ / compute[i],
-                                   .hbm_read = 0.6 * hbm_per_core_ / compute[i],
-                                   .hbm_write = 0.4 * hbm_per_core_ / compute[i],
+                                   .hbm_read = 0.6 * hbm_traffic * hbm_per_core_ / compute[i],
+                                   .hbm_write = 0.4 * hbm_traffic * hbm_per_core_ / compute[i],
                                    .cpu_user = 0.3 + 0.3 * t_.dataloader_cpus,
                                    .cpu_system = 0.05});
       const double sync = wait + exposed;
@@ -206,15 +208,16 @@ class TrainingJob final : public Job {
   }
 
  private:
-  // Compute time of worker `i` of `node` in step `index` (node 0's noise is that of a single
-  // instance).
-  double Compute(int node, std::size_t i, double shared, std::uint64_t index, Nanos start) const {
+  // Compute time of worker `i` of `node` in step `index`, whose undisturbed compute time is
+  // `base` (node 0's noise is that of a single instance).
+  double Compute(int node, std::size_t i, double base, double shared, std::uint64_t index,
+                 Nanos start) const {
     double slow = 1;
     for (int d : ctx_.workers[i].devices)
       slow = std::max(slow, ctx_.faults->SlowdownOn(node, d, start));
     const std::uint64_t key = ctx_.job_id ^ (i + 1) ^ (static_cast<std::uint64_t>(node) << 32);
     const double own = 1 + t_.noise * 0.5 * Normal(ctx_.seed, kStreamStep, key, index);
-    return compute_ * std::max(0.5, shared * own) * slow;
+    return base * std::max(0.5, shared * own) * slow;
   }
 
   // One second of a hung job: the rank that stopped joining spins on the host outside any
@@ -246,6 +249,8 @@ class TrainingJob final : public Job {
   std::size_t cores_total_ = 1;
   double flops_per_core_ = 0;
   double hbm_per_core_ = 0;
+  double t_flop_ = 0;  // compute time of a step at the cores' FLOP/s ...
+  double t_hbm_ = 0;   // ... and at HBM bandwidth: the larger is the step's compute time
   double compute_ = 0;
   double hbm_load_ = 0;
   double params_per_core_ = 0;

@@ -29,6 +29,7 @@ constexpr std::pair<const char*, FaultType> kFaultTypes[] = {
     {"input_slowdown", FaultType::kInputSlowdown},
     {"network_slowdown", FaultType::kNetworkSlowdown},
     {"stall", FaultType::kStall},
+    {"hbm_traffic", FaultType::kHbmTraffic},
 };
 
 const std::vector<std::string> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
@@ -251,7 +252,8 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
   const bool on_runtime = f.type == FaultType::kRuntimeExit || f.type == FaultType::kNanErrors ||
                           f.type == FaultType::kTimeouts || f.type == FaultType::kHang ||
                           f.type == FaultType::kInputSlowdown ||
-                          f.type == FaultType::kNetworkSlowdown || f.type == FaultType::kStall;
+                          f.type == FaultType::kNetworkSlowdown || f.type == FaultType::kStall ||
+                          f.type == FaultType::kHbmTraffic;
   if (f.type == FaultType::kHang) {
     if (!r.Has("rank")) r.Problem("rank", "required for a hang fault");
     f.rank = static_cast<int>(r.Integer("rank", 0, 0, 4095));
@@ -279,7 +281,8 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
     f.per_second = r.Number("per_second", 1, 0, 1e6);
   }
   if (f.type == FaultType::kSlowdown) f.factor = r.Number("factor", 1.3, 1, 100);
-  if (f.type == FaultType::kInputSlowdown || f.type == FaultType::kNetworkSlowdown)
+  if (f.type == FaultType::kInputSlowdown || f.type == FaultType::kNetworkSlowdown ||
+      f.type == FaultType::kHbmTraffic)
     f.factor = r.Number("factor", 10, 1, 1000);
   r.Finish();
   return f;

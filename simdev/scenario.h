@@ -108,6 +108,7 @@ enum class FaultType {
   kInputSlowdown,    // a runtime's host input pipeline is `factor` times slower
   kNetworkSlowdown,  // a runtime's collectives take `factor` times longer (congested fabric)
   kStall,            // a runtime's processes stop submitting work but keep their NeuronCores
+  kHbmTraffic,       // a runtime's kernels move `factor` times more bytes through HBM per step
 };
 
 struct FaultSpec {

@@ -29,6 +29,13 @@ struct Metrics {
   std::string device_error;
   std::vector<int> devices;
   std::vector<double> device_utilization;  // per device, same order
+  double process_cpus = 0;                 // CPUs the process used over the window
+  // Progress: seconds its cores and process have been idle with no execution completing, and how
+  // long its recent step times say a pause may last (stop_after 0: unknown — a signal is
+  // unmeasured, or no step seen yet).
+  double idle_seconds = 0;
+  double stop_after = 0;
+  bool waiting = false;  // in a collective that did not complete in the newest period
   // Why each signal the rules read could not be measured over the window (empty: it was); the
   // figure of an unmeasured signal above is 0 and must not be read.
   std::array<std::string, kSignals> unavailable;
@@ -104,6 +111,9 @@ Metrics Measure(const v1::RuntimeReport& r, const v1::HbmStats& hbm_stats, const
   set(Signal::kExecutions, r.execution_stats().error());
   set(Signal::kCollectives, r.collectives_stats().error());
   set(Signal::kHbmTraffic, hbm_stats.bandwidth_unavailable());
+  set(Signal::kRuntimeCpu, r.vcpu_usage().error());
+  m.process_cpus = (r.vcpu_usage().user_percent() + r.vcpu_usage().system_percent()) / 100 *
+                   std::max(1.0, static_cast<double>(inv.host_vcpu_count()));
   return m;
 }
 
@@ -124,8 +134,9 @@ v1::Report WindowReport(const Snapshot& start, const Snapshot& end, const v1::In
   ReportInput in;
   in.inventory = &inv;
   in.end = &end;
-  for (v1::Group g : {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_EXECUTION_STATS,
-                      v1::GROUP_COLLECTIVES_STATS, v1::GROUP_HBM_STATS}) {
+  for (v1::Group g :
+       {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_EXECUTION_STATS, v1::GROUP_COLLECTIVES_STATS,
+        v1::GROUP_HBM_STATS, v1::GROUP_NEURON_RUNTIME_VCPU_USAGE}) {
     in.groups.push_back({g, &start});
   }
   return BuildReport(in);
@@ -213,13 +224,28 @@ v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::s
     *lacking = Lacking(m, consulted);
     return v1::Finding{};
   }
-  if (u < t.idle_percent && ran_nothing) {
+  // Cores held unused: idle, nothing run, and the process idle on the host too — one busy there
+  // (reading input, writing a checkpoint) makes its cores wait for it, which the rules below
+  // tell. Without its CPU figures the verdict says so.
+  consulted.push_back(Signal::kRuntimeCpu);
+  const bool cpu = m.Has(Signal::kRuntimeCpu);
+  if (u < t.idle_percent && ran_nothing && (!cpu || m.process_cpus < t.host_busy_cpus)) {
+    if (cpu) AddEvidence(f, "process_cpus", m.process_cpus, "cpus", t.host_busy_cpus, "<");
     kind(v1::FINDING_KIND_IDLE_ALLOCATED,
          Fmt(executions ? "holds its NeuronCores but ran nothing (%.1f%% busy)"
                         : "holds its NeuronCores at %.1f%% busy",
              u));
     return f;
   }
+  // It stopped: cores and process idle, nothing completed, for longer than its steps take —
+  // told before a whole window has gone by without an execution.
+  if (m.stop_after > 0 && m.idle_seconds >= m.stop_after) {
+    AddEvidence(f, "idle_seconds", m.idle_seconds, "seconds", m.stop_after, ">=");
+    kind(v1::FINDING_KIND_IDLE_ALLOCATED,
+         Fmt("holds its NeuronCores but has run nothing for %.0f s", std::floor(m.idle_seconds)));
+    return f;
+  }
+  consulted.pop_back();
   consulted.push_back(Signal::kCollectives);
   const bool collectives = m.Has(Signal::kCollectives);
   if (collectives) {
@@ -319,17 +345,32 @@ std::map<std::uint32_t, std::string> Stragglers(const std::vector<Metrics>& all,
 struct Recent {
   std::uint64_t completed = 0;
   std::optional<CollectiveKind> waiting;
-  double in_flight = 0;  // share of the period in collectives
+  double in_flight = 0;    // share of the period in collectives
+  double utilization = 0;  // percent, mean over its cores
+  double cpus = 0;         // CPUs its process used
 };
 
 std::uint64_t Growth(std::uint64_t now, std::uint64_t before) {
   return now > before ? now - before : 0;
 }
 
-Recent RecentOf(const RuntimeSample& now, const RuntimeSample& before, Nanos period,
-                double in_flight) {
+// `end` and `previous`: the snapshots `now` and `before` come from.
+Recent RecentOf(const Snapshot& end, const Snapshot& previous, const RuntimeSample& now,
+                const RuntimeSample& before, Nanos period, double in_flight) {
   Recent r;
   r.completed = Growth(now.executions.completed, before.executions.completed);
+  std::uint64_t core_busy = 0;
+  for (std::uint32_t c : now.cores) {
+    if (c < end.cores.size() && c < previous.cores.size())
+      core_busy += Growth(end.cores[c].busy_ns, previous.cores[c].busy_ns);
+  }
+  r.cpus = static_cast<double>(Growth(now.cpu_user_ns + now.cpu_system_ns,
+                                      before.cpu_user_ns + before.cpu_system_ns)) /
+           static_cast<double>(period.count());
+  if (!now.cores.empty()) {
+    r.utilization = 100 * static_cast<double>(core_busy) /
+                    (static_cast<double>(period.count()) * static_cast<double>(now.cores.size()));
+  }
   std::uint64_t ops = 0, busy = 0, top = 0;
   std::optional<CollectiveKind> op;
   for (std::size_t k = 0; k < now.collectives.size(); ++k) {
@@ -509,8 +550,8 @@ std::uint32_t Analyzer::VoteLimit(Nanos period) const {
       std::max<std::int64_t>(3, thresholds_.memory / std::max(Nanos(1), period)));
 }
 
-void Analyzer::Decide(Track& track, const v1::Finding& candidate, std::int64_t now_ns,
-                      Nanos period) {
+void Analyzer::Decide(Track& track, const v1::Finding& candidate, bool waited, std::int64_t now_ns,
+                      Nanos period, const std::function<bool(v1::FindingKind)>& confirms) {
   const std::uint32_t limit = VoteLimit(period);
   track.votes.push_back(candidate.kind());
   while (track.votes.size() > limit) track.votes.pop_front();
@@ -522,8 +563,8 @@ void Analyzer::Decide(Track& track, const v1::Finding& candidate, std::int64_t n
     track.verdict = candidate;
     track.verdict.set_since_unix_ns(since);
   };
-  if (candidate.kind() == v1::FINDING_KIND_HANG) {
-    adopt();  // the hang rule has already waited several step times
+  if (waited) {
+    adopt();
   } else if (candidate.kind() == v1::FINDING_KIND_ERRORS) {
     track.last_error_ns = now_ns;
     adopt();
@@ -542,8 +583,18 @@ void Analyzer::Decide(Track& track, const v1::Finding& candidate, std::int64_t n
                                    candidate.kind() == v1::FINDING_KIND_HEALTHY) ||
                                   (have && track.verdict.kind() == v1::FINDING_KIND_HANG);
     if (straggler_change) needed = std::min<double>(needed, thresholds_.straggler_votes);
-    if (static_cast<double>(count(candidate.kind())) < needed) return;
+    // The fast way: the last few candidates agree, and the newest metrics alone bear them out.
+    std::size_t run = 0;
+    for (auto it = track.votes.rbegin(); it != track.votes.rend() && *it == candidate.kind(); ++it)
+      ++run;
+    const std::uint32_t votes = candidate.kind() == v1::FINDING_KIND_HEALTHY
+                                    ? thresholds_.healthy_votes
+                                    : thresholds_.fast_votes;
+    const bool fast = have && !straggler_change && run >= votes && confirms(candidate.kind());
+    if (static_cast<double>(count(candidate.kind())) < needed && !fast) return;
     adopt();
+    // A new verdict starts the count afresh: going back takes as many votes as coming.
+    std::erase_if(track.votes, [&](int k) { return k != candidate.kind(); });
   }
   track.verdict.set_severity(SeverityOf(track.verdict.kind()));
   track.verdict.set_advice(Advice(track.verdict.kind()));
@@ -587,12 +638,13 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   // step time, and whether it now sits in a collective that does not complete.
   std::vector<Stalled> stalled;
   const std::int64_t device_ns = end->device_time.count();
-  for (const Metrics& m : metrics) {
+  for (Metrics& m : metrics) {
     const RuntimeSample* now = FindRuntime(*end, m.pid);
     const RuntimeSample* before = FindRuntime(*previous, m.pid);
     Track& track = tracks_[m.pid];
-    if (before == nullptr || !m.Has(Signal::kExecutions) || !m.Has(Signal::kCollectives)) continue;
-    const Recent recent = RecentOf(*now, *before, period, thresholds_.hang_in_flight);
+    if (before == nullptr || !m.Has(Signal::kExecutions)) continue;
+    const Recent recent =
+        RecentOf(*end, *previous, *now, *before, period, thresholds_.hang_in_flight);
     if (recent.completed > 0) {
       const std::int64_t since =
           track.last_progress_ns >= 0 ? device_ns - track.last_progress_ns : period.count();
@@ -601,12 +653,62 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
       track.last_progress_ns = device_ns;
     }
     if (track.last_progress_ns < 0) continue;  // never seen running: a hang cannot be told
-    const double wait = std::max(thresholds_.hang_steps * static_cast<double>(track.step_ns),
-                                 static_cast<double>(thresholds_.hang_min.count()));
-    stalled.push_back(
-        {&m, static_cast<double>(device_ns - track.last_progress_ns) * 1e-9, wait * 1e-9, recent});
+    const double wait = 1e-9 * std::max(thresholds_.hang_steps * static_cast<double>(track.step_ns),
+                                        static_cast<double>(thresholds_.hang_min.count()));
+    const double since = 1e-9 * static_cast<double>(device_ns - track.last_progress_ns);
+    if (m.Has(Signal::kCollectives)) {
+      stalled.push_back({&m, since, wait, recent});
+      m.waiting = recent.waiting.has_value();
+    }
+    // Idle: cores and process, with nothing completing and no collective in flight (one that
+    // waits for its peers is not idle: the hang rule judges it), since the start of the newest
+    // period that was. A process whose CPU is unmeasured counts as idle on the host.
+    const bool idle = recent.completed == 0 && recent.utilization < thresholds_.idle_percent &&
+                      recent.in_flight < thresholds_.hang_in_flight &&
+                      (!m.Has(Signal::kRuntimeCpu) || recent.cpus < thresholds_.host_busy_cpus);
+    if (!idle) {
+      track.idle_since_ns = -1;
+    } else if (track.idle_since_ns < 0) {
+      track.idle_since_ns = previous->device_time.count();
+    }
+    if (m.Has(Signal::kCoreActivity) && track.idle_since_ns >= 0 && track.step_ns > 0) {
+      m.idle_seconds = 1e-9 * static_cast<double>(device_ns - track.idle_since_ns);
+      m.stop_after = 1e-9 * std::max(thresholds_.stop_steps * static_cast<double>(track.step_ns),
+                                     static_cast<double>(thresholds_.stop_min.count()));
+    }
   }
   const std::map<std::uint32_t, v1::Finding> hangs = Hangs(stalled, thresholds_);
+  // Whether the last thresholds_.recent alone bear out a change of a runtime's verdict to `kind`,
+  // asked when a change is due on a few agreeing evaluations: that window's report is built once
+  // per evaluation, and only then.
+  const std::uint64_t recent_back =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(1, thresholds_.recent / period));
+  const Snapshot* recent_start =
+      history.AtOrBefore(end->seq > recent_back ? end->seq - recent_back : 0);
+  std::optional<v1::Report> recent_report;
+  const auto recent_confirms = [&](const Metrics& m, v1::FindingKind kind) {
+    if (recent_start == nullptr || recent_start->epoch != end->epoch || recent_start == end)
+      return false;
+    if (!recent_report) recent_report = WindowReport(*recent_start, *end, inventory);
+    const RuntimeSample* now = FindRuntime(*end, m.pid);
+    const RuntimeSample* before = FindRuntime(*recent_start, m.pid);
+    for (const v1::RuntimeReport& r : recent_report->runtimes()) {
+      if (r.pid() != m.pid || now == nullptr || before == nullptr) continue;
+      Metrics short_window =
+          Measure(r, recent_report->system().hbm_stats(), *now, *before, inventory);
+      short_window.idle_seconds = m.idle_seconds;
+      short_window.stop_after = m.stop_after;
+      std::string lacking;
+      // It agrees; and a change away from healthy is not on its way back: once a pause is over,
+      // the newest metrics are busier than the window that still holds it (cores busy in both
+      // were never paused).
+      const double u = short_window.utilization;
+      return Classify(short_window, thresholds_, "", &lacking).kind() == kind &&
+             (kind == v1::FINDING_KIND_HEALTHY || u <= m.utilization ||
+              u >= thresholds_.busy_percent);
+    }
+    return false;
+  };
   const std::int64_t now_ns = ToUnixNanos(end->wall);
   Analysis next;
   Evaluation evaluation{start->seq, end->seq, {}};
@@ -625,7 +727,14 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
       if (track.verdict.kind() == v1::FINDING_KIND_UNSPECIFIED)  // not a standing errors verdict
         gaps.undetermined[m.pid] = std::move(lacking);
     } else {
-      Decide(track, candidate, now_ns, period);
+      // A hang, and a stop, come from rules that have already waited several step times.
+      const bool waited =
+          hang != hangs.end() || (candidate.kind() == v1::FINDING_KIND_IDLE_ALLOCATED &&
+                                  m.stop_after > 0 && m.idle_seconds >= m.stop_after);
+      // A runtime that sits in a collective that does not complete may be hanging: its verdict
+      // holds until the hang rule, which waits a few step times, has decided.
+      Decide(track, candidate, waited, now_ns, period,
+             [&](v1::FindingKind kind) { return !m.waiting && recent_confirms(m, kind); });
       if (!lacking.empty()) gaps.lacking.insert(std::move(lacking));
     }
     if (track.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED)

@@ -3,12 +3,15 @@
 // scenario — so it works for any backend) and gives each runtime a candidate verdict: hang,
 // errors, idle_allocated, straggler, hbm_bound, collective_bound, input_bound or healthy (a busy,
 // compute-bound core is healthy). A verdict changes only when a new candidate holds for most of
-// the recent evaluations (hysteresis), except errors and hang, which are reported at once (the
-// hang rule itself waits several step times); a straggler or hang comes or goes on a few agreeing
-// evaluations. The instance gets one summary finding. Thresholds live in one table
-// (AnalyzerThresholds, docs/diagnosis.md). A signal the backend cannot measure
-// (Snapshot::unmeasured) is never read as a 0: a rule that needs it is skipped, a verdict reached
-// without a signal an earlier rule needed ends its summary with "signals unavailable: <signal>
+// the recent evaluations (hysteresis), or for the last few of them while a short window of the
+// newest metrics alone agrees (a checkpoint darkens every window that contains it, not the short
+// one after it); errors, hang and a stopped runtime's
+// idle_allocated are reported at once (those rules themselves wait several step times); a
+// straggler or hang comes or goes on a few agreeing evaluations. The instance gets one summary
+// finding. Thresholds live in one table (AnalyzerThresholds, docs/diagnosis.md). A signal the
+// backend cannot measure (Snapshot::unmeasured) is never read as a 0: a rule that needs it is
+// skipped, a verdict reached without a signal an earlier rule needed ends its summary with "signals
+// unavailable: <signal>
 // (<reason>)", and a runtime no rule can judge (utilization unmeasured; or below the busy threshold
 // without collective figures) gets no verdict, which the instance summary names ("no verdict for N
 // applications: signals unavailable: ..."). Pure and deterministic; not thread-safe (the daemon's
@@ -17,6 +20,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,8 +33,11 @@
 namespace neuronmon::daemon {
 
 struct AnalyzerThresholds {
-  double busy_percent = 80;                // below this, the runtime is losing time
-  double idle_percent = 5;                 // below this with no executions: cores held, unused
+  double busy_percent = 80;  // below this, the runtime is losing time
+  double idle_percent = 5;   // below this with no executions: cores held, unused
+  // A process using this many CPUs works on the host (reads input, writes a checkpoint): its idle
+  // cores wait for it, they are not held unused.
+  double host_busy_cpus = 0.5;
   double collective_share = 0.25;          // time in collectives that makes them the bottleneck
   double fast_collective_share = 0.15;     // below this, collectives are not the problem
   double hbm_percent = 85;                 // HBM bandwidth near its peak ...
@@ -40,6 +47,13 @@ struct AnalyzerThresholds {
   Nanos window = std::chrono::seconds(5);  // metrics window per evaluation
   Nanos memory = std::chrono::seconds(15);  // evaluations a verdict is voted over
   double majority = 0.6;                    // share of votes a new verdict needs
+  // A change also comes at once when the last fast_votes candidates agree on it and the last
+  // `recent` of metrics alone agree too: a checkpoint or a slow step darkens every window that
+  // holds it, but the short window after it is already back to normal.
+  // A return to healthy takes healthy_votes: a pause never looks healthy.
+  std::uint32_t fast_votes = 4;
+  std::uint32_t healthy_votes = 3;
+  Nanos recent = std::chrono::seconds(2);
   // Votes that make a straggler a verdict, or end one: one device apart from its peers is not
   // what a checkpoint or a slow step looks like (those move every device alike), so it needs no
   // majority of 15 s.
@@ -50,6 +64,11 @@ struct AnalyzerThresholds {
   // (in flight at least hang_in_flight of the last period, no operation finishing).
   double hang_steps = 2;
   Nanos hang_min = std::chrono::seconds(3);
+  // A runtime that stopped: its cores and process idle, nothing completed, for stop_steps of its
+  // recent step times and at least stop_min (a window's length: a server between requests is
+  // not taken for stopped sooner than the window rule would say so) — adopted at once.
+  double stop_steps = 1.5;
+  Nanos stop_min = std::chrono::seconds(5);
   double hang_in_flight = 0.5;
 };
 
@@ -89,10 +108,16 @@ class Analyzer {
     // Progress, in device time: when an execution last completed, and the step time then.
     std::int64_t last_progress_ns = -1;  // -1: none seen yet
     std::int64_t step_ns = 0;
+    // Since when its cores and process have been idle with nothing completing (-1: they are not).
+    std::int64_t idle_since_ns = -1;
   };
 
   std::uint32_t VoteLimit(Nanos period) const;
-  void Decide(Track& track, const v1::Finding& candidate, std::int64_t now_ns, Nanos period);
+  // `waited`: the candidate's rule has itself waited several step times (a hang, a stop), so it
+  // is adopted at once. `confirms(kind)`: whether the newest metrics alone bear out a change to
+  // `kind` (computed only when a change is due on a few votes).
+  void Decide(Track& track, const v1::Finding& candidate, bool waited, std::int64_t now_ns,
+              Nanos period, const std::function<bool(v1::FindingKind)>& confirms);
   // No rule could judge the runtime for want of signals: drops its verdict (except errors, which
   // stand until errors_clear has passed) and its votes.
   void Forget(Track& track, std::int64_t now_ns) const;

@@ -140,6 +140,8 @@ std::map<std::string, double> ReportFigures(const v1::Report& report, std::uint3
         e.completed_with_err() + e.completed_with_num_err() + e.timed_out() + e.failed_to_queue() +
         e.incorrect_input() + r.execution_stats().error_summary().hardware());
     out["corrected_errors"] = static_cast<double>(r.execution_stats().error_summary().transient());
+    out["process_cpus"] = (r.vcpu_usage().user_percent() + r.vcpu_usage().system_percent()) / 100 *
+                          std::max(1.0, static_cast<double>(inv.host_vcpu_count()));
   }
   return out;
 }
@@ -172,6 +174,8 @@ TEST(Analyzer, EvidenceEqualsTheReportOverTheSameWindow) {
         const std::map<std::string, double> figures =
             ReportFigures(report, pid, run.core->inventory());
         for (const v1::Evidence& ev : candidate.evidence()) {
+          // Idle time is counted from when the runtime stopped, not over the window.
+          if (ev.name() == "idle_seconds") continue;
           auto it = figures.find(ev.name());
           ASSERT_NE(it, figures.end()) << "no report figure for evidence " << ev.name();
           EXPECT_DOUBLE_EQ(ev.value(), it->second)
@@ -186,7 +190,7 @@ TEST(Analyzer, EvidenceEqualsTheReportOverTheSameWindow) {
   EXPECT_EQ(names, (std::set<std::string>{
                        "collective_time_share_percent", "corrected_errors", "failed_executions",
                        "flops_percent_of_peak", "hbm_bandwidth_percent",
-                       "idle_between_executions_percent", "utilization_percent"}));
+                       "idle_between_executions_percent", "process_cpus", "utilization_percent"}));
   EXPECT_GE(compared, 10000u);
 }
 
@@ -394,7 +398,6 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
     std::string expect;
     simdev::FaultSpec fault;
     bool ends = false;  // the fault ends at 120 s and the verdict must return to healthy
-    int limit = 10;     // seconds the change may take, onset and recovery
   };
   std::vector<Change> changes;
   simdev::FaultSpec slow;
@@ -418,24 +421,27 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
   hang.rank = 5;
   changes.push_back({"hang", hang, false});
   // Workload changes: the input pipeline slows (a dataloader lost its workers), the fabric is
-  // congested, the process stops submitting work while it holds its cores. These go through the
-  // general hysteresis (60% of 15 s of votes, which keeps checkpoints from flipping them) and take
-  // 11-16 s today: issue 18 asks for 10 s, which is still open. The bound here keeps them from
-  // getting slower meanwhile.
+  // congested, the kernels move far more bytes (recomputation or smaller tiles after a change),
+  // the process stops submitting work while it holds its cores.
   simdev::FaultSpec input;
   input.type = simdev::FaultType::kInputSlowdown;
   input.runtime = "train";
   input.factor = 40;
-  changes.push_back({"input_bound", input, true, 20});
+  changes.push_back({"input_bound", input, true});
   simdev::FaultSpec network;
   network.type = simdev::FaultType::kNetworkSlowdown;
   network.runtime = "train";
   network.factor = 40;
-  changes.push_back({"collective_bound", network, true, 20});
+  changes.push_back({"collective_bound", network, true});
+  simdev::FaultSpec traffic;
+  traffic.type = simdev::FaultType::kHbmTraffic;
+  traffic.runtime = "train";
+  traffic.factor = 10;
+  changes.push_back({"hbm_bound", traffic, true});
   simdev::FaultSpec stall;
   stall.type = simdev::FaultType::kStall;
   stall.runtime = "train";
-  changes.push_back({"idle_allocated", stall, true, 20});
+  changes.push_back({"idle_allocated", stall, true});
   std::string report;
   for (const char* preset : {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"}) {
     for (Change c : changes) {
@@ -451,30 +457,59 @@ TEST(Analyzer, VerdictsFollowAChangeWithin10Seconds) {
         const Analysis& a = run.At(t);
         const std::string v = Verdict(a, 0);
         if (v == "hang" && stuck.empty()) stuck = a.instance.straggler();
-        if (t >= 40 && t < 60) {
-          EXPECT_EQ(v, "healthy") << who << " before the fault, at " << t;
-        }
         if (t >= 60 && onset < 0 && v == c.expect) onset = t - 60;
         if (c.ends && t >= 120 && recovery < 0 && v == "healthy") recovery = t - 120;
-        if (onset >= 0 && t < 120 && t > 60 + onset) {
+        // Healthy until the change shows, then the expected verdict, then (when the fault ends)
+        // healthy again: no detour through another verdict, no flapping.
+        if (t >= 40 && onset < 0) {
+          EXPECT_EQ(v, "healthy") << who << " before the change showed, at " << t;
+        } else if (onset >= 0 && (!c.ends || recovery < 0)) {
           EXPECT_EQ(v, c.expect) << who << " flapped at " << t;
+        } else if (recovery >= 0) {
+          EXPECT_EQ(v, "healthy") << who << " flapped after recovering, at " << t;
         }
       }
       report += "  " + who + ": " + std::to_string(onset) + " s" +
                 (c.ends ? ", back to healthy " + std::to_string(recovery) + " s" : "") + "\n";
       EXPECT_GE(onset, 0) << who << ": never reported";
-      EXPECT_LE(onset, c.limit) << who;
+      EXPECT_LE(onset, 10) << who;
       if (c.expect == "hang") {
         // The rank that stopped joining is named: its worker's tag ends in "rank5".
         EXPECT_EQ(stuck.size() >= 5 ? stuck.substr(stuck.size() - 5) : stuck, "rank5") << who;
       }
       if (c.ends) {
         EXPECT_GE(recovery, 0) << who << ": never healthy again";
-        EXPECT_LE(recovery, c.limit) << who << " recovery";
+        EXPECT_LE(recovery, 10) << who << " recovery";
       }
     }
   }
   std::printf("verdict delays at 1 Hz:\n%s", report.c_str());
+}
+
+// What must not change a verdict that fast: a checkpoint every 15 steps (2 s of idle cores and a
+// busy host, which darkens every 5 s window that holds it) and slow steps (8% step-to-step noise).
+// Healthy training stays healthy from 40 s to 4 min on each instance type — while the windows'
+// own candidates do dip, which the test counts to show it saw checkpoints.
+TEST(Analyzer, CheckpointsAndSlowStepsDoNotChangeAHealthyVerdict) {
+  for (const char* preset : {"trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"}) {
+    simdev::Scenario scenario = *simdev::LoadScenario("healthy-training");
+    auto& training = std::get<simdev::TrainingSpec>(scenario.runtimes.at(0).workload);
+    training.checkpoint_every_steps = 15;
+    training.checkpoint_duration = seconds(2);
+    training.noise = 0.08;
+    SimRun run(*simdev::FindPreset(preset), scenario);
+    int dips = 0;
+    for (int t = 0; t <= 240; ++t) {
+      const Analysis& a = run.At(t);
+      if (t < 40) continue;
+      EXPECT_EQ(Verdict(a, 0), "healthy") << preset << " at " << t;
+      bool dipped = false;
+      for (const auto& [pid, candidate] : run.core->analyzer().last_evaluation().candidates)
+        dipped = dipped || candidate.kind() != v1::FINDING_KIND_HEALTHY;
+      dips += dipped ? 1 : 0;
+    }
+    EXPECT_GE(dips, 10) << preset << ": no checkpoint darkened a window";
+  }
 }
 
 // cluster-hang as two of its four daemons see it: node 3, where rank 5 stopped joining, names that

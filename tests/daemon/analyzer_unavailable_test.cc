@@ -102,6 +102,23 @@ TEST(AnalyzerUnavailable, NotIdleWhenUtilizationIsNotMeasured) {
       << a.instance.summary();
 }
 
+// Without the process's CPU figures, idle cores cannot be told from cores waiting for a busy host:
+// idle_allocated rests on the cores alone, says so, and shows no CPU evidence.
+TEST(AnalyzerUnavailable, IdleWithoutProcessCpuSaysSo) {
+  UnmeasuredRun run("idle-allocated", RealHost({Signal::kRuntimeCpu}));
+  for (int t = 0; t <= 30; ++t) {
+    const Analysis& a = run.At(t);
+    ForEachFinding(run, a, [&](const v1::Finding& f) {
+      EXPECT_FALSE(HasEvidence(f, "process_cpus")) << "at " << t << "s";
+    });
+  }
+  const Analysis& a = run.At(31);
+  EXPECT_EQ(a.instance.kind(), v1::FINDING_KIND_IDLE_ALLOCATED) << a.instance.summary();
+  EXPECT_NE(a.instance.summary().find("; signals unavailable: " + Lacks(Signal::kRuntimeCpu)),
+            std::string::npos)
+      << a.instance.summary();
+}
+
 TEST(AnalyzerUnavailable, NeitherCollectiveNorInputBoundWithoutCollectives) {
   for (const char* scenario : {"collective-bound", "input-bound", "straggler"}) {
     UnmeasuredRun run(scenario, RealHost({Signal::kCollectives}));

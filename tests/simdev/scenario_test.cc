@@ -78,7 +78,7 @@ TEST(Scenario, ErrorsNameTheFileAndTheField) {
   EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "meteor"}]})"),
             "my.json: faults[0].type: \"meteor\" is not one of ecc, runtime_exit, device_lost, "
             "nan_errors, timeouts, device_reset, slowdown, hang, input_slowdown, "
-            "network_slowdown, stall");
+            "network_slowdown, stall, hbm_traffic");
   EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "ecc"}]})"),
             "my.json: faults[0].device: required for a ecc fault");
   EXPECT_EQ(ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "idle": {}}],
