@@ -5,13 +5,12 @@
 // compute-bound core is healthy). A verdict changes only when a new candidate holds for most of
 // the recent evaluations (hysteresis), or for the last few of them while a short window of the
 // newest metrics alone agrees (a checkpoint darkens every window that contains it, not the short
-// one after it); errors, hang and a stopped runtime's
-// idle_allocated are reported at once (those rules themselves wait several step times); a
-// straggler or hang comes or goes on a few agreeing evaluations. The instance gets one summary
-// finding. Thresholds live in one table (AnalyzerThresholds, docs/diagnosis.md). A signal the
-// backend cannot measure (Snapshot::unmeasured) is never read as a 0: a rule that needs it is
-// skipped, a verdict reached without a signal an earlier rule needed ends its summary with "signals
-// unavailable: <signal>
+// one after it); errors, hang and a stopped runtime's idle_allocated are reported at once (those
+// rules themselves wait several step times); a straggler or hang comes or goes on a few agreeing
+// evaluations. The instance gets one summary finding. Thresholds live in one table
+// (AnalyzerThresholds, docs/diagnosis.md). A signal the backend cannot measure
+// (Snapshot::unmeasured) is never read as a 0: a rule that needs it is skipped, a verdict reached
+// without a signal an earlier rule needed ends its summary with "signals unavailable: <signal>
 // (<reason>)", and a runtime no rule can judge (utilization unmeasured; or below the busy threshold
 // without collective figures) gets no verdict, which the instance summary names ("no verdict for N
 // applications: signals unavailable: ..."). Pure and deterministic; not thread-safe (the daemon's
@@ -48,9 +47,9 @@ struct AnalyzerThresholds {
   Nanos memory = std::chrono::seconds(15);  // evaluations a verdict is voted over
   double majority = 0.6;                    // share of votes a new verdict needs
   // A change also comes at once when the last fast_votes candidates agree on it and the last
-  // `recent` of metrics alone agree too: a checkpoint or a slow step darkens every window that
-  // holds it, but the short window after it is already back to normal.
-  // A return to healthy takes healthy_votes: a pause never looks healthy.
+  // `recent` of metrics alone agree too, and — leaving healthy — are no busier than the window
+  // (unless busy anyway): a checkpoint or a slow step darkens every window that holds it, but
+  // once it is over the newest seconds recover first. A return to healthy takes healthy_votes.
   std::uint32_t fast_votes = 4;
   std::uint32_t healthy_votes = 3;
   Nanos recent = std::chrono::seconds(2);
@@ -64,12 +63,12 @@ struct AnalyzerThresholds {
   // (in flight at least hang_in_flight of the last period, no operation finishing).
   double hang_steps = 2;
   Nanos hang_min = std::chrono::seconds(3);
+  double hang_in_flight = 0.5;
   // A runtime that stopped: its cores and process idle, nothing completed, for stop_steps of its
   // recent step times and at least stop_min (a window's length: a server between requests is
   // not taken for stopped sooner than the window rule would say so) — adopted at once.
   double stop_steps = 1.5;
   Nanos stop_min = std::chrono::seconds(5);
-  double hang_in_flight = 0.5;
 };
 
 // The current verdicts.
