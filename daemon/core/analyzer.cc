@@ -36,6 +36,9 @@ struct Metrics {
   double idle_seconds = 0;
   double stop_after = 0;
   bool waiting = false;  // in a collective that did not complete in the newest period
+
+  // It stopped: idle for longer than its steps say a pause may last.
+  bool Stopped() const { return stop_after > 0 && idle_seconds >= stop_after; }
   // Why each signal the rules read could not be measured over the window (empty: it was); the
   // figure of an unmeasured signal above is 0 and must not be read.
   std::array<std::string, kSignals> unavailable;
@@ -239,7 +242,7 @@ v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::s
   }
   // It stopped: cores and process idle, nothing completed, for longer than its steps take —
   // told before a whole window has gone by without an execution.
-  if (m.stop_after > 0 && m.idle_seconds >= m.stop_after) {
+  if (m.Stopped()) {
     AddEvidence(f, "idle_seconds", m.idle_seconds, "seconds", m.stop_after, ">=");
     kind(v1::FINDING_KIND_IDLE_ALLOCATED,
          Fmt("holds its NeuronCores but has run nothing for %.0f s", std::floor(m.idle_seconds)));
@@ -653,8 +656,12 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
       track.last_progress_ns = device_ns;
     }
     if (track.last_progress_ns < 0) continue;  // never seen running: a hang cannot be told
-    const double wait = 1e-9 * std::max(thresholds_.hang_steps * static_cast<double>(track.step_ns),
-                                        static_cast<double>(thresholds_.hang_min.count()));
+    // Seconds a pause of `steps` of its recent step times takes, and at least `least`.
+    const auto steps_of = [&](double steps, Nanos least) {
+      return 1e-9 * std::max(steps * static_cast<double>(track.step_ns),
+                             static_cast<double>(least.count()));
+    };
+    const double wait = steps_of(thresholds_.hang_steps, thresholds_.hang_min);
     const double since = 1e-9 * static_cast<double>(device_ns - track.last_progress_ns);
     if (m.Has(Signal::kCollectives)) {
       stalled.push_back({&m, since, wait, recent});
@@ -673,8 +680,7 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
     }
     if (m.Has(Signal::kCoreActivity) && track.idle_since_ns >= 0 && track.step_ns > 0) {
       m.idle_seconds = 1e-9 * static_cast<double>(device_ns - track.idle_since_ns);
-      m.stop_after = 1e-9 * std::max(thresholds_.stop_steps * static_cast<double>(track.step_ns),
-                                     static_cast<double>(thresholds_.stop_min.count()));
+      m.stop_after = steps_of(thresholds_.stop_steps, thresholds_.stop_min);
     }
   }
   const std::map<std::uint32_t, v1::Finding> hangs = Hangs(stalled, thresholds_);
@@ -689,11 +695,12 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   const auto recent_confirms = [&](const Metrics& m, v1::FindingKind kind) {
     if (recent_start == nullptr || recent_start->epoch != end->epoch || recent_start == end)
       return false;
-    if (!recent_report) recent_report = WindowReport(*recent_start, *end, inventory);
     const RuntimeSample* now = FindRuntime(*end, m.pid);
     const RuntimeSample* before = FindRuntime(*recent_start, m.pid);
+    if (now == nullptr || before == nullptr) return false;
+    if (!recent_report) recent_report = WindowReport(*recent_start, *end, inventory);
     for (const v1::RuntimeReport& r : recent_report->runtimes()) {
-      if (r.pid() != m.pid || now == nullptr || before == nullptr) continue;
+      if (r.pid() != m.pid) continue;
       Metrics short_window =
           Measure(r, recent_report->system().hbm_stats(), *now, *before, inventory);
       short_window.idle_seconds = m.idle_seconds;
@@ -728,9 +735,8 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
         gaps.undetermined[m.pid] = std::move(lacking);
     } else {
       // A hang, and a stop, come from rules that have already waited several step times.
-      const bool waited =
-          hang != hangs.end() || (candidate.kind() == v1::FINDING_KIND_IDLE_ALLOCATED &&
-                                  m.stop_after > 0 && m.idle_seconds >= m.stop_after);
+      const bool waited = hang != hangs.end() ||
+                          (candidate.kind() == v1::FINDING_KIND_IDLE_ALLOCATED && m.Stopped());
       // A runtime that sits in a collective that does not complete may be hanging: its verdict
       // holds until the hang rule, which waits a few step times, has decided.
       Decide(track, candidate, waited, now_ns, period,
