@@ -8,7 +8,7 @@
 set -euo pipefail
 
 build_pkgs=(cmake make ninja-build g++ pkg-config protobuf-compiler libprotobuf-dev libboost-dev
-  nlohmann-json3-dev libcli11-dev libncurses-dev libsystemd-dev libre2-dev zlib1g-dev)
+  nlohmann-json3-dev libcli11-dev libncurses-dev libsystemd-dev libre2-dev zlib1g-dev libzstd-dev)
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format tmux
   prometheus systemd man-db lintian fakeroot dpkg-dev file curl procps python3)
 

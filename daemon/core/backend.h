@@ -1,6 +1,7 @@
 // Backend: the device the daemon samples — the simulator (simdev) or a real Neuron host
-// (neurondev), filling the same Snapshot. Read() fills counters, gauges and device_time; the
-// daemon adds the host sample, seq and wall time. Not thread-safe.
+// (neurondev), filling the same Snapshot — or a recording replayed (replay.h). Read() fills
+// counters, gauges and device_time; the daemon adds the host sample, seq and wall time (a replay
+// sets the recorded host sample and wall time itself). Not thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -34,7 +34,7 @@ std::uint64_t DaemonCore::Append(Reading reading, std::uint64_t generation, Mono
   Snapshot& s = reading.snapshot;
   s.seq = next_seq_++;
   s.mono = now;
-  s.wall = wall;
+  if (s.wall == WallTime{}) s.wall = wall;  // a replay's backend keeps the recorded time
   inventory_ = std::move(reading.inventory);
   have_inventory_ = true;
   description_ = std::move(reading.description);
@@ -46,6 +46,10 @@ std::uint64_t DaemonCore::Append(Reading reading, std::uint64_t generation, Mono
     analyses_.pop_front();
   frames_.clear();
   return history_.newest_seq();
+}
+
+void DaemonCore::StartAtSeq(std::uint64_t seq) {
+  if (history_.newest_seq() == 0 && seq > 0) next_seq_ = history_floor_ = seq;
 }
 
 const Analysis* DaemonCore::AnalysisAt(std::uint64_t seq) const {

@@ -69,6 +69,10 @@ class DaemonCore {
   ReadJob NextRead() const { return {backend_, host_, generation_}; }
   std::uint64_t Append(Reading reading, std::uint64_t generation, MonoTime now, WallTime wall);
 
+  // Numbers the first snapshot `seq` instead of 1 (a replay takes the recorded numbering, so
+  // groups fall due where they did live). Only before the first snapshot; ignored after.
+  void StartAtSeq(std::uint64_t seq);
+
   v1::Welcome MakeWelcome(MonoTime now) const;
   const v1::Inventory& inventory() const { return inventory_; }
 

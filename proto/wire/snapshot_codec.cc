@@ -1,0 +1,317 @@
+#include "proto/wire/snapshot_codec.h"
+
+#include <chrono>
+#include <utility>
+
+namespace neuronmon::wire {
+namespace {
+
+void HistogramToProto(const LatencyHistogram& h, v1::Histogram& out) {
+  out.set_count(h.count());
+  out.set_sum_seconds(h.sum_seconds());
+  for (const auto& [index, n] : h.buckets()) {
+    v1::HistogramBucket* b = out.add_buckets();
+    b->set_index(index);
+    b->set_count(n);
+  }
+}
+
+LatencyHistogram HistogramFromProto(const v1::Histogram& h) {
+  std::vector<std::pair<std::uint16_t, std::uint64_t>> buckets;
+  buckets.reserve(static_cast<std::size_t>(h.buckets_size()));
+  for (const v1::HistogramBucket& b : h.buckets()) {
+    if (b.index() <= UINT16_MAX)
+      buckets.emplace_back(static_cast<std::uint16_t>(b.index()), b.count());
+  }
+  return LatencyHistogram::FromBuckets(h.sum_seconds(), buckets);
+}
+
+void CpuTimesToProto(const CpuTimes& t, v1::CpuTimesSample& out) {
+  out.set_user(t.user);
+  out.set_nice(t.nice);
+  out.set_system(t.system);
+  out.set_idle(t.idle);
+  out.set_iowait(t.iowait);
+  out.set_irq(t.irq);
+  out.set_softirq(t.softirq);
+  out.set_steal(t.steal);
+}
+
+CpuTimes CpuTimesFromProto(const v1::CpuTimesSample& t) {
+  return {t.user(), t.nice(), t.system(), t.idle(), t.iowait(), t.irq(), t.softirq(), t.steal()};
+}
+
+void HostMemoryToProto(const HostMemory& m, v1::HostMemorySample& out) {
+  out.set_application_memory(m.application_memory);
+  out.set_constants(m.constants);
+  out.set_dma_buffers(m.dma_buffers);
+  out.set_tensors(m.tensors);
+}
+
+HostMemory HostMemoryFromProto(const v1::HostMemorySample& m) {
+  return {m.application_memory(), m.constants(), m.dma_buffers(), m.tensors()};
+}
+
+void MemoryToProto(const RuntimeMemory& m, v1::RuntimeMemorySample& out) {
+  HostMemoryToProto(m.host, *out.mutable_host());
+  for (const CoreMemory& c : m.cores) {
+    v1::CoreMemorySample* p = out.add_cores();
+    p->set_core(c.core);
+    p->set_constants(c.constants);
+    p->set_model_code(c.model_code);
+    p->set_model_shared_scratchpad(c.model_shared_scratchpad);
+    p->set_runtime_memory(c.runtime_memory);
+    p->set_tensors(c.tensors);
+  }
+  for (const LoadedModel& model : m.models) {
+    v1::ModelSample* p = out.add_models();
+    p->set_name(model.name);
+    p->set_uuid(model.uuid);
+    p->set_model_id(model.model_id);
+    p->set_is_running(model.is_running);
+    for (const SubgraphMemory& g : model.subgraphs) {
+      v1::SubgraphSample* s = p->add_subgraphs();
+      s->set_name(g.name);
+      s->set_core(g.core);
+      s->set_device(g.device);
+      HostMemoryToProto(g.host, *s->mutable_host());
+      s->set_constants(g.constants);
+      s->set_model_code(g.model_code);
+      s->set_runtime_memory(g.runtime_memory);
+      s->set_tensors(g.tensors);
+    }
+  }
+}
+
+std::shared_ptr<const RuntimeMemory> MemoryFromProto(const v1::RuntimeMemorySample& p) {
+  auto m = std::make_shared<RuntimeMemory>();
+  m->host = HostMemoryFromProto(p.host());
+  for (const v1::CoreMemorySample& c : p.cores()) {
+    m->cores.push_back({c.core(), c.constants(), c.model_code(), c.model_shared_scratchpad(),
+                        c.runtime_memory(), c.tensors()});
+  }
+  for (const v1::ModelSample& model : p.models()) {
+    LoadedModel& out = m->models.emplace_back();
+    out.name = model.name();
+    out.uuid = model.uuid();
+    out.model_id = model.model_id();
+    out.is_running = model.is_running();
+    for (const v1::SubgraphSample& g : model.subgraphs()) {
+      out.subgraphs.push_back({g.name(), g.core(), g.device(), HostMemoryFromProto(g.host()),
+                               g.constants(), g.model_code(), g.runtime_memory(), g.tensors()});
+    }
+  }
+  return m;
+}
+
+void ExecutionsToProto(const ExecutionCounters& e, v1::ExecutionSample& out) {
+  out.set_completed(e.completed);
+  out.set_completed_with_err(e.completed_with_err);
+  out.set_completed_with_num_err(e.completed_with_num_err);
+  out.set_timed_out(e.timed_out);
+  out.set_incorrect_input(e.incorrect_input);
+  out.set_failed_to_queue(e.failed_to_queue);
+  out.set_generic(e.generic);
+  out.set_numerical(e.numerical);
+  out.set_transient(e.transient);
+  out.set_model(e.model);
+  out.set_runtime(e.runtime);
+  out.set_hardware(e.hardware);
+}
+
+ExecutionCounters ExecutionsFromProto(const v1::ExecutionSample& e) {
+  return {e.completed(),
+          e.completed_with_err(),
+          e.completed_with_num_err(),
+          e.timed_out(),
+          e.incorrect_input(),
+          e.failed_to_queue(),
+          e.generic(),
+          e.numerical(),
+          e.transient(),
+          e.model(),
+          e.runtime(),
+          e.hardware()};
+}
+
+std::int64_t NanosOf(std::chrono::nanoseconds d) { return static_cast<std::int64_t>(d.count()); }
+
+template <typename Repeated>
+Status Bounded(const Repeated& items, std::size_t limit, const char* what) {
+  if (static_cast<std::size_t>(items.size()) <= limit) return Status::Ok();
+  return Status::InvalidArgument("snapshot holds " + std::to_string(items.size()) + " " + what +
+                                 " (at most " + std::to_string(limit) + ")");
+}
+
+}  // namespace
+
+void SnapshotToProto(const Snapshot& s, v1::Snapshot& out) {
+  out.Clear();
+  out.set_seq(s.seq);
+  out.set_mono_ns(NanosOf(s.mono.time_since_epoch()));
+  out.set_wall_unix_ns(NanosOf(s.wall.time_since_epoch()));
+  out.set_device_time_ns(NanosOf(s.device_time));
+  out.set_epoch(s.epoch);
+  out.set_error(s.error);
+  for (const CoreCounters& c : s.cores) {
+    v1::CoreSample* p = out.add_cores();
+    p->set_busy_ns(c.busy_ns);
+    p->set_flops(c.flops);
+    p->set_effective_flops(c.effective_flops);
+    for (std::uint64_t b : c.physical_busy_ns) p->add_physical_busy_ns(b);
+  }
+  for (const DeviceCounters& d : s.devices) {
+    v1::DeviceSample* p = out.add_devices();
+    p->set_absent(!d.present);
+    p->set_error(d.error);
+    p->set_hbm_read_bytes(d.hbm_read_bytes);
+    p->set_hbm_write_bytes(d.hbm_write_bytes);
+    v1::EccSample* e = p->mutable_ecc();
+    e->set_mem_corrected(d.ecc.mem_corrected);
+    e->set_mem_uncorrected(d.ecc.mem_uncorrected);
+    e->set_sram_corrected(d.ecc.sram_corrected);
+    e->set_sram_uncorrected(d.ecc.sram_uncorrected);
+  }
+  for (const RuntimeSample& r : s.runtimes) {
+    v1::RuntimeSample* p = out.add_runtimes();
+    p->set_pid(r.pid);
+    p->set_tag(r.tag);
+    p->set_error(r.error);
+    for (std::uint32_t c : r.cores) p->add_cores(c);
+    ExecutionsToProto(r.executions, *p->mutable_executions());
+    HistogramToProto(r.total_latency, *p->mutable_total_latency());
+    HistogramToProto(r.device_latency, *p->mutable_device_latency());
+    p->set_cpu_user_ns(r.cpu_user_ns);
+    p->set_cpu_system_ns(r.cpu_system_ns);
+    for (const CollectiveCounters& c : r.collectives) {
+      v1::CollectiveSample* q = p->add_collectives();
+      q->set_op(static_cast<v1::CollectiveOp>(static_cast<int>(c.kind) + 1));
+      q->set_count(c.count);
+      q->set_bytes(c.bytes);
+      q->set_busy_ns(c.busy_ns);
+      HistogramToProto(c.latency, *q->mutable_latency());
+    }
+    if (r.memory != nullptr) MemoryToProto(*r.memory, *p->mutable_memory());
+  }
+  v1::HostSample* h = out.mutable_host();
+  h->set_cpu_error(s.host.cpu_error);
+  CpuTimesToProto(s.host.total, *h->mutable_total());
+  for (const CpuSample& c : s.host.per_cpu) {
+    v1::CpuSample* p = h->add_per_cpu();
+    p->set_cpu(c.cpu);
+    CpuTimesToProto(c.times, *p->mutable_times());
+  }
+  h->set_context_switches(s.host.context_switches);
+  h->set_memory_error(s.host.memory_error);
+  h->set_memory_total_bytes(s.host.memory_total_bytes);
+  h->set_memory_used_bytes(s.host.memory_used_bytes);
+  h->set_swap_total_bytes(s.host.swap_total_bytes);
+  h->set_swap_used_bytes(s.host.swap_used_bytes);
+  if (s.unmeasured != nullptr) {
+    for (const std::string& reason : s.unmeasured->reasons) out.add_unmeasured(reason);
+  }
+}
+
+Result<Snapshot> SnapshotDecoder::Decode(const v1::Snapshot& p) {
+  for (Status st :
+       {Bounded(p.cores(), kMaxSnapshotCores, "cores"),
+        Bounded(p.devices(), kMaxSnapshotDevices, "devices"),
+        Bounded(p.runtimes(), kMaxSnapshotRuntimes, "runtimes"),
+        Bounded(p.host().per_cpu(), kMaxSnapshotCpus, "CPUs"),
+        Bounded(p.unmeasured(), static_cast<std::size_t>(kSignals), "signal reasons")}) {
+    if (!st.ok()) return st;
+  }
+  Snapshot s;
+  s.seq = p.seq();
+  s.mono = MonoTime(std::chrono::nanoseconds(p.mono_ns()));
+  s.wall = WallTime(
+      std::chrono::duration_cast<WallTime::duration>(std::chrono::nanoseconds(p.wall_unix_ns())));
+  s.device_time = Nanos(p.device_time_ns());
+  s.epoch = p.epoch();
+  s.error = p.error();
+  s.cores.reserve(static_cast<std::size_t>(p.cores_size()));
+  for (const v1::CoreSample& c : p.cores()) {
+    CoreCounters& out = s.cores.emplace_back();
+    out.busy_ns = c.busy_ns();
+    out.flops = c.flops();
+    out.effective_flops = c.effective_flops();
+    out.physical_busy_ns.assign(c.physical_busy_ns().begin(), c.physical_busy_ns().end());
+  }
+  for (const v1::DeviceSample& d : p.devices()) {
+    DeviceCounters& out = s.devices.emplace_back();
+    out.present = !d.absent();
+    out.error = d.error();
+    out.hbm_read_bytes = d.hbm_read_bytes();
+    out.hbm_write_bytes = d.hbm_write_bytes();
+    out.ecc = {d.ecc().mem_corrected(), d.ecc().mem_uncorrected(), d.ecc().sram_corrected(),
+               d.ecc().sram_uncorrected()};
+  }
+  std::map<std::uint32_t, std::pair<std::string, std::shared_ptr<const RuntimeMemory>>> memory;
+  for (const v1::RuntimeSample& r : p.runtimes()) {
+    if (!s.runtimes.empty() && r.pid() <= s.runtimes.back().pid) {
+      return Status::InvalidArgument("snapshot's runtimes are not in ascending pid order (pid " +
+                                     std::to_string(r.pid()) + ")");
+    }
+    RuntimeSample& out = s.runtimes.emplace_back();
+    out.pid = r.pid();
+    out.tag = r.tag();
+    out.error = r.error();
+    out.cores.assign(r.cores().begin(), r.cores().end());
+    out.executions = ExecutionsFromProto(r.executions());
+    out.total_latency = HistogramFromProto(r.total_latency());
+    out.device_latency = HistogramFromProto(r.device_latency());
+    out.cpu_user_ns = r.cpu_user_ns();
+    out.cpu_system_ns = r.cpu_system_ns();
+    for (std::size_t i = 0; i < out.collectives.size(); ++i) {
+      out.collectives[i].kind = static_cast<CollectiveKind>(i);
+    }
+    std::array<bool, kCollectiveKinds> seen{};
+    for (const v1::CollectiveSample& c : r.collectives()) {
+      const int i = static_cast<int>(c.op()) - 1;
+      if (i < 0 || i >= kCollectiveKinds || seen[static_cast<std::size_t>(i)]) {
+        return Status::InvalidArgument("runtime " + std::to_string(r.pid()) +
+                                       " has an unknown or repeated collective operation " +
+                                       std::to_string(static_cast<int>(c.op())));
+      }
+      seen[static_cast<std::size_t>(i)] = true;
+      CollectiveCounters& q = out.collectives[static_cast<std::size_t>(i)];
+      q.count = c.count();
+      q.bytes = c.bytes();
+      q.busy_ns = c.busy_ns();
+      q.latency = HistogramFromProto(c.latency());
+    }
+    std::string bytes = r.memory().SerializeAsString();
+    auto previous = memory_.find(r.pid());
+    if (previous != memory_.end() && previous->second.first == bytes) {
+      out.memory = previous->second.second;
+    } else {
+      out.memory = MemoryFromProto(r.memory());
+    }
+    memory.emplace(r.pid(), std::make_pair(std::move(bytes), out.memory));
+  }
+  memory_ = std::move(memory);
+  const v1::HostSample& h = p.host();
+  s.host.cpu_error = h.cpu_error();
+  s.host.total = CpuTimesFromProto(h.total());
+  for (const v1::CpuSample& c : h.per_cpu()) {
+    s.host.per_cpu.push_back({c.cpu(), CpuTimesFromProto(c.times())});
+  }
+  s.host.context_switches = h.context_switches();
+  s.host.memory_error = h.memory_error();
+  s.host.memory_total_bytes = h.memory_total_bytes();
+  s.host.memory_used_bytes = h.memory_used_bytes();
+  s.host.swap_total_bytes = h.swap_total_bytes();
+  s.host.swap_used_bytes = h.swap_used_bytes();
+  bool any_unmeasured = false;
+  for (const std::string& reason : p.unmeasured()) any_unmeasured |= !reason.empty();
+  if (any_unmeasured) {
+    auto u = std::make_shared<Unmeasured>();
+    for (int i = 0; i < p.unmeasured_size(); ++i) {
+      u->Set(static_cast<Signal>(i), p.unmeasured(i));
+    }
+    s.unmeasured = std::move(u);
+  }
+  return s;
+}
+
+}  // namespace neuronmon::wire

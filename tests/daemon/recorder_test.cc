@@ -1,0 +1,397 @@
+// The recorder's archive and replays: snapshots survive the file format bit for bit, a replay's
+// reports are the live daemon's (same windows, same verdicts), torn tails and full disks are
+// handled, and the size cap holds. Simulated devices and temp directories; nothing sleeps.
+#include "daemon/core/recorder.h"
+
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/core/daemon_core.h"
+#include "daemon/core/replay.h"
+#include "proto/archive/archive.h"
+#include "proto/wire/snapshot_codec.h"
+#include "tests/daemon/unmeasured_backend.h"
+
+namespace neuronmon::daemon {
+namespace {
+
+using std::chrono::seconds;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = ::testing::TempDir() + "recorder_XXXXXX";
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const WallTime kWallStart = WallTime(seconds(1796000000));  // 2026-11-30T...
+const MonoTime kMonoStart = MonoTime(seconds(1000));
+
+// A daemon core sampling `device`/`scenario` once a second, and the snapshots it keeps.
+struct LiveRun {
+  explicit LiveRun(const std::string& device = "sim:trn2.48xlarge",
+                   const std::string& scenario = "healthy-training",
+                   std::unique_ptr<Backend> backend = nullptr) {
+    if (backend == nullptr) {
+      Result<std::unique_ptr<Backend>> made = MakeBackend({device, scenario, 1, 1}, kMonoStart);
+      backend = std::move(*made);
+    }
+    core = std::make_unique<DaemonCore>(
+        CoreOptions{seconds(1), std::chrono::minutes(10), "test", 42}, std::move(backend), nullptr);
+  }
+  // Samples second `i` (0-based) and returns the snapshot kept.
+  const Snapshot& Sample(int i) {
+    const std::uint64_t seq = core->Sample(kMonoStart + seconds(i), kWallStart + seconds(i));
+    return *core->history().Find(seq);
+  }
+  v1::ArchiveHeader Header() const {
+    v1::ArchiveHeader h;
+    h.set_daemon_version("test");
+    h.set_description(core->Describe());
+    h.set_base_period_ns(1'000'000'000);
+    h.set_instance_id(42);
+    return h;
+  }
+  std::unique_ptr<DaemonCore> core;
+};
+
+RecorderOptions Rec(const std::string& dir, Nanos segment = std::chrono::minutes(10),
+                    std::uint64_t max_bytes = 1ull << 30) {
+  RecorderOptions o;
+  o.directory = dir;
+  o.segment = segment;
+  o.max_bytes = max_bytes;
+  return o;
+}
+
+ReplayerOptions Play(const std::string& path, std::optional<WallTime> from = std::nullopt,
+                     std::optional<WallTime> to = std::nullopt) {
+  ReplayerOptions o;
+  o.path = path;
+  o.from = from;
+  o.to = to;
+  return o;
+}
+
+// "" when the report `live` (serialized) equals `replayed`, else what differs.
+// With `ignore_since`, findings' since_unix_ns is not compared (a replay started in the middle of a
+// verdict knows it only from its priming on).
+std::string Difference(const std::string& live, const v1::Report& replayed,
+                       bool ignore_since = false) {
+  v1::Report expected;
+  expected.ParseFromString(live);
+  std::string diff;
+  google::protobuf::util::MessageDifferencer d;
+  if (ignore_since) {
+    d.IgnoreField(v1::Finding::descriptor()->FindFieldByName("since_unix_ns"));
+  }
+  d.ReportDifferencesToString(&diff);
+  return d.Compare(expected, replayed) ? "" : diff.substr(0, 2000);
+}
+
+std::string Bytes(const Snapshot& s) {
+  v1::Snapshot p;
+  wire::SnapshotToProto(s, p);
+  return p.SerializeAsString();
+}
+
+TEST(SnapshotCodec, RoundTripsEverySimulatedField) {
+  LiveRun run("sim:trn2.48xlarge:lnc=2");
+  run.Sample(0);
+  const Snapshot& s = run.Sample(30);
+  ASSERT_FALSE(s.runtimes.empty());
+  ASSERT_FALSE(s.cores[0].physical_busy_ns.empty()) << "lnc=2 has physical sub-cores";
+  v1::Snapshot p;
+  wire::SnapshotToProto(s, p);
+  wire::SnapshotDecoder decoder;
+  Result<Snapshot> back = decoder.Decode(p);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(Bytes(*back), Bytes(s));
+  EXPECT_EQ(back->wall, s.wall);
+  EXPECT_EQ(back->device_time, s.device_time);
+  EXPECT_EQ(back->runtimes[0].total_latency, s.runtimes[0].total_latency);
+  EXPECT_EQ(back->runtimes[0].collectives[0].latency, s.runtimes[0].collectives[0].latency);
+  EXPECT_EQ(back->unmeasured, nullptr);
+  // An unchanged memory breakdown is shared with the previous snapshot, as in the live history.
+  Result<Snapshot> again = decoder.Decode(p);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->runtimes[0].memory.get(), back->runtimes[0].memory.get());
+}
+
+TEST(SnapshotCodec, KeepsWhatABackendCouldNotMeasure) {
+  auto inner = MakeBackend({"sim:trn1.32xlarge", "healthy-training", 1, 1}, kMonoStart);
+  LiveRun run(
+      "", "",
+      std::make_unique<testing::UnmeasuredBackend>(std::move(*inner), testing::NothingButMemory()));
+  const Snapshot& s = run.Sample(0);
+  v1::Snapshot p;
+  wire::SnapshotToProto(s, p);
+  Result<Snapshot> back = wire::SnapshotDecoder().Decode(p);
+  ASSERT_TRUE(back.ok());
+  ASSERT_NE(back->unmeasured, nullptr);
+  EXPECT_EQ(*back->unmeasured, *s.unmeasured);
+}
+
+TEST(SnapshotCodec, RefusesWhatNoDaemonWrites) {
+  LiveRun run;
+  v1::Snapshot p;
+  wire::SnapshotToProto(run.Sample(0), p);
+  v1::Snapshot unordered = p;
+  unordered.mutable_runtimes()->SwapElements(0, 1);
+  EXPECT_FALSE(wire::SnapshotDecoder().Decode(unordered).ok());
+  v1::Snapshot repeated = p;
+  repeated.mutable_runtimes(0)->mutable_collectives(1)->set_op(v1::COLLECTIVE_OP_ALL_REDUCE);
+  EXPECT_FALSE(wire::SnapshotDecoder().Decode(repeated).ok());
+  v1::Snapshot unknown = p;
+  unknown.mutable_runtimes(0)->mutable_collectives(0)->set_op(static_cast<v1::CollectiveOp>(77));
+  EXPECT_FALSE(wire::SnapshotDecoder().Decode(unknown).ok());
+}
+
+// Records `seconds_` seconds of `run` into `dir`, returning each second's live report for `subs`.
+std::vector<std::vector<std::string>> RecordAndReport(LiveRun& run, Recorder& recorder, int secs,
+                                                      const std::vector<Subscription>& subs) {
+  std::vector<std::vector<std::string>> live(subs.size());
+  for (int i = 0; i < secs; ++i) {
+    const Snapshot& s = run.Sample(i);
+    EXPECT_TRUE(recorder.Append(s, run.core->inventory(), run.core->Describe()).ok());
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+      std::optional<v1::Report> r = run.core->ReportAt(subs[k], s.seq, ReportScope::kLive);
+      live[k].push_back(r ? r->SerializeAsString() : "");
+    }
+  }
+  recorder.Close();
+  return live;
+}
+
+std::vector<v1::Subscribe> Requests() {
+  v1::Subscribe all;  // every group at the base period
+  v1::Subscribe slow;
+  for (v1::Group g : {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_MEMORY_USED,
+                      v1::GROUP_BOTTLENECK_ANALYSIS, v1::GROUP_COLLECTIVES_STATS}) {
+    v1::GroupSubscription* gs = slow.add_groups();
+    gs->set_group(g);
+    gs->set_period_ns(5'000'000'000);
+  }
+  slow.set_tag_filter("^1");
+  return {all, slow};
+}
+
+std::vector<Subscription> Subscriptions() {
+  std::vector<Subscription> out;
+  for (const v1::Subscribe& r : Requests())
+    out.push_back(*Subscription::FromRequest(r, seconds(1)));
+  return out;
+}
+
+TEST(Replay, ReportsEqualTheLiveDaemonsDocumentForDocument) {
+  TempDir dir;
+  LiveRun run("sim:trn1.32xlarge", "input-bound");
+  Recorder recorder(Rec(dir.path(), std::chrono::minutes(1)), run.Header());
+  const auto subs = Subscriptions();
+  const auto live = RecordAndReport(run, recorder, 200, subs);
+  EXPECT_EQ(recorder.stats().snapshots, 200u);
+  EXPECT_GE(archive::ListArchive(dir.path())->size(), 3u) << "a file per minute";
+
+  auto replayer = Replayer::Open(Play(dir.path()));
+  ASSERT_TRUE(replayer.ok()) << replayer.status().ToString();
+  ASSERT_TRUE((*replayer)->Subscribe(Requests()).ok());
+  std::vector<std::optional<v1::Report>> reports;
+  int steps = 0, compared = 0;
+  bool saw_verdict = false;
+  while ((*replayer)->Step(reports)) {
+    for (std::size_t k = 0; k < subs.size(); ++k) {
+      if (steps == 0 || live[k][steps].empty()) continue;  // the first report carries every group
+      ASSERT_TRUE(reports[k].has_value()) << "second " << steps;
+      EXPECT_EQ(Difference(live[k][steps], *reports[k]), "")
+          << "subscription " << k << " second " << steps;
+      ++compared;
+      for (const auto& rt : reports[k]->runtimes()) {
+        for (const auto& f : rt.findings()) saw_verdict |= f.kind() == v1::FINDING_KIND_INPUT_BOUND;
+      }
+    }
+    ++steps;
+  }
+  EXPECT_EQ(steps, 200);
+  EXPECT_GT(compared, 200);
+  EXPECT_TRUE(saw_verdict) << "the replayed analyzer reached the live verdict";
+  EXPECT_TRUE((*replayer)->TakeNotices().empty());
+}
+
+TEST(Replay, StartsAnywhereWithTheLiveDaemonsWindowsAndVerdicts) {
+  TempDir dir;
+  LiveRun run("sim:trn2.48xlarge", "collective-bound");
+  Recorder recorder(Rec(dir.path(), std::chrono::minutes(2)), run.Header());
+  const auto subs = Subscriptions();
+  const auto live = RecordAndReport(run, recorder, 400, subs);
+  const int from = 250;
+  auto replayer =
+      Replayer::Open(Play(dir.path(), kWallStart + seconds(from), kWallStart + seconds(300)));
+  ASSERT_TRUE(replayer.ok()) << replayer.status().ToString();
+  ASSERT_TRUE((*replayer)->Subscribe(Requests()).ok());
+  std::vector<std::optional<v1::Report>> reports;
+  int i = from;
+  while ((*replayer)->Step(reports)) {
+    EXPECT_EQ((*replayer)->time(), kWallStart + seconds(i));
+    if (i > from && !live[0][i].empty()) {
+      EXPECT_EQ(Difference(live[0][i], *reports[0], true), "") << "second " << i;
+      for (const auto& rt : reports[0]->runtimes()) {
+        for (const auto& f : rt.findings()) {
+          EXPECT_LE(f.since_unix_ns(), ToUnixNanos(kWallStart + seconds(from)));
+        }
+      }
+    }
+    ++i;
+  }
+  EXPECT_EQ(i, 301) << "stops at --to";
+  // Seeking back gives the same reports again.
+  ASSERT_TRUE((*replayer)->Seek(kWallStart + seconds(100)).ok());
+  ASSERT_TRUE((*replayer)->Step(reports));
+  ASSERT_TRUE((*replayer)->Step(reports));
+  EXPECT_EQ((*replayer)->time(), kWallStart + seconds(101));
+  EXPECT_EQ(Difference(live[0][101], *reports[0], true), "");
+}
+
+TEST(Replay, BackendServesTheRecordingAtItsSpeed) {
+  TempDir dir;
+  LiveRun run;
+  Recorder recorder(Rec(dir.path()), run.Header());
+  RecordAndReport(run, recorder, 60, {});
+  ReplayOptions options;
+  options.path = dir.path();
+  options.from = kWallStart + seconds(10);
+  options.speed = 4;
+  auto backend = ReplayBackend::Open(options, MonoTime(seconds(5)));
+  ASSERT_TRUE(backend.ok()) << backend.status().ToString();
+  EXPECT_EQ((*backend)->Read(MonoTime(seconds(5))).wall, kWallStart + seconds(10));
+  const Snapshot s = (*backend)->Read(MonoTime(seconds(7)));
+  EXPECT_EQ(s.wall, kWallStart + seconds(18)) << "2 s at 4x";
+  EXPECT_EQ(Bytes(s), Bytes(*run.core->history().Find(19)));
+  EXPECT_TRUE(s.error.empty());
+  const Snapshot end = (*backend)->Read(MonoTime(seconds(100)));
+  EXPECT_EQ(end.wall, kWallStart + seconds(59));
+  EXPECT_NE(end.error.find("the recording ended at"), std::string::npos) << end.error;
+  EXPECT_NE((*backend)->Describe().find("replay of"), std::string::npos);
+}
+
+TEST(Archive, ATornTailLosesOnlyTheRecordItCuts) {
+  TempDir dir;
+  LiveRun run;
+  const std::string path = dir.path() + "/one.nmrec";
+  auto writer = archive::ArchiveWriter::Create(path, run.Header());
+  ASSERT_TRUE(writer.ok());
+  std::vector<std::uint64_t> sizes;  // file size after each append
+  for (int i = 0; i < 90; ++i) {
+    ASSERT_TRUE((*writer)->Append(run.Sample(i), run.core->inventory(), "d").ok());
+    sizes.push_back((*writer)->bytes());
+  }
+  writer->reset();  // killed: the open chunk is never ended
+  // Cut the file as a kill mid-write would, at every byte of the last records' writes and some.
+  const std::string full = path + ".full";
+  std::filesystem::copy_file(path, full);
+  for (std::uint64_t cut :
+       {sizes[89] - 1, sizes[88] + 1, sizes[75] + 7, sizes[60] - 3, sizes[59], sizes[10] + 100}) {
+    std::filesystem::copy_file(full, path, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::resize_file(path, cut);
+    auto reader = archive::ArchiveReader::Open(path);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    std::size_t n = 0;
+    while (auto e = (*reader)->Next()) {
+      EXPECT_EQ(e->snapshot.wall, kWallStart + seconds(static_cast<int>(n)));
+      ++n;
+    }
+    std::size_t whole = 0;
+    while (whole < sizes.size() && sizes[whole] <= cut) ++whole;
+    EXPECT_EQ(n, whole) << "cut at " << cut;
+    if (cut != sizes[59]) {
+      EXPECT_FALSE((*reader)->TakeNotices().empty()) << "a torn tail is reported, cut " << cut;
+    }
+  }
+}
+
+TEST(Archive, ParsesTheTimesUsersGive) {
+  const WallTime start = WallTime(seconds(1796112000));  // 2026-12-01T08:00:00Z
+  EXPECT_EQ(archive::FormatUtc(start), "2026-12-01T08:00:00Z");
+  EXPECT_EQ(*archive::ParseReplayTime("2026-12-01T09:30:00Z", start), start + seconds(5400));
+  EXPECT_EQ(*archive::ParseReplayTime("2026-12-01 09:30", start), start + seconds(5400));
+  EXPECT_EQ(*archive::ParseReplayTime("09:30", start), start + seconds(5400));
+  EXPECT_EQ(*archive::ParseReplayTime("+90s", start), start + seconds(90));
+  EXPECT_FALSE(archive::ParseReplayTime("yesterday", start).ok());
+  EXPECT_FALSE(archive::ParseReplayTime("+soon", start).ok());
+}
+
+TEST(Recorder, KeepsTheArchiveUnderItsCap) {
+  TempDir dir;
+  LiveRun run;
+  Recorder recorder(Rec(dir.path(), std::chrono::minutes(1), 400 << 10), run.Header());
+  RecordAndReport(run, recorder, 900, {});
+  std::uint64_t total = 0;
+  Result<std::vector<std::string>> files = archive::ListArchive(dir.path());
+  ASSERT_TRUE(files.ok());
+  for (const std::string& f : *files) total += std::filesystem::file_size(f);
+  EXPECT_EQ(total, recorder.stats().archive_bytes);
+  EXPECT_LE(total, (400u << 10) + recorder.stats().bytes_written / 15) << "cap plus one file";
+  EXPECT_GT(recorder.stats().files_deleted, 0u);
+  // What is left replays from its oldest file on.
+  auto reader = archive::ArchiveReader::Open(dir.path());
+  ASSERT_TRUE(reader.ok());
+  EXPECT_GT((*reader)->first_wall(), kWallStart);
+}
+
+TEST(Recorder, AFullDiskStopsRecordingOnceAndResumesLater) {
+  TempDir dir;
+  LiveRun run;
+  RecorderOptions options = Rec(dir.path());
+  options.retry = std::chrono::seconds(30);
+  Recorder recorder(options, run.Header());
+  ASSERT_TRUE(recorder.Append(run.Sample(0), run.core->inventory(), "d").ok());
+  // Files may not grow past their size now: writes fail as on a full disk.
+  struct sigaction ignore {
+  }, old{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGXFSZ, &ignore, &old);
+  rlimit saved{};
+  ::getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit tight = saved;
+  tight.rlim_cur = recorder.stats().archive_bytes + 16;
+  ::setrlimit(RLIMIT_FSIZE, &tight);
+  int errors = 0;
+  for (int i = 1; i < 20; ++i) {
+    errors += !recorder.Append(run.Sample(i), run.core->inventory(), "d").ok();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::sigaction(SIGXFSZ, &old, nullptr);
+  EXPECT_EQ(errors, 1) << "one error per episode";
+  EXPECT_FALSE(recorder.stats().active);
+  EXPECT_EQ(recorder.stats().failures, 1u) << "no retry within 30 s";
+  for (int i = 20; i < 40; ++i) {
+    EXPECT_TRUE(recorder.Append(run.Sample(i), run.core->inventory(), "d").ok());
+  }
+  EXPECT_TRUE(recorder.stats().active) << "a new file once the retry is due";
+  recorder.Close();
+  auto reader = archive::ArchiveReader::Open(dir.path());
+  ASSERT_TRUE(reader.ok());
+  std::vector<WallTime> walls;
+  while (auto e = (*reader)->Next()) walls.push_back(e->snapshot.wall);
+  ASSERT_FALSE(walls.empty());
+  EXPECT_EQ(walls.front(), kWallStart);
+  EXPECT_EQ(walls.back(), kWallStart + seconds(39));
+}
+
+}  // namespace
+}  // namespace neuronmon::daemon
