@@ -43,7 +43,7 @@ start_daemons() {
   local n=$1 scenario=$2
   : >"$tmp/hosts"
   for ((k = 0; k < n; k++)); do
-    "$daemon" --config "$tmp/config.json" --socket "$tmp/n$k.sock" --listen "127.0.0.1:$((base + k))" \
+    "$daemon" --record off --config "$tmp/config.json" --socket "$tmp/n$k.sock" --listen "127.0.0.1:$((base + k))" \
       --metrics-listen off --device sim:trn1.32xlarge --scenario "$scenario" --node "$k" \
       --nodes "$n" --log-level warn 2>>"$tmp/daemons.log" &
     pids+=($!)

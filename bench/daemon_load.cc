@@ -256,7 +256,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args = {daemon_binary, "--socket",    socket_path, "--device",
                                      device,        "--period",    period_text, "--metrics-listen",
                                      "off",         "--log-level", "warn",      "--config",
-                                     config};
+                                     config,        "--record",    "off"};
     std::vector<char*> argv_c;
     for (auto& a : args) argv_c.push_back(a.data());
     argv_c.push_back(nullptr);

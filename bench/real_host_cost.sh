@@ -22,7 +22,7 @@ trap cleanup EXIT
 "$build/bench/write_driver_tree" "$dir"
 device=neuron
 [ "$backend" = sim ] && device=sim:trn2.48xlarge
-"$build/daemon/neuron-monitord" --device "$device" --sysfs-root "$dir/sys" --proc-root "$dir/proc" \
+"$build/daemon/neuron-monitord" --record off --device "$device" --sysfs-root "$dir/sys" --proc-root "$dir/proc" \
   --neuron-monitor "" --socket "$dir/d.sock" --metrics-listen "127.0.0.1:$port" \
   >"$dir/daemon.log" 2>&1 &
 daemon_pid=$!

@@ -65,7 +65,7 @@ if wanted neuron-top; then
 fi
 # As a client of a separate daemon: what neuron-top itself costs on a node running the service.
 if wanted top-client; then
-  "$(dirname "$top")/../daemon/neuron-monitord" --socket "$tmp/d.sock" --metrics-listen off \
+  "$(dirname "$top")/../daemon/neuron-monitord" --record off --socket "$tmp/d.sock" --metrics-listen off \
     --device sim:trn2.48xlarge --scenario mixed --log-level warn &
   daemon_pid=$!
   for _ in $(seq 50); do [ -S "$tmp/d.sock" ] && break; sleep 0.1; done

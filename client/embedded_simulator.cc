@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "daemon/core/replay.h"
 #include "daemon/server/embedded_daemon.h"
 
 namespace neuronmon::client {
@@ -17,7 +18,46 @@ class Embedded final : public LocalDaemon {
   std::unique_ptr<daemon::EmbeddedDaemon> daemon_;
 };
 
+class Replay final : public ReplaySource {
+ public:
+  explicit Replay(std::unique_ptr<daemon::Replayer> replayer, std::string path)
+      : replayer_(std::move(replayer)), path_(std::move(path)) {}
+  v1::Welcome Welcome() const override { return replayer_->Welcome(); }
+  Status Subscribe(const std::vector<v1::Subscribe>& subscriptions) override {
+    return replayer_->Subscribe(subscriptions);
+  }
+  bool Step(std::vector<std::optional<v1::Report>>& reports) override {
+    return replayer_->Step(reports);
+  }
+  Status Seek(WallTime wall) override { return replayer_->Seek(wall); }
+  WallTime Time() const override { return replayer_->time(); }
+  WallTime Start() const override { return replayer_->start(); }
+  std::vector<std::string> TakeNotices() override { return replayer_->TakeNotices(); }
+  std::string Describe() const override {
+    const v1::ArchiveHeader& h = replayer_->header();
+    std::string out = "recording " + path_ + " (" + h.description();
+    if (!h.hostname().empty()) out += " on " + h.hostname();
+    return out + ")";
+  }
+
+ private:
+  std::unique_ptr<daemon::Replayer> replayer_;
+  std::string path_;
+};
+
 }  // namespace
+
+ReplayOpener EmbeddedReplay() {
+  return [](const ReplayRequest& r) -> Result<std::unique_ptr<ReplaySource>> {
+    daemon::ReplayerOptions options;
+    options.path = r.path;
+    options.from = r.from;
+    options.to = r.to;
+    Result<std::unique_ptr<daemon::Replayer>> replayer = daemon::Replayer::Open(options);
+    if (!replayer.ok()) return replayer.status();
+    return std::unique_ptr<ReplaySource>(std::make_unique<Replay>(std::move(*replayer), r.path));
+  };
+}
 
 LocalDaemonStarter EmbeddedSimulator(int log_fd) {
   return [log_fd](const SimulatorOptions& o) -> Result<std::shared_ptr<LocalDaemon>> {

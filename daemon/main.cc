@@ -33,7 +33,14 @@ int main(int argc, char** argv) {
                  "the simulated cluster's node count (default: the scenario's)");
   app.add_option("--period", cli.period, "base sampling period, e.g. 1s or 250ms (minimum 10ms)");
   app.add_option("--speed", cli.speed,
-                 "run the simulated clock FACTOR times faster than real time");
+                 "run the simulated clock (or a --replay) FACTOR times faster than real time");
+  app.add_option("--record", cli.record,
+                 "keep the archive in DIR (default: the config's recorder.directory), or 'off'");
+  app.add_option("--replay", cli.replay,
+                 "serve a recording (a file, or an archive directory) as if it were live");
+  app.add_option("--from", cli.replay_from,
+                 "with --replay: start at TIME (2026-12-04T21:30:00Z, 21:30, or +10m from the "
+                 "start)");
   app.add_option("--socket", cli.socket, "unix socket path");
   app.add_option("--listen", cli.listen, "also serve the stream on TCP HOST:PORT");
   app.add_option("--metrics-listen", cli.metrics_listen,

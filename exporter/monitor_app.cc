@@ -29,6 +29,14 @@ bool WriteAll(int fd, std::string_view text) {
   return true;
 }
 
+// Writes what the sink made of one event; the exit status once the program should end.
+std::optional<int> Emit(const MonitorOutput& output, int out_fd, int err_fd) {
+  if (!output.notes.empty()) (void)WriteAll(err_fd, output.notes);
+  if (!output.document.empty() && !WriteAll(out_fd, output.document)) return 0;
+  if (output.done) return 0;
+  return std::nullopt;
+}
+
 // One client per subscription; false (after a note) when one cannot connect.
 bool ConnectClients(MonitorAppOptions& options, const MonitorSink& sink, int err_fd,
                     Clients& clients) {
@@ -56,14 +64,51 @@ bool ConnectClients(MonitorAppOptions& options, const MonitorSink& sink, int err
 std::optional<int> DrainEvents(client::Client& client, std::size_t source, MonitorSink& sink,
                                int out_fd, int err_fd) {
   while (std::optional<client::Event> e = client.Next(std::chrono::milliseconds(0))) {
-    const MonitorOutput& output = sink.Handle(*e, source);
-    if (!output.notes.empty()) (void)WriteAll(err_fd, output.notes);
-    if (!output.document.empty() && !WriteAll(out_fd, output.document)) {
-      return 0;  // the reader went away: stop quietly
-    }
-    if (output.done) return 0;
+    // A reader that went away ends the program quietly, as does the count.
+    if (auto status = Emit(sink.Handle(*e, source), out_fd, err_fd)) return *status;
   }
   return std::nullopt;
+}
+
+// --replay: the recording's documents, one per recorded snapshot a subscription is due at.
+int RunReplay(const MonitorAppOptions& options, MonitorSink& sink, int out_fd, int err_fd) {
+  if (!options.open_replay) {
+    (void)WriteAll(err_fd, MonitorNote("this program cannot replay recordings"));
+    return 1;
+  }
+  Result<std::unique_ptr<client::ReplaySource>> source = options.open_replay(*options.replay);
+  if (!source.ok()) {
+    (void)WriteAll(err_fd, MonitorNote(source.status().message()));
+    return 1;
+  }
+  const std::vector<v1::Subscribe> subs = MonitorSubscriptions(options.config);
+  if (Status st = (*source)->Subscribe(subs); !st.ok()) {
+    (void)WriteAll(err_fd, MonitorNote(st.message()));
+    return 1;
+  }
+  client::Event event;
+  event.kind = client::Event::Kind::kConnected;
+  event.welcome = (*source)->Welcome();
+  (void)WriteAll(err_fd, sink.ConnectedNote((*source)->Describe()));
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    if (auto status = Emit(sink.Handle(event, i), out_fd, err_fd)) return *status;
+  }
+  event.kind = client::Event::Kind::kReport;
+  std::vector<std::optional<v1::Report>> reports;
+  while ((*source)->Step(reports)) {
+    for (const std::string& notice : (*source)->TakeNotices()) {
+      (void)WriteAll(err_fd, MonitorNote(notice));
+    }
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      if (!reports[i]) continue;
+      event.report = std::move(*reports[i]);
+      if (auto status = Emit(sink.Handle(event, i), out_fd, err_fd)) return *status;
+    }
+  }
+  for (const std::string& notice : (*source)->TakeNotices()) {
+    (void)WriteAll(err_fd, MonitorNote(notice));
+  }
+  return 0;
 }
 
 }  // namespace
@@ -71,6 +116,7 @@ std::optional<int> DrainEvents(client::Client& client, std::size_t source, Monit
 int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
   MonitorSink sink(
       {.verbose = options.verbose, .count = options.count, .extensions = options.extensions});
+  if (options.replay) return RunReplay(options, sink, out_fd, err_fd);
   Clients clients;
   if (!ConnectClients(options, sink, err_fd, clients)) return 1;
   std::vector<pollfd> fds;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "client/client.h"
+#include "client/replay_source.h"
 #include "exporter/monitor_config.h"
 
 namespace neuronmon::exporter {
@@ -19,6 +20,10 @@ struct MonitorAppOptions {
   int verbose = 0;          // 0..4: more progress on stderr
   std::uint64_t count = 0;  // stop after this many documents; 0: run until interrupted
   bool extensions = true;   // print neuronmon's additive groups
+  // Set: print the documents of this recording (as fast as they can be written) instead of
+  // connecting; `open_replay` opens it.
+  std::optional<client::ReplayRequest> replay;
+  client::ReplayOpener open_replay;
 };
 
 // Returns the process exit status.

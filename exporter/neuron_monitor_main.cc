@@ -23,8 +23,19 @@ int main(int argc, char** argv) {
   app.add_option("--verbose", options.verbose, "0-4: progress on stderr")->check(CLI::Range(0, 4));
   app.add_option("--count", options.count, "exit after N documents");
   app.add_flag("--aws-only", aws_only, "print only AWS neuron-monitor's own groups and keys");
+  client::ReplayRequest replay;
+  app.add_option("--replay", replay.path,
+                 "print the documents of a recording (an archive directory or a --record file) "
+                 "instead of connecting");
+  app.add_option("--from", replay.from,
+                 "with --replay: start at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from "
+                 "the recording's start)");
+  app.add_option("--to", replay.to, "with --replay: stop after TIME (same forms)");
   client::AddEndpointOptions(app, endpoint);
   CLI11_PARSE(app, argc, argv);
+  if (replay.path.empty() && (!replay.from.empty() || !replay.to.empty())) {
+    return std::cerr << "neuron-monitor: --from and --to need --replay\n", 2;
+  }
   // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
   neuronmon::wire::SilenceProtobufParseLogs();
 
@@ -35,6 +46,12 @@ int main(int argc, char** argv) {
     if (!config.ok())
       return std::cerr << "neuron-monitor: " << config.status().message() << "\n", 1;
     options.config = std::move(*config);
+  }
+  if (!replay.path.empty()) {
+    options.replay = replay;
+    options.open_replay = client::EmbeddedReplay();
+    std::signal(SIGPIPE, SIG_IGN);
+    return exporter::RunMonitor(std::move(options), STDOUT_FILENO, STDERR_FILENO);
   }
   auto ep = client::ResolveEndpoint(endpoint, &options.token);
   if (!ep.ok()) return std::cerr << "neuron-monitor: " << ep.status().message() << "\n", 1;

@@ -21,7 +21,7 @@ deny simdev 'boost/|ncurses|curses\.h|thread>|daemon/|client/|exporter/|tui/' "s
 deny neurondev 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "neurondev/ reads the host: no Asio, no simulator, no higher layers"
 deny daemon/core 'boost/asio|boost/beast|ncurses|curses\.h|daemon/server/|client/|exporter/|tui/' "daemon/core is pure: no Asio, no clients"
 deny daemon 'client/|exporter/|tui/|ncurses|curses\.h' "daemon/ must not use client, exporter or tui"
-deny client 'daemon/|exporter/|tui/|ncurses' "client/ uses only the daemon's embedding entry point, in embedded_simulator.cc" '^client/embedded_simulator\.cc:[0-9]+:#include "daemon/server/embedded_daemon\.h"'
+deny client 'daemon/|exporter/|tui/|ncurses' "client/ uses only the daemon's embedding entry point, in embedded_simulator.cc" '^client/embedded_simulator\.cc:[0-9]+:#include "daemon/(server/embedded_daemon|core/replay)\.h"'
 deny exporter 'tui/|ncurses|curses\.h|daemon/' "exporter/ must not use tui or daemon internals"
 deny tui 'daemon/|exporter/' "tui/ must not reach into the daemon or exporter"
 # Only tui/ncurses_canvas.cc may include ncurses.

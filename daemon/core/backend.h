@@ -47,6 +47,9 @@ struct BackendOptions {
   std::size_t neuron_monitor_max_line_bytes = 4 << 20;
   std::int64_t node = 0;   // a cluster simulation: this is node `node` ...
   std::int64_t nodes = 0;  // ... of `nodes` (0: as many as the scenario says)
+  // Non-empty: replay this recording (from `replay_from`, at `speed`) instead of any device.
+  std::string replay = "";
+  std::string replay_from = "";
 };
 
 // Makes `scenario` node `node` of a cluster of `nodes` (0: the scenario's own count).

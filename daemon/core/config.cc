@@ -1,6 +1,7 @@
 #include "daemon/core/config.h"
 
 #include <arpa/inet.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -169,6 +170,13 @@ DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
   ReadObject(r, "listeners", found, [&](JsonReader& l) { ReadListeners(l, found, c.listeners); });
   c.auth_token_file = r.String("auth_token_file", c.auth_token_file);
   ReadObject(r, "limits", found, [&](JsonReader& l) { ReadLimits(l, c.limits); });
+  ReadObject(r, "recorder", found, [&](JsonReader& l) {
+    c.recorder.enabled = l.Bool("enabled", c.recorder.enabled);
+    c.recorder.directory = l.String("directory", c.recorder.directory);
+    c.recorder.max_bytes = ReadInteger(l, "max_bytes", c.recorder.max_bytes);
+    c.recorder.retention = ReadDuration(l, "retention", c.recorder.retention);
+    c.recorder.segment = ReadDuration(l, "segment", c.recorder.segment);
+  });
   c.log_level = ReadParsed(r, "log_level", c.log_level, ParseLogLevel);
   r.Finish();
   return c;
@@ -216,19 +224,9 @@ void CheckHistoryMemory(const DaemonConfig& c, const Snapshot& sample, Found* fo
                    "the service's MemoryMax=)");
 }
 
-void CheckSampling(const DaemonConfig& c, Found* found) {
-  if (c.sysfs_root.empty() || c.sysfs_root.front() != '/') {
-    found->push_back("sysfs_root: must be an absolute path");
-  }
-  if (c.proc_root.empty() || c.proc_root.front() != '/') {
-    found->push_back("proc_root: must be an absolute path");
-  }
-  if (!c.neuron_monitor.empty() && c.neuron_monitor.front() != '/') {
-    found->push_back("neuron_monitor: must be an absolute path, or \"\" for none");
-  }
-  // The real device is checked when the daemon starts (it is there or it is not); "auto" falls
-  // back to the simulator, whose settings must then be valid.
-  if (c.device == "neuron") return;
+// A simulated device: its preset, scenario and node must exist and fit, and its history the
+// memory budget.
+void CheckSimulator(const DaemonConfig& c, Found* found) {
   Result<simdev::InstanceSpec> d =
       simdev::ParseDeviceSpec(c.device == "auto" ? std::string(kAutoSimDevice) : c.device);
   if (!d.ok()) found->push_back("device: " + d.status().message());
@@ -246,6 +244,22 @@ void CheckSampling(const DaemonConfig& c, Found* found) {
       CheckHistoryMemory(c, (*built)->Read(kSizingTime), found);
     }
   }
+}
+
+void CheckSampling(const DaemonConfig& c, Found* found) {
+  if (c.sysfs_root.empty() || c.sysfs_root.front() != '/') {
+    found->push_back("sysfs_root: must be an absolute path");
+  }
+  if (c.proc_root.empty() || c.proc_root.front() != '/') {
+    found->push_back("proc_root: must be an absolute path");
+  }
+  if (!c.neuron_monitor.empty() && c.neuron_monitor.front() != '/') {
+    found->push_back("neuron_monitor: must be an absolute path, or \"\" for none");
+  }
+  // The real device is checked when the daemon starts (it is there or it is not), as is a
+  // recording to replay; "auto" falls back to the simulator, whose settings must then be valid.
+  if (c.device == "neuron") return;
+  if (c.replay.empty()) CheckSimulator(c, found);
   CheckRange(found, "seed", c.seed, 0, kAnyInt);
   CheckDuration(found, "period", c.period, kMinPeriod, kMaxPeriod);
   if (!(c.speed > 0 && c.speed <= kMaxSpeed)) {
@@ -287,6 +301,21 @@ void CheckListeners(const DaemonConfig& c, Found* found) {
         FormatFileMode(u.mode) +
         "; set auth_token_file (clients pass it with --token-file), or make listeners.unix.mode "
         "0666 if every user may read the metrics");
+  }
+}
+
+void CheckRecorder(const RecorderConfig& r, Found* found) {
+  if (!r.directory.empty() && r.directory.front() != '/') {
+    found->push_back("recorder.directory: must be an absolute path, or \"\" for the default");
+  }
+  CheckRange(found, "recorder.max_bytes", r.max_bytes, 16 << 20, std::int64_t{1} << 50);
+  CheckDuration(found, "recorder.segment", r.segment, std::chrono::minutes(1),
+                std::chrono::hours(24));
+  if (r.retention != Nanos::zero() && r.retention < r.segment) {
+    found->push_back(
+        "recorder.retention: must be \"0s\" (size cap only) or at least "
+        "recorder.segment, " +
+        Quoted(r.segment) + " (got " + Quoted(r.retention) + ")");
   }
 }
 
@@ -332,6 +361,7 @@ void CheckValues(const DaemonConfig& c, Found* found) {
   CheckSampling(c, found);
   CheckListeners(c, found);
   CheckLimits(c.limits, found);
+  CheckRecorder(c.recorder, found);
 }
 
 // Appends `found` to `problems` as "SOURCE: FIELD: what"; the first becomes the Status.
@@ -427,6 +457,25 @@ Result<std::string> ReadConfigText(const std::string& path) {
 extern const char kDefaultConfigText[];
 
 DaemonConfig DefaultConfig() { return DaemonConfig{}; }
+
+std::string DefaultArchiveDirectory() {
+  const auto env = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v != nullptr ? v : "");
+  };
+  // systemd's StateDirectory= (a list separated by ':'; the first is ours).
+  if (std::string state = env("STATE_DIRECTORY"); !state.empty() && state.front() == '/') {
+    return state.substr(0, state.find(':')) + "/archive";
+  }
+  if (::geteuid() == 0 || !env("INVOCATION_ID").empty()) return "/var/lib/neuron-monitor/archive";
+  if (std::string xdg = env("XDG_STATE_HOME"); !xdg.empty() && xdg.front() == '/') {
+    return xdg + "/neuron-monitor/archive";
+  }
+  if (std::string home = env("HOME"); !home.empty() && home.front() == '/') {
+    return home + "/.local/state/neuron-monitor/archive";
+  }
+  return "";
+}
 
 std::string DefaultConfigText() { return kDefaultConfigText; }
 

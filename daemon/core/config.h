@@ -85,6 +85,18 @@ struct LimitsConfig {
   bool operator==(const LimitsConfig&) const = default;
 };
 
+// The on-disk archive of snapshots (docs/recorder.md).
+struct RecorderConfig {  // JSON "recorder"
+  bool enabled = true;
+  // "": $STATE_DIRECTORY/archive under systemd (/var/lib/neuron-monitor/archive), else
+  // /var/lib/neuron-monitor/archive as root, else $XDG_STATE_HOME/neuron-monitor/archive.
+  std::string directory;
+  std::int64_t max_bytes = std::int64_t{1} << 30;  // the archive's files together
+  Nanos retention = std::chrono::hours(24 * 30);   // zero: only max_bytes
+  Nanos segment = std::chrono::minutes(10);        // a new file this often
+  bool operator==(const RecorderConfig&) const = default;
+};
+
 struct DaemonConfig {
   std::string device = "auto";  // "auto", "neuron", or simdev::ParseDeviceSpec syntax
   std::string sysfs_root = "/sys";
@@ -101,7 +113,11 @@ struct DaemonConfig {
   ListenersConfig listeners;
   std::string auth_token_file;  // empty: no token; required by listeners off loopback
   LimitsConfig limits;
+  RecorderConfig recorder;
   LogLevel log_level = LogLevel::kInfo;
+  // Not in the file (--replay, --from): serve this recording instead of a device.
+  std::string replay;
+  std::string replay_from;
   bool operator==(const DaemonConfig&) const = default;
 };
 
@@ -144,6 +160,10 @@ bool IsLoopback(const ListenAddress& address);
 bool TcpRequiresToken(const DaemonConfig& config);
 // The loopback half of that rule, for a TCP socket systemd passes (and TcpRequiresToken).
 bool LoopbackTcpRequiresToken(const DaemonConfig& config);
+
+// Where the archive goes when recorder.directory is "" (see RecorderConfig), from the
+// environment: STATE_DIRECTORY, the effective uid, XDG_STATE_HOME and HOME. Empty when none says.
+std::string DefaultArchiveDirectory();
 
 // "error", "warn", "info", "debug".
 std::string LogLevelName(LogLevel level);

@@ -176,6 +176,27 @@ void AddStreamStats(const DaemonStats& s, Exposition& out, std::vector<std::stri
   for (const auto& [name, help, type, value, unit] : scalars) {
     AddScalar(out, problems, name, help, type, value, unit);
   }
+  if (!s.recorder_enabled) return;
+  const std::tuple<const char*, const char*, MetricType, double, std::optional<std::string>>
+      recorder[] = {
+          {"neuron_monitord_recorder_active",
+           "Whether the archive is being written (0: recording stopped, e.g. a full disk)", kGauge,
+           s.recorder_active ? 1.0 : 0.0, std::nullopt},
+          {"neuron_monitord_recorder_snapshots_total", "Snapshots written to the archive", kCounter,
+           AsDouble(s.recorder_snapshots), std::nullopt},
+          {"neuron_monitord_recorder_written_bytes_total", "Bytes written to the archive", kCounter,
+           AsDouble(s.recorder_bytes_written), "bytes"},
+          {"neuron_monitord_recorder_archive_bytes", "Size of the archive's files", kGauge,
+           AsDouble(s.recorder_archive_bytes), "bytes"},
+          {"neuron_monitord_recorder_failures_total",
+           "Archive writes that failed (each stops recording until a retry succeeds)", kCounter,
+           AsDouble(s.recorder_failures), std::nullopt},
+          {"neuron_monitord_recorder_dropped_total",
+           "Snapshots not archived because the disk was too far behind", kCounter,
+           AsDouble(s.recorder_dropped), std::nullopt}};
+  for (const auto& [name, help, type, value, unit] : recorder) {
+    AddScalar(out, problems, name, help, type, value, unit);
+  }
 }
 
 void AddSelfMetrics(const MetricsInput& in, const Groups& groups, Exposition& out,

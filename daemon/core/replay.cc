@@ -37,7 +37,12 @@ Result<std::unique_ptr<ReplayBackend>> ReplayBackend::Open(const ReplayOptions& 
   std::unique_ptr<ReplayBackend> b(new ReplayBackend());
   b->options_ = options;
   b->reader_ = std::move(*reader);
-  b->from_ = options.from.value_or(b->reader_->first_wall());
+  b->from_ = b->reader_->first_wall();
+  if (!options.from.empty()) {
+    Result<WallTime> from = archive::ParseReplayTime(options.from, b->from_);
+    if (!from.ok()) return Status::InvalidArgument("--from: " + from.status().message());
+    b->from_ = *from;
+  }
   (void)b->reader_->Seek(b->from_);
   b->next_ = b->reader_->Next();
   if (!b->next_) {
@@ -96,7 +101,19 @@ Result<std::unique_ptr<Replayer>> Replayer::Open(const ReplayerOptions& options)
   std::unique_ptr<Replayer> r(new Replayer());
   r->options_ = options;
   r->reader_ = std::move(*reader);
-  if (Status st = r->Prime(options.from.value_or(r->reader_->first_wall())); !st.ok()) return st;
+  const WallTime start = r->reader_->first_wall();
+  WallTime from = start;
+  if (!options.from.empty()) {
+    Result<WallTime> parsed = archive::ParseReplayTime(options.from, start);
+    if (!parsed.ok()) return Status::InvalidArgument("--from: " + parsed.status().message());
+    from = *parsed;
+  }
+  if (!options.to.empty()) {
+    Result<WallTime> parsed = archive::ParseReplayTime(options.to, start);
+    if (!parsed.ok()) return Status::InvalidArgument("--to: " + parsed.status().message());
+    r->to_ = *parsed;
+  }
+  if (Status st = r->Prime(from); !st.ok()) return st;
   return r;
 }
 
@@ -163,7 +180,7 @@ bool Replayer::Step(std::vector<std::optional<v1::Report>>& reports) {
   std::optional<archive::Entry> e = std::move(pending_);
   pending_.reset();
   if (!e) e = reader_->Next();
-  if (!e || (options_.to && e->snapshot.wall > *options_.to)) return false;
+  if (!e || (to_ && e->snapshot.wall > *to_)) return false;
   Feed(std::move(*e));
   reports.assign(subscriptions_.size(), std::nullopt);
   const std::uint64_t seq = core_->history().newest_seq();

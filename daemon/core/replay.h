@@ -22,9 +22,9 @@
 namespace neuronmon::daemon {
 
 struct ReplayOptions {
-  std::string path;              // a recording file, or a directory archive
-  std::optional<WallTime> from;  // default: the recording's start
-  double speed = 1;              // ReplayBackend: recorded seconds per second
+  std::string path;  // a recording file, or a directory archive
+  std::string from;  // archive::ParseReplayTime's forms; "": the recording's start
+  double speed = 1;  // recorded seconds per second
 };
 
 class ReplayBackend : public Backend {
@@ -55,7 +55,7 @@ class ReplayBackend : public Backend {
 
 struct ReplayerOptions {
   std::string path;
-  std::optional<WallTime> from, to;  // default: the whole recording
+  std::string from, to;  // archive::ParseReplayTime's forms; "": the whole recording
   // Snapshots before `from` fed to the analyzer and the windows first, without reports, so the
   // first reports and verdicts are those of the live daemon.
   Nanos prime = std::chrono::minutes(1);
@@ -87,6 +87,7 @@ class Replayer {
   void Feed(archive::Entry entry);
 
   ReplayerOptions options_;
+  std::optional<WallTime> to_;
   std::unique_ptr<archive::ArchiveReader> reader_;
   std::unique_ptr<DaemonCore> core_;
   std::vector<Subscription> subscriptions_;

@@ -28,6 +28,14 @@ struct DaemonStats {
   double read_pending_seconds = 0;  // how long the read in flight has run, once past a period
   std::uint64_t reloads = 0;
   std::uint64_t reload_failures = 0;
+  // The archive (recorder); the rest are meaningful only when enabled.
+  bool recorder_enabled = false;
+  bool recorder_active = false;  // the last snapshot was written
+  std::uint64_t recorder_snapshots = 0;
+  std::uint64_t recorder_bytes_written = 0;
+  std::uint64_t recorder_archive_bytes = 0;
+  std::uint64_t recorder_failures = 0;
+  std::uint64_t recorder_dropped = 0;
 };
 
 }  // namespace neuronmon::daemon

@@ -77,6 +77,8 @@ BackendOptions BackendOf(const DaemonConfig& c) {
   o.sysfs_max_open_files = static_cast<std::size_t>(c.limits.sysfs_max_open_files);
   o.neuron_monitor_max_line_bytes =
       static_cast<std::size_t>(c.limits.neuron_monitor_max_line_bytes);
+  o.replay = c.replay;
+  o.replay_from = c.replay_from;
   return o;
 }
 
@@ -85,7 +87,8 @@ bool SameBackend(const DaemonConfig& a, const DaemonConfig& b) {
          a.nodes == b.nodes && a.speed == b.speed && a.sysfs_root == b.sysfs_root &&
          a.proc_root == b.proc_root && a.neuron_monitor == b.neuron_monitor &&
          a.limits.sysfs_max_open_files == b.limits.sysfs_max_open_files &&
-         a.limits.neuron_monitor_max_line_bytes == b.limits.neuron_monitor_max_line_bytes;
+         a.limits.neuron_monitor_max_line_bytes == b.limits.neuron_monitor_max_line_bytes &&
+         a.replay == b.replay && a.replay_from == b.replay_from;
 }
 
 void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::string>* problems) {
@@ -102,6 +105,12 @@ void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::s
   if (cli.nodes) config.nodes = *cli.nodes;
   if (cli.speed) config.speed = *cli.speed;
   if (cli.history_retention) config.history_retention = *cli.history_retention;
+  if (cli.replay) config.replay = *cli.replay;
+  if (cli.replay_from) config.replay_from = *cli.replay_from;
+  if (cli.record) {
+    config.recorder.enabled = *cli.record != "off";
+    if (config.recorder.enabled) config.recorder.directory = *cli.record;
+  }
   if (cli.period) {
     Result<Nanos> p = ParseDuration(*cli.period);
     p.ok() ? void(config.period = *p) : problem("--period", p.status().message());
@@ -198,9 +207,12 @@ Status Daemon::Start() {
   if (!backend.ok()) return backend.status();
   std::random_device random;
   const std::uint64_t instance_id = (static_cast<std::uint64_t>(random()) << 32) | random();
+  // A replay brings its own host sample; a live device gets this host's.
+  HostReader host;
+  if (config_.replay.empty()) host = [] { return ReadHost(); };
   core_ = std::make_unique<DaemonCore>(
       CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION, instance_id},
-      std::move(*backend), [] { return ReadHost(); });
+      std::move(*backend), std::move(host));
   std::string token;
   if (!config_.auth_token_file.empty()) {
     Result<std::string> t = ReadSecretFile(config_.auth_token_file);
@@ -217,6 +229,7 @@ Status Daemon::Start() {
     Status s = ServeMetrics(token);
     if (!s.ok()) return s;
   }
+  StartRecorder();
   Status sampled = SampleNow();
   if (!sampled.ok()) return sampled;
   reader_ = std::make_unique<ReadThread>(
@@ -356,7 +369,54 @@ void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now,
   UpdateStatus();
 }
 
+void Daemon::StartRecorder() {
+  recorder_.reset();  // writes what is queued, closes the file
+  stats_.recorder_enabled = false;
+  if (!mode_.record || !config_.recorder.enabled || !config_.replay.empty()) return;
+  RecorderOptions options;
+  options.directory =
+      config_.recorder.directory.empty() ? DefaultArchiveDirectory() : config_.recorder.directory;
+  if (options.directory.empty()) {
+    log_.Warn(
+        "not recording: no recorder.directory, and neither STATE_DIRECTORY, XDG_STATE_HOME "
+        "nor HOME says where");
+    return;
+  }
+  options.max_bytes = static_cast<std::uint64_t>(config_.recorder.max_bytes);
+  options.retention = config_.recorder.retention;
+  options.segment = config_.recorder.segment;
+  v1::ArchiveHeader header;
+  header.set_daemon_version(NEURONMON_VERSION);
+  header.set_description(core_->Describe());
+  header.set_base_period_ns(static_cast<std::uint64_t>(config_.period.count()));
+  header.set_instance_id(core_->MakeWelcome(Clock::now()).instance_id());
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) header.set_hostname(host);
+  header.set_recorder("neuron-monitord");
+  recorder_ = std::make_unique<RecorderThread>(
+      options, header, [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); },
+      [this](bool ok, const std::string& text) { ok ? log_.Info(text) : log_.Error(text); });
+  stats_.recorder_enabled = true;
+  log_.Info("recording to " + options.directory + " (at most " +
+            std::to_string(options.max_bytes >> 20) + " MiB)");
+}
+
+void Daemon::ArchiveNewest() {
+  if (recorder_ == nullptr) return;
+  const Snapshot* newest = core_->history().Find(core_->history().newest_seq());
+  if (newest == nullptr) return;
+  recorder_->Submit(*newest, core_->inventory(), core_->Describe());
+  const RecorderThreadStats s = recorder_->stats();
+  stats_.recorder_active = s.recorder.active;
+  stats_.recorder_snapshots = s.recorder.snapshots;
+  stats_.recorder_bytes_written = s.recorder.bytes_written;
+  stats_.recorder_archive_bytes = s.recorder.archive_bytes;
+  stats_.recorder_failures = s.recorder.failures;
+  stats_.recorder_dropped = s.dropped;
+}
+
 void Daemon::RecordSample(MonoTime started, WallTime wall) {
+  ArchiveNewest();
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   ++stats_.samples;
   stats_.last_sample_seconds = took;
@@ -420,6 +480,7 @@ void Daemon::Stop(std::function<void()> done) {
   boost::system::error_code ignored;
   signals_.cancel(ignored);
   if (http_) http_->Shutdown();
+  recorder_.reset();  // the archive's last file is closed and synced
   server_->Shutdown(std::chrono::milliseconds(1500), std::move(done));
 }
 
@@ -456,7 +517,9 @@ void Daemon::Reload() {
   }
   server_->SetLimits(LimitsOf(*next));
   if (http_) http_->SetLimits(HttpOptionsOf(*next, ""));
+  const bool recorder_changed = next->recorder != config_.recorder;
   config_ = std::move(*next);
+  if (recorder_changed) StartRecorder();
   ++stats_.reloads;
   v1::Notice notice;
   notice.set_kind(v1::NOTICE_KIND_RELOADED);

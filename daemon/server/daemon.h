@@ -23,6 +23,7 @@
 #include "daemon/server/asio.h"
 #include "daemon/server/log.h"
 #include "daemon/server/read_thread.h"
+#include "daemon/server/recorder_thread.h"
 #include "daemon/server/systemd.h"
 
 namespace neuronmon::daemon {
@@ -40,7 +41,9 @@ struct CommandLine {
   std::optional<std::int64_t> node, nodes;
   std::optional<std::string> period;
   std::optional<double> speed;
-  std::optional<Nanos> history_retention;  // not a flag: the in-process daemon sets it
+  std::optional<std::string> record;               // --record DIR|off
+  std::optional<std::string> replay, replay_from;  // --replay PATH, --from TIME
+  std::optional<Nanos> history_retention;          // not a flag: the in-process daemon sets it
 };
 
 // Loads the config file (or the defaults when the default file is absent), applies the flags and
@@ -55,6 +58,7 @@ struct DaemonMode {
   bool listen = true;   // bind the configured listeners
   bool signals = true;  // handle SIGTERM, SIGINT, SIGHUP
   bool notify = true;   // talk to systemd
+  bool record = true;   // keep the archive when the config says so
   BackendFactory make_backend = MakeBackend;
 };
 
@@ -92,6 +96,9 @@ class Daemon {
   void OnReading(Reading& reading, std::uint64_t generation, MonoTime now, WallTime wall,
                  std::exception_ptr error);
   void RecordSample(MonoTime started, WallTime wall);
+  // Starts (or stops) the archive writer as config_.recorder says.
+  void StartRecorder();
+  void ArchiveNewest();
   void ArmWatchdog(std::chrono::microseconds interval);
   void WaitForSignal();
   void UpdateStatus();
@@ -114,6 +121,7 @@ class Daemon {
   MonoTime read_started_;
   bool read_stalled_ = false;  // clients were told the read in flight is overdue
   std::unique_ptr<ReadThread> reader_;
+  std::unique_ptr<RecorderThread> recorder_;  // null: not recording
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;

@@ -70,7 +70,7 @@ Result<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const EmbeddedOpti
   }
   impl->log = std::make_unique<Logger>(log_options);
   impl->daemon = std::make_unique<Daemon>(impl->io, cli, std::move(*resolved), *impl->log,
-                                          DaemonMode{false, false, false});
+                                          DaemonMode{false, false, false, false});
   Status started = impl->daemon->Start();
   if (!started.ok()) return started;
   Impl* raw = impl.get();

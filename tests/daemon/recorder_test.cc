@@ -84,8 +84,8 @@ ReplayerOptions Play(const std::string& path, std::optional<WallTime> from = std
                      std::optional<WallTime> to = std::nullopt) {
   ReplayerOptions o;
   o.path = path;
-  o.from = from;
-  o.to = to;
+  if (from) o.from = archive::FormatUtc(*from);
+  if (to) o.to = archive::FormatUtc(*to);
   return o;
 }
 
@@ -274,7 +274,7 @@ TEST(Replay, BackendServesTheRecordingAtItsSpeed) {
   RecordAndReport(run, recorder, 60, {});
   ReplayOptions options;
   options.path = dir.path();
-  options.from = kWallStart + seconds(10);
+  options.from = "+10s";
   options.speed = 4;
   auto backend = ReplayBackend::Open(options, MonoTime(seconds(5)));
   ASSERT_TRUE(backend.ok()) << backend.status().ToString();

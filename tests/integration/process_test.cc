@@ -124,7 +124,9 @@ struct TempDir {
 void WriteConfig(const fs::path& file, const fs::path& socket, const std::string& period) {
   std::ofstream(file) << "// test config\n{\n  \"device\": \"sim:trn1.2xlarge\",\n  \"period\": \""
                       << period << "\",\n  \"listeners\": {\"unix\": {\"path\": \""
-                      << socket.string() << "\"}, \"metrics\": {\"address\": \"\"}}\n}\n";
+                      << socket.string() << "\"}, \"metrics\": {\"address\": \"\"}},\n"
+                      << "  \"recorder\": {\"directory\": \""
+                      << (socket.parent_path().parent_path() / "archive").string() << "\"}\n}\n";
 }
 
 TEST(DaemonProcess, ReadyReloadAndStopUnderATestNotifySocket) {

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Records a live run and replays it, as users would: neuron-monitord keeps its archive while
+# neuron-monitor prints live documents; then neuron-monitor --replay prints the recording's
+# documents, which must contain every live document byte for byte, in order. A daemon killed with
+# SIGKILL leaves an archive that still replays. Temp directory only; every process is stopped.
+# usage: record_replay.sh <neuron-monitord> <neuron-monitor> <neuron-ls>
+set -euo pipefail
+daemon=$1 monitor=$2 ls=$3
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; cat "$tmp"/*.log 2>/dev/null | tail -20; exit 1; }
+
+echo '{}' >"$tmp/daemon.json"
+# The documents every second, as AWS's config file says.
+cat >"$tmp/monitor.json" <<'JSON'
+{"period": "1s",
+ "neuron_runtimes": [{"tag_filter": ".*", "metrics": [{"type": "neuroncore_counters"},
+   {"type": "memory_used"}, {"type": "execution_stats"}, {"type": "bottleneck_analysis"}]}],
+ "system_metrics": [{"type": "memory_info"}, {"type": "neuron_hw_counters"}]}
+JSON
+
+start_daemon() {  # start_daemon <name> <args...>
+  local name=$1
+  shift
+  "$daemon" --config "$tmp/daemon.json" --socket "$tmp/$name.sock" --metrics-listen off \
+    --period 100ms "$@" >"$tmp/$name.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do [ -S "$tmp/$name.sock" ] && return 0; sleep 0.1; done
+  fail "$name never listened"
+}
+
+# 1. Live, recorded.
+start_daemon live --device sim:trn1.32xlarge --scenario input-bound --speed 10 --record "$tmp/archive"
+live_pid=${pids[-1]}
+"$monitor" --socket "$tmp/live.sock" -c "$tmp/monitor.json" --count 12 >"$tmp/live.json" \
+  2>"$tmp/monitor.log" || fail "live neuron-monitor failed"
+kill -TERM "$live_pid"
+wait "$live_pid" || fail "the daemon did not stop cleanly"
+[ "$(wc -l <"$tmp/live.json")" -eq 12 ] || fail "expected 12 live documents"
+ls "$tmp/archive"/*.nmrec >/dev/null || fail "no archive files"
+
+# 2. Replayed: every live document but the first (which carries every group at once) is in the
+# replay, in order, byte for byte.
+"$monitor" --replay "$tmp/archive" -c "$tmp/monitor.json" >"$tmp/replay.json" 2>"$tmp/replay.log" ||
+  fail "neuron-monitor --replay failed: $(cat "$tmp/replay.log")"
+[ ! -s "$tmp/replay.log" ] || fail "replay notices: $(cat "$tmp/replay.log")"
+python3 - "$tmp/live.json" "$tmp/replay.json" <<'PY' || fail "the replay differs from the live run"
+import json, sys
+live = open(sys.argv[1]).read().splitlines()[1:]
+replay = open(sys.argv[2]).read().splitlines()
+start = replay.index(live[0]) if live[0] in replay else -1
+if start < 0:
+    sys.exit("the second live document is not in the replay")
+for i, line in enumerate(live):
+    if start + i >= len(replay) or replay[start + i] != line:
+        sys.exit(f"live document {i + 2} differs from replay document {start + i + 1}")
+doc = json.loads(live[-1])
+verdicts = [f["kind"] for r in doc["neuron_runtime_data"]
+            for f in r["report"]["bottleneck_analysis"]["findings"]]
+if "input_bound" not in verdicts:
+    sys.exit(f"expected the input_bound verdict live, got {verdicts}")
+print(f"{len(live)} live documents found in order among {len(replay)} replayed")
+PY
+
+# A range: --from/--to select documents, and neuron-ls shows the recorded inventory.
+n=$("$monitor" --replay "$tmp/archive" -c "$tmp/monitor.json" --from +5s --to +8s | wc -l)
+[ "$n" -ge 3 ] && [ "$n" -le 5 ] || fail "--from +5s --to +8s gave $n documents"
+"$ls" --replay "$tmp/archive" >"$tmp/ls.txt" 2>"$tmp/ls.log" || fail "neuron-ls --replay failed"
+grep -q "trn1.32xlarge" "$tmp/ls.txt" || fail "neuron-ls --replay does not show the instance"
+
+# 3. Served as if live: neuron-monitord --replay, read by neuron-monitor over the socket.
+start_daemon served --replay "$tmp/archive" --from +2s --speed 5
+"$monitor" --socket "$tmp/served.sock" -c "$tmp/monitor.json" --count 3 >"$tmp/served.json" \
+  2>>"$tmp/monitor.log" || fail "neuron-monitor against a replaying daemon failed"
+grep -q '"input_bound"' "$tmp/served.json" || fail "the replaying daemon lost the verdict"
+kill -TERM "${pids[-1]}"
+
+# 4. SIGKILL mid-run: the archive still replays, with at most the last second lost.
+start_daemon killed --device sim:trn1.2xlarge --speed 10 --record "$tmp/killed"
+sleep 3
+kill -KILL "${pids[-1]}"
+"$monitor" --replay "$tmp/killed" -c "$tmp/monitor.json" >"$tmp/killed.json" 2>"$tmp/killed.log" ||
+  fail "replaying a killed daemon's archive failed: $(cat "$tmp/killed.log")"
+n=$(wc -l <"$tmp/killed.json")
+[ "$n" -ge 2 ] || fail "only $n documents from 3 s of a killed daemon"
+echo "record/replay ok"
