@@ -2,7 +2,7 @@
 # Runs every benchmark of a Release build directory (make bench). Figures: bench/README.md.
 set -euo pipefail
 build=${1:-build/release}
-for b in simdev_bench neurondev_bench history_bench json_bench tui_bench metrics_bench; do
+for b in simdev_bench neurondev_bench history_bench json_bench tui_bench metrics_bench recorder_bench; do
   [ -x "$build/bench/$b" ] && "$build/bench/$b"
 done
 "$build/bench/daemon_load" --daemon "$build/daemon/neuron-monitord" --clients 1000 --period 100ms --duration 20s

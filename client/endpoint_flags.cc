@@ -16,7 +16,9 @@ void AddEndpointOptions(CLI::App& app, EndpointFlags& f) {
                  "simulator), neuron, or sim:<preset>[:lnc=N]");
   app.add_option("--scenario", f.scenario, "with --standalone: a scenario name or .json file");
   app.add_option("--seed", f.seed, "with --standalone: the simulation seed");
-  app.add_option("--speed", f.speed, "with --standalone: simulated seconds per real second");
+  app.add_option("--speed", f.speed,
+                 "with --standalone: simulated seconds per real second (neuron-top --replay: "
+                 "recorded seconds per second)");
   app.add_option("--token-file", f.token_file,
                  "auth token for a TCP listener (a file other users cannot read)");
 }

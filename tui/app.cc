@@ -17,6 +17,7 @@
 #include "tui/keymap.h"
 #include "tui/model.h"
 #include "tui/ncurses_canvas.h"
+#include "tui/replay_player.h"
 #include "tui/view.h"
 
 namespace neuronmon::tui {
@@ -266,9 +267,157 @@ int RunCluster(const AppOptions& o) {
   return 0;
 }
 
+// What a key does in replay mode; false when it is not a replay key (the usual keys apply).
+bool ReplayKey(const Input& in, ReplayPlayer& player, Model& model, Steady::time_point now,
+               bool* prompting) {
+  using std::chrono::seconds;
+  switch (in.key) {
+    case Key::kHome:
+      player.SeekTo(model, WallTime{}, now);  // clamped to the start
+      return true;
+    case Key::kEnd:
+      player.SeekTo(model, WallTime::max() - std::chrono::hours(24), now);
+      return true;
+    default:
+      break;
+  }
+  switch (static_cast<std::int32_t>(in.key)) {
+    case ' ':
+      player.TogglePause(now);
+      return true;
+    case '.':
+      player.Step(model, 1, now);
+      return true;
+    case ',':
+      player.Step(model, -1, now);
+      return true;
+    case '[':
+      player.SeekBy(model, seconds(-10), now);
+      return true;
+    case ']':
+      player.SeekBy(model, seconds(10), now);
+      return true;
+    case '{':
+      player.SeekBy(model, seconds(-60), now);
+      return true;
+    case '}':
+      player.SeekBy(model, seconds(60), now);
+      return true;
+    case '<':
+      player.Slower();
+      return true;
+    case '>':
+      player.Faster();
+      return true;
+    case 't':
+    case 'T':
+      *prompting = true;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Typing a time after `t`: Enter jumps, Escape gives up. False when the prompt closed.
+bool PromptKey(const Input& in, std::string& text) {
+  const auto c = static_cast<std::int32_t>(in.key);
+  if (in.key == Key::kEscape) return false;
+  if (c == 127 || c == 8) {
+    if (!text.empty()) text.pop_back();
+  } else if (c >= 0x20 && c < 0x7f && text.size() < 40) {
+    text.push_back(static_cast<char>(c));
+  }
+  return true;
+}
+
+int RunReplay(const AppOptions& o) {
+  if (!o.open_replay) return std::cerr << "neuron-top: cannot replay recordings\n", 1;
+  Result<std::unique_ptr<client::ReplaySource>> source = o.open_replay(*o.replay);
+  if (!source.ok()) {
+    std::cerr << "neuron-top: " << SanitizeForTerminal(source.status().message()) << "\n";
+    return 1;
+  }
+  TopState state;
+  state.view = StartView(o);
+  state.view.refresh_seconds = o.delay_seconds;
+  Result<std::unique_ptr<ReplayPlayer>> started = ReplayPlayer::Start(
+      std::move(*source), o.delay_seconds, o.replay_speed, state.live, Steady::now());
+  if (!started.ok()) {
+    std::cerr << "neuron-top: " << SanitizeForTerminal(started.status().message()) << "\n";
+    return 1;
+  }
+  ReplayPlayer& player = **started;
+  const auto notices = [&] {
+    for (const std::string& n : player.TakeNotices()) state.live.last_notice = n;
+  };
+  if (o.once) {
+    // The frame as it was shown one refresh after --from: the first report carries every group.
+    player.Step(state.live, 1, Steady::now());
+    player.TogglePause(Steady::now());  // the frame is not a paused replay
+    state.view.replay = player.StatusText();
+    notices();
+    TextCanvas canvas(o.once_width, o.once_height > 0 ? o.once_height : 400);
+    Render(state.live, state.view, canvas);
+    const std::string text = TrimOnceFrame(canvas.Text(), o.once_height);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGHUP, OnSignal);
+  NcursesCanvas canvas({o.color, true});
+  bool prompting = false;
+  std::string prompt, problem;
+  Steady::time_point last_draw{};
+  bool quit = false;
+  while (!quit && !g_stop) {
+    pollfd fds[1] = {{STDIN_FILENO, POLLIN, 0}};
+    if (::poll(fds, 1, 50) < 0 && errno != EINTR) break;
+    bool input = false;
+    const Steady::time_point now = Steady::now();
+    while (std::optional<Input> in = canvas.ReadInput()) {
+      input = true;
+      if (in->key == Key::kCtrlC || (!prompting && in->key == CharKey('q'))) {
+        quit = true;
+        break;
+      }
+      if (prompting) {
+        if (in->key == Key::kEnter || in->key == CharKey('\n') || in->key == CharKey('\r')) {
+          problem.clear();
+          if (!player.SeekToText(state.live, prompt, now, &problem)) problem = "t: " + problem;
+          prompting = false;
+          prompt.clear();
+        } else if (!PromptKey(*in, prompt)) {
+          prompting = false;
+          prompt.clear();
+        }
+        continue;
+      }
+      problem.clear();
+      if (!state.view.help && ReplayKey(*in, player, state.live, now, &prompting)) continue;
+      quit |= !Perform(Apply(Translate(*in, state.view.help), state), canvas);
+    }
+    state.view.paused = false;  // pausing a replay stops its clock; the screen shows what it plays
+    const bool played = player.Advance(state.live, now);
+    notices();
+    std::string status = player.StatusText();
+    if (prompting) status += " | jump to (21:30, +10m, 2026-12-04T21:30:00Z): " + prompt + "_";
+    if (!problem.empty()) status += " | " + problem;
+    state.view.replay = status;
+    const auto due = last_draw + std::chrono::duration_cast<Steady::duration>(
+                                     std::chrono::duration<double>(state.view.refresh_seconds));
+    if (input || (played && now >= due) || (now >= due && !player.paused())) {
+      Draw(state, canvas);
+      last_draw = now;
+    }
+  }
+  canvas.Stop();
+  return 0;
+}
+
 }  // namespace
 
 int RunTop(const AppOptions& o) {
+  if (o.replay) return RunReplay(o);
   if (!o.hosts.empty()) return RunCluster(o);
   Result<std::unique_ptr<client::Client>> c = Connect(o);
   if (!c.ok()) {

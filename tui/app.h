@@ -4,10 +4,12 @@
 // (tui/controller.h). The terminal is restored on every exit path, including Ctrl-C and SIGTERM.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/client.h"
+#include "client/replay_source.h"
 
 namespace neuronmon::tui {
 
@@ -22,6 +24,11 @@ struct AppOptions {
   int once_height = 0;  // 0: as tall as the frame needs
   // Cluster mode (--connect with a list, or --hosts FILE): follow every "host:port" at once.
   std::vector<std::string> hosts;
+  // Replay mode (--replay): this recording instead of a daemon, `replay_speed` recorded seconds
+  // per second; `open_replay` opens it.
+  std::optional<client::ReplayRequest> replay;
+  client::ReplayOpener open_replay;
+  double replay_speed = 1;
 };
 
 // Returns the process exit status.

@@ -32,7 +32,17 @@ int main(int argc, char** argv) {
   app.add_flag("--ascii", options.ascii, "plain ASCII glyphs");
   app.add_flag("--once", options.once,
                "print one plain-text frame and exit (width: $COLUMNS or 120)");
+  client::ReplayRequest replay;
+  app.add_option("--replay", replay.path,
+                 "show a recording (an archive directory or a --record file) instead of a daemon; "
+                 "--speed sets its pace");
+  app.add_option("--from", replay.from,
+                 "with --replay: start at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from "
+                 "the recording's start)");
   CLI11_PARSE(app, argc, argv);
+  if (replay.path.empty() && !replay.from.empty()) {
+    return std::cerr << "neuron-top: --from needs --replay\n", 2;
+  }
   // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
   neuronmon::wire::SilenceProtobufParseLogs();
 
@@ -41,6 +51,18 @@ int main(int argc, char** argv) {
   options.once_width = neuronmon::tui::DimensionFromEnv(std::getenv("COLUMNS"), 120, 20, 1000);
   if (options.once)
     options.once_height = neuronmon::tui::DimensionFromEnv(std::getenv("LINES"), 0, 6, 1000);
+  if (!replay.path.empty()) {
+    if (endpoint.connect || endpoint.socket || endpoint.standalone || endpoint.device ||
+        endpoint.scenario || endpoint.seed || hosts_file) {
+      return std::cerr << "neuron-top: --replay shows a recording: no daemon or simulator "
+                          "options with it\n",
+             2;
+    }
+    options.replay = replay;
+    options.open_replay = client::EmbeddedReplay();
+    if (endpoint.speed) options.replay_speed = *endpoint.speed;
+    return tui::RunTop(options);
+  }
   // Cluster mode: several hosts, each checked as --connect checks one.
   constexpr std::size_t kMaxHosts = 4096;
   if (hosts_file || (endpoint.connect && endpoint.connect->find(',') != std::string::npos)) {

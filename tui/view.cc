@@ -97,6 +97,7 @@ struct Slot {
 // terminals (the state must always show, the title's instance may be cut).
 std::string StateText(const Model& m, const ViewState& v, bool brief) {
   std::string s;
+  if (!v.replay.empty()) return v.replay;
   switch (m.connection) {
     case ConnectionState::kConnecting:
       s = brief ? "connecting" : "connecting to " + m.endpoint;
@@ -138,7 +139,8 @@ void DrawTitle(Ctx& ctx) {
     if (!runtime.empty()) title += " | " + runtime;
   }
   c.Put(0, 0, std::string(static_cast<std::size_t>(c.width()), ' '), Role::kTitle);
-  const Role state_role = ctx.view.paused || ctx.model.connection == ConnectionState::kReconnecting
+  const Role state_role = ctx.view.paused || !ctx.view.replay.empty() ||
+                                  ctx.model.connection == ConnectionState::kReconnecting
                               ? Role::kBanner
                               : Role::kTitle;
   const int tw = TextWidth(title);

@@ -30,6 +30,8 @@ struct ViewState {
   int tree_cursor = 0;             // index into the visible tree rows
   double refresh_seconds = 1;
   std::string version;
+  // Non-empty in replay mode: the title's state ("REPLAY 2026-12-04 21:30:05Z 1x PAUSED").
+  std::string replay;
 };
 
 // One row of the memory-details tree.

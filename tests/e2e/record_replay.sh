@@ -3,13 +3,17 @@
 # neuron-monitor prints live documents; then neuron-monitor --replay prints the recording's
 # documents, which must contain every live document byte for byte, in order. A daemon killed with
 # SIGKILL leaves an archive that still replays. Temp directory only; every process is stopped.
-# usage: record_replay.sh <neuron-monitord> <neuron-monitor> <neuron-ls>
+# neuron-top --replay is driven in tmux: pause, step, seek, jump to a time, change speed.
+# usage: record_replay.sh <neuron-monitord> <neuron-monitor> <neuron-ls> <neuron-top>
 set -euo pipefail
-daemon=$1 monitor=$2 ls=$3
+daemon=$1 monitor=$2 ls=$3 top=$4
 tmp=$(mktemp -d)
 pids=()
+sock="neuronmon-replay-$$"
+tmx() { tmux -L "$sock" "$@"; }
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  tmx kill-server 2>/dev/null || true
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -80,7 +84,60 @@ start_daemon served --replay "$tmp/archive" --from +2s --speed 5
 grep -q '"input_bound"' "$tmp/served.json" || fail "the replaying daemon lost the verdict"
 kill -TERM "${pids[-1]}"
 
-# 4. SIGKILL mid-run: the archive still replays, with at most the last second lost.
+# 4. neuron-top --replay in tmux, keys as a person types them.
+screen() { tmx capture-pane -p -t top; }
+wait_for() {  # wait_for <text> [seconds]
+  for _ in $(seq $((${2:-15} * 10))); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
+  echo "--- screen ---"; screen; fail "neuron-top never showed: $1"
+}
+shown() {  # the recorded time in the title, as seconds since the epoch (with a fraction)
+  local t
+  t=$(screen | head -1 | grep -oE 'REPLAY [0-9-]+ [0-9:.]+Z' | cut -d' ' -f2-)
+  date -u -d "${t%Z}" +%s.%N
+}
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+tmx new-session -d -s top -x 150 -y 45 "bash --norc --noprofile"
+tmx send-keys -t top "PS1='PROMPT> '; clear" Enter
+wait_for "PROMPT>"
+tmx send-keys -t top "$top --replay $tmp/archive --speed 1; echo EXIT=\$?" Enter
+wait_for "REPLAY "
+wait_for "vit-huge"
+tmx send-keys -t top Space
+wait_for " PAUSED"
+tmx send-keys -t top Home
+sleep 0.5
+start=$(shown)
+tmx send-keys -t top .
+sleep 0.5
+awk -v a="$start" -v b="$(shown)" 'BEGIN { exit !(b - a > 0.05 && b - a < 0.15) }' ||
+  fail "'.' did not step one 100ms sample ($start -> $(shown))"
+tmx send-keys -t top ']'
+sleep 0.5
+awk -v a="$start" -v b="$(shown)" 'BEGIN { exit !(b - a > 10.05 && b - a < 10.26) }' ||
+  fail "']' did not seek 10 s ($start -> $(shown))"
+tmx send-keys -t top '['
+sleep 0.5
+# A seek shows the first sample at or after its target: within one sample (100 ms).
+awk -v a="$start" -v b="$(shown)" 'BEGIN { exit !(b - a > 0.05 && b - a < 0.26) }' ||
+  fail "'[' did not seek back 10 s ($start -> $(shown))"
+tmx send-keys -t top t
+wait_for "jump to"
+tmx send-keys -t top "+5s" Enter
+sleep 0.5
+awk -v a="$start" -v b="$(shown)" 'BEGIN { exit !(b - a > 4.99 && b - a < 5.11) }' ||
+  fail "t +5s did not jump to 5 s after the start ($start -> $(shown))"
+tmx send-keys -t top '>'
+wait_for " 2x"
+tmx send-keys -t top Space
+sleep 2
+awk -v a="$start" -v b="$(shown)" 'BEGIN { exit !(b - a > 7) }' ||
+  fail "the replay did not play on at 2x ($start -> $(shown))"
+tmx send-keys -t top End
+wait_for " END"
+tmx send-keys -t top q
+wait_for "EXIT=0"
+
+# 5. SIGKILL mid-run: the archive still replays, with at most the last second lost.
 start_daemon killed --device sim:trn1.2xlarge --speed 10 --record "$tmp/killed"
 sleep 3
 kill -KILL "${pids[-1]}"
