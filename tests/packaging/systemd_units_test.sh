@@ -42,6 +42,9 @@ grep -qx 'ListenStream=/run/neuron-monitor/neuron-monitord.sock' "$units/neuron-
   nm_fail "the socket unit does not listen on /run/neuron-monitor/neuron-monitord.sock"
 grep -qx 'RuntimeDirectory=neuron-monitor' "$units/neuron-monitord.service" ||
   nm_fail "the service has no RuntimeDirectory=neuron-monitor"
+# The archive: ProtectSystem=strict leaves the daemon only its state directory to write to.
+grep -qx 'StateDirectory=neuron-monitor' "$units/neuron-monitord.service" ||
+  nm_fail "the service has no StateDirectory=neuron-monitor for its archive"
 for key in SocketUser SocketGroup; do
   grep -qx "$key=neuron-monitor" "$units/neuron-monitord.socket" || nm_fail "$key is not neuron-monitor"
 done
