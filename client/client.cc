@@ -247,7 +247,9 @@ struct Client::State {
   // Queues `e` for Next(), waiting while max_queued_events, or max_queued_bytes of reports, are
   // (unless stopping; one report larger than the byte cap still goes into an empty queue).
   void Push(Event e) {
-    const std::size_t bytes = e.kind == Event::Kind::kReport ? e.report.ByteSizeLong() : 0;
+    const std::size_t bytes = e.kind == Event::Kind::kReport   ? e.report.ByteSizeLong()
+                              : e.kind == Event::Kind::kRecord ? e.record.ByteSizeLong()
+                                                               : 0;
     {
       std::unique_lock lock(mu);
       cv.wait(lock, [&] {
@@ -405,6 +407,11 @@ struct Client::State {
         case v1::Envelope::kError:
           ev.kind = Event::Kind::kError;
           ev.error = e.error();
+          break;
+        case v1::Envelope::kRecord:
+          if (!options.subscribe.snapshots()) continue;  // not asked for
+          ev.kind = Event::Kind::kRecord;
+          ev.record = std::move(*e.mutable_record());
           break;
         default:
           continue;  // heartbeats and messages from newer daemons

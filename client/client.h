@@ -100,13 +100,15 @@ struct Event {
     kNotice,     // any other daemon notice (subscribed, reloaded, shutdown)
     kError,      // the daemon refused something: `error` (fatal ones are followed by kDisconnected)
     kDisconnected,  // lost the daemon: `text`; reconnecting unless reconnect is off
-    kInfo,  // something the user should know (`text`), e.g. running the simulator in-process
+    kInfo,    // something the user should know (`text`), e.g. running the simulator in-process
+    kRecord,  // `record`: a snapshot record (Subscribe.snapshots), for a --record file
   };
   Kind kind = Kind::kInfo;
   v1::Welcome welcome;
   v1::Report report;
   v1::Notice notice;
   v1::Error error;
+  v1::ArchiveRecord record;
   std::string text;
 };
 

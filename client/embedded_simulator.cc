@@ -32,6 +32,7 @@ class Replay final : public ReplaySource {
   Status Seek(WallTime wall) override { return replayer_->Seek(wall); }
   WallTime Time() const override { return replayer_->time(); }
   WallTime Start() const override { return replayer_->start(); }
+  WallTime LastChunk() const override { return replayer_->last_chunk(); }
   std::vector<std::string> TakeNotices() override { return replayer_->TakeNotices(); }
   std::string Describe() const override {
     const v1::ArchiveHeader& h = replayer_->header();

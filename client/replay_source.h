@@ -38,6 +38,8 @@ class ReplaySource {
   // The newest snapshot's recorded time, and the recording's first.
   virtual WallTime Time() const = 0;
   virtual WallTime Start() const = 0;
+  // At most a minute before the recording's end (where its last stored chunk starts).
+  virtual WallTime LastChunk() const = 0;
   // Torn tails and unreadable files met since the last call.
   virtual std::vector<std::string> TakeNotices() = 0;
   // "recording /var/lib/.../archive (sim:trn2.48xlarge, ... on host-1)"

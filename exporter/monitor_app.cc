@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "client/recording.h"
 #include "exporter/monitor_sink.h"
 
 namespace neuronmon::exporter {
@@ -45,6 +46,8 @@ bool ConnectClients(MonitorAppOptions& options, const MonitorSink& sink, int err
     co.client_name = std::string("neuron-monitor/") + NEURONMON_VERSION;
     co.endpoint = options.endpoint;
     co.subscribe = sub;
+    // The first subscription also brings the snapshots a --record file keeps.
+    co.subscribe.set_snapshots(!options.record.empty() && clients.empty());
     co.token = options.token;
     Result<std::unique_ptr<client::Client>> c = client::Client::Connect(std::move(co));
     if (!c.ok()) {
@@ -62,8 +65,19 @@ bool ConnectClients(MonitorAppOptions& options, const MonitorSink& sink, int err
 // Feeds the queued events of client `source` to the sink; the exit status once the program
 // should end (the reader went away, the count was reached), else nullopt.
 std::optional<int> DrainEvents(client::Client& client, std::size_t source, MonitorSink& sink,
-                               int out_fd, int err_fd) {
+                               int out_fd, int err_fd,
+                               std::unique_ptr<client::RecordingFile>& recording) {
   while (std::optional<client::Event> e = client.Next(std::chrono::milliseconds(0))) {
+    if (recording != nullptr && source == 0) {
+      Status st;
+      if (e->kind == client::Event::Kind::kConnected) recording->SetWelcome(e->welcome);
+      if (e->kind == client::Event::Kind::kRecord) st = recording->Add(e->record);
+      if (!st.ok()) {
+        (void)WriteAll(
+            err_fd, MonitorNote("recording to " + recording->path() + " stopped: " + st.message()));
+        recording.reset();
+      }
+    }
     // A reader that went away ends the program quietly, as does the count.
     if (auto status = Emit(sink.Handle(*e, source), out_fd, err_fd)) return *status;
   }
@@ -117,6 +131,15 @@ int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
   MonitorSink sink(
       {.verbose = options.verbose, .count = options.count, .extensions = options.extensions});
   if (options.replay) return RunReplay(options, sink, out_fd, err_fd);
+  std::unique_ptr<client::RecordingFile> recording;
+  if (!options.record.empty()) {
+    auto prepared = client::RecordingFile::Prepare(options.record, "neuron-monitor --record");
+    if (!prepared.ok()) {
+      (void)WriteAll(err_fd, MonitorNote(prepared.status().message()));
+      return 1;
+    }
+    recording = std::move(*prepared);
+  }
   Clients clients;
   if (!ConnectClients(options, sink, err_fd, clients)) return 1;
   std::vector<pollfd> fds;
@@ -128,7 +151,8 @@ int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
     if (::poll(fds.data(), fds.size(), 1000) < 0 && errno != EINTR) return 1;
     if (fds.back().revents & (POLLERR | POLLHUP)) return 0;
     for (std::size_t i = 0; i < clients.size(); ++i) {
-      if (std::optional<int> status = DrainEvents(*clients[i], i, sink, out_fd, err_fd)) {
+      if (std::optional<int> status =
+              DrainEvents(*clients[i], i, sink, out_fd, err_fd, recording)) {
         return *status;
       }
       if (!clients[i]->running()) {

@@ -24,6 +24,8 @@ struct MonitorAppOptions {
   // connecting; `open_replay` opens it.
   std::optional<client::ReplayRequest> replay;
   client::ReplayOpener open_replay;
+  // Non-empty: also keep the snapshots received in this file (--record), for --replay.
+  std::string record;
 };
 
 // Returns the process exit status.

@@ -45,6 +45,8 @@ const MonitorOutput& MonitorSink::Handle(const client::Event& event, std::size_t
     case client::Event::Kind::kInfo:
       AddNote(event.text);
       break;
+    case client::Event::Kind::kRecord:
+      break;  // for --record (monitor_app.cc)
   }
   return output_;
 }

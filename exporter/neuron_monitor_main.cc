@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
                  "with --replay: start at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from "
                  "the recording's start)");
   app.add_option("--to", replay.to, "with --replay: stop after TIME (same forms)");
+  app.add_option("--record", options.record,
+                 "also keep the snapshots received in FILE (a new file), for --replay");
   client::AddEndpointOptions(app, endpoint);
   CLI11_PARSE(app, argc, argv);
   if (replay.path.empty() && (!replay.from.empty() || !replay.to.empty())) {
@@ -48,6 +50,9 @@ int main(int argc, char** argv) {
     options.config = std::move(*config);
   }
   if (!replay.path.empty()) {
+    if (!options.record.empty()) {
+      return std::cerr << "neuron-monitor: --record and --replay cannot be used together\n", 2;
+    }
     options.replay = replay;
     options.open_replay = client::EmbeddedReplay();
     std::signal(SIGPIPE, SIG_IGN);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "client/cluster_follower.h"
+#include "client/recording.h"
 #include "proto/common/terminal_text.h"
 #include "tui/cluster_view.h"
 #include "tui/controller.h"
@@ -35,6 +36,7 @@ Result<std::unique_ptr<client::Client>> Connect(const AppOptions& o) {
   co.token = o.token;
   co.subscribe = TopSubscription(o.delay_seconds);
   co.subscribe.set_resume_after_seq(0);  // replay the daemon's history: the graphs start full
+  co.subscribe.set_snapshots(!o.record.empty());
   return client::Client::Connect(std::move(co));
 }
 
@@ -100,7 +102,7 @@ void Draw(TopState& state, NcursesCanvas& canvas) {
 // The single-host view until the user quits; with `back` set (a host opened from the cluster
 // view), Escape returns instead and sets *back.
 int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas,
-                   bool* back = nullptr) {
+                   bool* back = nullptr, client::RecordingFile* recording = nullptr) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGHUP, OnSignal);
   const bool standalone = c.standalone();
@@ -129,6 +131,17 @@ int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas
       input = true;
     }
     while (std::optional<client::Event> e = c.Next(std::chrono::milliseconds(0))) {
+      if (recording != nullptr) {
+        Status st;
+        if (e->kind == client::Event::Kind::kConnected) recording->SetWelcome(e->welcome);
+        if (e->kind == client::Event::Kind::kRecord) st = recording->Add(e->record);
+        if (!st.ok()) {
+          state.live.last_notice = SanitizeForTerminal("recording to " + recording->path() +
+                                                       " stopped: " + st.message());
+          recording = nullptr;
+          dirty = true;
+        }
+      }
       dirty |= Absorb(*e, standalone, endpoint, state.live);
     }
     if (state.live.connection == ConnectionState::kReconnecting) {
@@ -426,8 +439,23 @@ int RunTop(const AppOptions& o) {
   }
   // The fallback notice (no daemon socket: running the simulator in-process) goes to stderr first.
   if (o.once) return RunOnce(o, **c);
+  std::unique_ptr<client::RecordingFile> recording;
+  if (!o.record.empty()) {
+    auto prepared = client::RecordingFile::Prepare(o.record, "neuron-top --record");
+    if (!prepared.ok()) {
+      std::cerr << "neuron-top: " << SanitizeForTerminal(prepared.status().message()) << "\n";
+      return 1;
+    }
+    recording = std::move(*prepared);
+  }
   NcursesCanvas canvas({o.color, true});
-  return RunInteractive(o, **c, canvas);
+  const int status = RunInteractive(o, **c, canvas, nullptr, recording.get());
+  if (recording != nullptr) {
+    (void)recording->Close();
+    std::cerr << "neuron-top: recorded " << recording->snapshots() << " snapshots to "
+              << SanitizeForTerminal(recording->path()) << "\n";
+  }
+  return status;
 }
 
 }  // namespace neuronmon::tui

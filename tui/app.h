@@ -29,6 +29,8 @@ struct AppOptions {
   std::optional<client::ReplayRequest> replay;
   client::ReplayOpener open_replay;
   double replay_speed = 1;
+  // Non-empty: also keep the snapshots received in this file (--record), for --replay.
+  std::string record;
 };
 
 // Returns the process exit status.

@@ -39,7 +39,16 @@ int main(int argc, char** argv) {
   app.add_option("--from", replay.from,
                  "with --replay: start at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from "
                  "the recording's start)");
+  app.add_option("--record", options.record,
+                 "also keep the snapshots received in FILE (a new file), for --replay");
   CLI11_PARSE(app, argc, argv);
+  if (!options.record.empty() &&
+      (!replay.path.empty() || hosts_file ||
+       (endpoint.connect && endpoint.connect->find(',') != std::string::npos))) {
+    return std::cerr << "neuron-top: --record keeps one daemon's stream: not with --replay or a "
+                        "cluster view\n",
+           2;
+  }
   if (replay.path.empty() && !replay.from.empty()) {
     return std::cerr << "neuron-top: --from needs --replay\n", 2;
   }

@@ -78,19 +78,13 @@ void ReplayPlayer::Rebuild(Model& model, WallTime at) {
   model.connection = ConnectionState::kLive;
   model.endpoint = source_->Describe();
   ended_ = false;
-  (void)source_->Seek(at - kGraphFill);
+  // Past the last minute: play that minute to its end.
+  const WallTime last = source_->LastChunk();
+  const bool to_end = at > last;
+  (void)source_->Seek((to_end ? last : at) - kGraphFill);
   (void)source_->Subscribe({subscription_});
-  bool any = false;
   while (StepOnce(model)) {
-    any = true;
-    if (shown_ >= at) break;
-  }
-  if (!any) {
-    // Past the end: show the last minute's end again.
-    (void)source_->Seek(at - kGraphFill);
-    ended_ = false;
-    while (StepOnce(model)) {
-    }
+    if (!to_end && shown_ >= at) break;
   }
   clock_ = shown_;
 }

@@ -5,6 +5,7 @@
 #include "daemon/core/report_builder.h"
 #include "daemon/core/stats.h"
 #include "proto/wire/frame_codec.h"
+#include "proto/wire/snapshot_codec.h"
 
 namespace neuronmon::daemon {
 
@@ -45,7 +46,38 @@ std::uint64_t DaemonCore::Append(Reading reading, std::uint64_t generation, Mono
   while (!analyses_.empty() && analyses_.front().first < history_.oldest_seq())
     analyses_.pop_front();
   frames_.clear();
+  record_frames_ = {};
   return history_.newest_seq();
+}
+
+std::shared_ptr<const std::string> DaemonCore::RecordFrames(bool full) {
+  const Snapshot* newest = history_.Find(history_.newest_seq());
+  if (newest == nullptr) return nullptr;
+  if (record_frames_[0] == nullptr) {
+    // Once per snapshot: the delta (what changed) and the full form.
+    const std::string inventory = inventory_.SerializeAsString();
+    const bool inventory_changed = inventory != record_inventory_;
+    const bool description_changed = description_ != record_description_;
+    record_inventory_ = inventory;
+    record_description_ = description_;
+    v1::Envelope e;
+    std::string head, changed, snapshot;
+    e.mutable_record()->mutable_inventory()->ParseFromString(inventory);
+    (void)wire::AppendFrame(e, head);
+    const std::size_t inventory_end = head.size();
+    e.mutable_record()->set_description(description_);
+    (void)wire::AppendFrame(e, head);
+    if (inventory_changed) changed.append(head, 0, inventory_end);
+    if (description_changed) changed.append(head, inventory_end, std::string::npos);
+    wire::SnapshotToProto(*newest, *e.mutable_record()->mutable_snapshot());
+    if (Status st = wire::AppendFrame(e, snapshot); !st.ok()) {
+      last_error_ = "snapshot frame for recording clients: " + st.message();
+      return nullptr;
+    }
+    record_frames_[0] = std::make_shared<const std::string>(changed + snapshot);
+    record_frames_[1] = std::make_shared<const std::string>(head + snapshot);
+  }
+  return record_frames_[full ? 1 : 0];
 }
 
 void DaemonCore::StartAtSeq(std::uint64_t seq) {

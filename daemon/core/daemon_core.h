@@ -5,6 +5,7 @@
 // Not thread-safe: one owner (the io_context thread).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -80,6 +81,11 @@ class DaemonCore {
   // with equal subscriptions; nullptr when none of its groups is due. Errors (frame over 16 MiB)
   // are logged by the caller through `last_error()` and yield nullptr.
   std::shared_ptr<const std::string> LiveFrame(const Subscription& sub);
+  // The newest snapshot as encoded ArchiveRecord frames for clients that record (Subscribe.
+  // snapshots): `full` starts with the inventory and the description (a client's first), else
+  // they come only when they changed since the previous snapshot. Shared between callers.
+  std::shared_ptr<const std::string> RecordFrames(bool full);
+
   // The report for `sub` ending at retained snapshot `seq`, each group's window reaching back its
   // own period (or to the oldest retained snapshot), with the groups `scope` says. nullopt when
   // `seq` is not retained or (kLive, kReplay) nothing is due at it.
@@ -119,6 +125,10 @@ class DaemonCore {
   std::uint64_t next_seq_ = 1;
   std::uint64_t history_floor_ = 1;  // first seq of the current backend
   std::map<SubscriptionKey, std::shared_ptr<const std::string>> frames_;  // newest seq only
+  // RecordFrames of the newest seq ([0] delta, [1] full), and what the previous ones said.
+  std::array<std::shared_ptr<const std::string>, 2> record_frames_;
+  std::string record_inventory_;
+  std::string record_description_;
   ReportAnnotator annotator_;
   Analyzer analyzer_;
   // The analysis at each retained snapshot, oldest first, trimmed with the history.

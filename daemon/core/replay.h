@@ -78,6 +78,8 @@ class Replayer {
   // The newest snapshot's recorded time (the recording's start before the first Step).
   WallTime time() const { return time_; }
   WallTime start() const { return reader_->first_wall(); }
+  // Where the recording's last minute starts.
+  WallTime last_chunk() const { return reader_->LastChunkWall(); }
   std::vector<std::string> TakeNotices() { return reader_->TakeNotices(); }
   const v1::ArchiveHeader& header() const { return reader_->header(); }
 

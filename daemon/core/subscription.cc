@@ -30,6 +30,7 @@ Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nan
     slot = slot == 0 ? e : std::min(slot, e);
   }
   s.key_.tag_filter = request.tag_filter();
+  s.snapshots_ = request.snapshots();
   if (!request.tag_filter().empty()) {
     Result<std::shared_ptr<const TagFilter>> filter =
         cache != nullptr ? cache->Get(request.tag_filter(), max_tag_filter_bytes)

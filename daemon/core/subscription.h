@@ -45,6 +45,9 @@ class Subscription {
     return e != 0 && seq % e == 0;
   }
   bool AnyDue(std::uint64_t seq) const;
+  // Subscribe.snapshots: the client records the snapshots too (not part of the key: reports are
+  // the same).
+  bool snapshots() const { return snapshots_; }
   // True when the runtime's tag passes the filter (RE2, searched anywhere in the tag like Go's
   // MatchString). Results are cached per tag in the filter, which copies of this Subscription
   // share: call from one thread.
@@ -55,6 +58,7 @@ class Subscription {
  private:
   SubscriptionKey key_;
   std::shared_ptr<const TagFilter> filter_;  // null: every tag
+  bool snapshots_ = false;
 };
 
 }  // namespace neuronmon::daemon

@@ -308,6 +308,12 @@ void Session::Deliver(std::shared_ptr<const std::string> frame, std::uint64_t se
   Enqueue({std::move(frame), seq});
 }
 
+void Session::DeliverRecords(std::shared_ptr<const std::string> frames, std::uint64_t seq) {
+  if (!subscribed() || replaying()) return;
+  records_started_ = true;
+  Enqueue({std::move(frames), seq});
+}
+
 void Session::Send(const v1::Envelope& envelope) {
   if (closing_ || closed_) return;
   Queue(envelope);

@@ -48,6 +48,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Offers the live report frame for `seq` (shared with other sessions).
   void Deliver(std::shared_ptr<const std::string> frame, std::uint64_t seq);
+  // Offers the snapshot records for `seq` (Subscribe.snapshots); queued and dropped as reports are.
+  void DeliverRecords(std::shared_ptr<const std::string> frames, std::uint64_t seq);
   // Sends a control message (Notice, Heartbeat).
   void Send(const v1::Envelope& envelope);
   // Continues a replay held back by the all-clients byte budget.
@@ -66,6 +68,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool welcomed() const { return welcomed_; }
   bool replaying() const { return replay_next_ != 0; }
   const Subscription& subscription() const { return *subscription_; }
+  // Whether this client got its first snapshot records (DaemonCore::RecordFrames' full form).
+  bool records_started() const { return records_started_; }
   std::uint64_t id() const { return id_; }
   Transport transport() const { return transport_; }
   const std::string& peer() const { return peer_; }
@@ -132,6 +136,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::uint64_t gap_first_ = 0;  // pending gap Notice (0: none)
   std::uint64_t gap_last_ = 0;
   std::uint64_t replay_next_ = 0;  // next seq to replay from history (0: not replaying)
+  bool records_started_ = false;
   MonoTime last_send_;
   MonoTime last_receive_;
   MonoTime welcomed_at_;

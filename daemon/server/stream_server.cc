@@ -378,6 +378,13 @@ void StreamServer::Broadcast() {
     }
     if (!s->subscribed()) continue;
     try {
+      // A recording client gets the snapshot before the report made of it: a client that stops
+      // after a report has kept what that report showed.
+      if (s->subscription().snapshots()) {
+        if (auto frames = core_.RecordFrames(!s->records_started())) {
+          s->DeliverRecords(std::move(frames), seq);
+        }
+      }
       if (auto frame = core_.LiveFrame(s->subscription())) s->Deliver(std::move(frame), seq);
     } catch (const std::exception& e) {
       // One client's report could not be built (std::bad_alloc, say): lose that client only.

@@ -580,6 +580,14 @@ std::optional<Entry> ArchiveReader::Next() {
   }
 }
 
+WallTime ArchiveReader::LastChunkWall() {
+  for (std::size_t i = files_.size(); i-- > 0;) {
+    Result<ArchiveFile> f = IndexFile(files_[i]);
+    if (f.ok() && !f->chunks.empty()) return f->chunks.back().first_wall;
+  }
+  return first_wall_;
+}
+
 std::vector<std::string> ArchiveReader::TakeNotices() {
   std::vector<std::string> out;
   out.swap(notices_);

@@ -139,6 +139,8 @@ class ArchiveReader {
   // The first and newest snapshot times (the newest is the last chunk's start when the newest file
   // was not read to its end).
   WallTime first_wall() const { return first_wall_; }
+  // The start of the newest file's last chunk: the newest minute (reads that file's marks).
+  WallTime LastChunkWall();
   const v1::ArchiveHeader& header() const { return header_; }
   std::size_t files() const { return files_.size(); }
 

@@ -19,6 +19,7 @@
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/replay.h"
 #include "proto/archive/archive.h"
+#include "proto/wire/frame_codec.h"
 #include "proto/wire/snapshot_codec.h"
 #include "tests/daemon/unmeasured_backend.h"
 
@@ -287,6 +288,42 @@ TEST(Replay, BackendServesTheRecordingAtItsSpeed) {
   EXPECT_EQ(end.wall, kWallStart + seconds(59));
   EXPECT_NE(end.error.find("the recording ended at"), std::string::npos) << end.error;
   EXPECT_NE((*backend)->Describe().find("replay of"), std::string::npos);
+}
+
+// The bodies of the frames in `bytes`.
+std::vector<v1::ArchiveRecord::BodyCase> Bodies(const std::string& bytes) {
+  std::vector<v1::ArchiveRecord::BodyCase> out;
+  wire::FrameDecoder decoder(wire::kDefaultOutboundMaxFrame);
+  std::string_view in(bytes);
+  v1::Envelope e;
+  while (!in.empty() && decoder.Decode(in, e) == wire::FrameDecoder::Outcome::kFrame) {
+    out.push_back(e.record().body_case());
+  }
+  return out;
+}
+
+TEST(RecordFrames, AClientsFirstCarryTheInventoryLaterOnesOnlyTheSnapshot) {
+  LiveRun run;
+  run.Sample(0);
+  using B = v1::ArchiveRecord::BodyCase;
+  const auto first = run.core->RecordFrames(true);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(Bodies(*first), (std::vector<B>{B::kInventory, B::kDescription, B::kSnapshot}));
+  EXPECT_EQ(run.core->RecordFrames(true).get(), first.get()) << "encoded once per snapshot";
+  run.Sample(1);
+  EXPECT_EQ(Bodies(*run.core->RecordFrames(false)), (std::vector<B>{B::kSnapshot}))
+      << "the inventory did not change";
+  EXPECT_EQ(Bodies(*run.core->RecordFrames(true)),
+            (std::vector<B>{B::kInventory, B::kDescription, B::kSnapshot}));
+  // The snapshot in the frame is the one the history keeps.
+  wire::FrameDecoder decoder(wire::kDefaultOutboundMaxFrame);
+  const auto delta = run.core->RecordFrames(false);
+  std::string_view in(*delta);
+  v1::Envelope e;
+  ASSERT_EQ(decoder.Decode(in, e), wire::FrameDecoder::Outcome::kFrame);
+  Result<Snapshot> s = wire::SnapshotDecoder().Decode(e.record().snapshot());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(Bytes(*s), Bytes(*run.core->history().Find(2)));
 }
 
 TEST(Archive, ATornTailLosesOnlyTheRecordItCuts) {
