@@ -31,6 +31,7 @@ targets=(
   scenario_fuzz:8192
   http_fuzz:4096
   render_fuzz:65536
+  archive_fuzz:65536
 )
 
 for entry in "${targets[@]}"; do

@@ -6,6 +6,7 @@
 
 #include "daemon/core/proc_parsers.h"
 #include "proto/names/names.h"
+#include "proto/wire/snapshot_codec.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -73,50 +74,10 @@ void FillCores(const RuntimeSample& r, const Span& s, int lnc, v1::NeuronCoreCou
   }
 }
 
-void FillHostMemory(const HostMemory& h, v1::HostMemoryBreakdown* out) {
-  out->set_application_memory(h.application_memory);
-  out->set_constants(h.constants);
-  out->set_dma_buffers(h.dma_buffers);
-  out->set_tensors(h.tensors);
-}
-
 void FillMemory(const RuntimeSample& r, const Span& s, v1::MemoryUsed* out) {
   out->set_period_ns(s.period_ns);
   out->set_error(r.error);
-  const RuntimeMemory& m = *r.memory;
-  out->set_host_bytes(m.host.Total());
-  out->set_device_bytes(m.DeviceTotal());
-  FillHostMemory(m.host, out->mutable_host());
-  for (const CoreMemory& c : m.cores) {
-    v1::CoreMemory* core = out->add_cores();
-    core->set_index(c.core);
-    core->set_constants(c.constants);
-    core->set_model_code(c.model_code);
-    core->set_model_shared_scratchpad(c.model_shared_scratchpad);
-    core->set_runtime_memory(c.runtime_memory);
-    core->set_tensors(c.tensors);
-  }
-  for (const LoadedModel& model : m.models) {
-    v1::LoadedModel* lm = out->add_loaded_models();
-    lm->set_name(model.name);
-    lm->set_uuid(model.uuid);
-    lm->set_model_id(model.model_id);
-    lm->set_is_running(model.is_running);
-    for (const SubgraphMemory& sg : model.subgraphs) {
-      v1::Subgraph* g = lm->add_subgraphs();
-      g->set_name(sg.name);
-      g->set_host_bytes(sg.host.Total());
-      g->set_device_bytes(sg.DeviceTotal());
-      FillHostMemory(sg.host, g->mutable_host());
-      v1::DeviceMemoryBreakdown* d = g->mutable_device();
-      d->set_constants(sg.constants);
-      d->set_model_code(sg.model_code);
-      d->set_runtime_memory(sg.runtime_memory);
-      d->set_tensors(sg.tensors);
-      g->set_neuroncore_index(sg.core);
-      g->set_neuron_device_index(sg.device);
-    }
-  }
+  wire::MemoryToProto(*r.memory, *out);
 }
 
 void FillVcpu(const RuntimeSample& r, const RuntimeSample* before, const Span& s, double vcpus,

@@ -41,67 +41,15 @@ CpuTimes CpuTimesFromProto(const v1::CpuTimesSample& t) {
   return {t.user(), t.nice(), t.system(), t.idle(), t.iowait(), t.irq(), t.softirq(), t.steal()};
 }
 
-void HostMemoryToProto(const HostMemory& m, v1::HostMemorySample& out) {
+void HostMemoryToProto(const HostMemory& m, v1::HostMemoryBreakdown& out) {
   out.set_application_memory(m.application_memory);
   out.set_constants(m.constants);
   out.set_dma_buffers(m.dma_buffers);
   out.set_tensors(m.tensors);
 }
 
-HostMemory HostMemoryFromProto(const v1::HostMemorySample& m) {
+HostMemory HostMemoryFromProto(const v1::HostMemoryBreakdown& m) {
   return {m.application_memory(), m.constants(), m.dma_buffers(), m.tensors()};
-}
-
-void MemoryToProto(const RuntimeMemory& m, v1::RuntimeMemorySample& out) {
-  HostMemoryToProto(m.host, *out.mutable_host());
-  for (const CoreMemory& c : m.cores) {
-    v1::CoreMemorySample* p = out.add_cores();
-    p->set_core(c.core);
-    p->set_constants(c.constants);
-    p->set_model_code(c.model_code);
-    p->set_model_shared_scratchpad(c.model_shared_scratchpad);
-    p->set_runtime_memory(c.runtime_memory);
-    p->set_tensors(c.tensors);
-  }
-  for (const LoadedModel& model : m.models) {
-    v1::ModelSample* p = out.add_models();
-    p->set_name(model.name);
-    p->set_uuid(model.uuid);
-    p->set_model_id(model.model_id);
-    p->set_is_running(model.is_running);
-    for (const SubgraphMemory& g : model.subgraphs) {
-      v1::SubgraphSample* s = p->add_subgraphs();
-      s->set_name(g.name);
-      s->set_core(g.core);
-      s->set_device(g.device);
-      HostMemoryToProto(g.host, *s->mutable_host());
-      s->set_constants(g.constants);
-      s->set_model_code(g.model_code);
-      s->set_runtime_memory(g.runtime_memory);
-      s->set_tensors(g.tensors);
-    }
-  }
-}
-
-std::shared_ptr<const RuntimeMemory> MemoryFromProto(const v1::RuntimeMemorySample& p) {
-  auto m = std::make_shared<RuntimeMemory>();
-  m->host = HostMemoryFromProto(p.host());
-  for (const v1::CoreMemorySample& c : p.cores()) {
-    m->cores.push_back({c.core(), c.constants(), c.model_code(), c.model_shared_scratchpad(),
-                        c.runtime_memory(), c.tensors()});
-  }
-  for (const v1::ModelSample& model : p.models()) {
-    LoadedModel& out = m->models.emplace_back();
-    out.name = model.name();
-    out.uuid = model.uuid();
-    out.model_id = model.model_id();
-    out.is_running = model.is_running();
-    for (const v1::SubgraphSample& g : model.subgraphs()) {
-      out.subgraphs.push_back({g.name(), g.core(), g.device(), HostMemoryFromProto(g.host()),
-                               g.constants(), g.model_code(), g.runtime_memory(), g.tensors()});
-    }
-  }
-  return m;
 }
 
 void ExecutionsToProto(const ExecutionCounters& e, v1::ExecutionSample& out) {
@@ -144,6 +92,65 @@ Status Bounded(const Repeated& items, std::size_t limit, const char* what) {
 }
 
 }  // namespace
+
+void MemoryToProto(const RuntimeMemory& m, v1::MemoryUsed& out) {
+  out.set_host_bytes(m.host.Total());
+  out.set_device_bytes(m.DeviceTotal());
+  HostMemoryToProto(m.host, *out.mutable_host());
+  for (const CoreMemory& c : m.cores) {
+    v1::CoreMemory* core = out.add_cores();
+    core->set_index(c.core);
+    core->set_constants(c.constants);
+    core->set_model_code(c.model_code);
+    core->set_model_shared_scratchpad(c.model_shared_scratchpad);
+    core->set_runtime_memory(c.runtime_memory);
+    core->set_tensors(c.tensors);
+  }
+  for (const LoadedModel& model : m.models) {
+    v1::LoadedModel* lm = out.add_loaded_models();
+    lm->set_name(model.name);
+    lm->set_uuid(model.uuid);
+    lm->set_model_id(model.model_id);
+    lm->set_is_running(model.is_running);
+    for (const SubgraphMemory& sg : model.subgraphs) {
+      v1::Subgraph* g = lm->add_subgraphs();
+      g->set_name(sg.name);
+      g->set_host_bytes(sg.host.Total());
+      g->set_device_bytes(sg.DeviceTotal());
+      HostMemoryToProto(sg.host, *g->mutable_host());
+      v1::DeviceMemoryBreakdown* d = g->mutable_device();
+      d->set_constants(sg.constants);
+      d->set_model_code(sg.model_code);
+      d->set_runtime_memory(sg.runtime_memory);
+      d->set_tensors(sg.tensors);
+      g->set_neuroncore_index(sg.core);
+      g->set_neuron_device_index(sg.device);
+    }
+  }
+}
+
+std::shared_ptr<const RuntimeMemory> MemoryFromProto(const v1::MemoryUsed& p) {
+  auto m = std::make_shared<RuntimeMemory>();
+  m->host = HostMemoryFromProto(p.host());
+  for (const v1::CoreMemory& c : p.cores()) {
+    m->cores.push_back({c.index(), c.constants(), c.model_code(), c.model_shared_scratchpad(),
+                        c.runtime_memory(), c.tensors()});
+  }
+  for (const v1::LoadedModel& model : p.loaded_models()) {
+    LoadedModel& out = m->models.emplace_back();
+    out.name = model.name();
+    out.uuid = model.uuid();
+    out.model_id = model.model_id();
+    out.is_running = model.is_running();
+    for (const v1::Subgraph& g : model.subgraphs()) {
+      out.subgraphs.push_back({g.name(), g.neuroncore_index(), g.neuron_device_index(),
+                               HostMemoryFromProto(g.host()), g.device().constants(),
+                               g.device().model_code(), g.device().runtime_memory(),
+                               g.device().tensors()});
+    }
+  }
+  return m;
+}
 
 void SnapshotToProto(const Snapshot& s, v1::Snapshot& out) {
   out.Clear();

@@ -20,6 +20,11 @@ namespace neuronmon::wire {
 // Fills `out` (cleared first) from `snapshot`.
 void SnapshotToProto(const Snapshot& snapshot, v1::Snapshot& out);
 
+// A runtime's memory gauges as the memory_used group shows them (with their totals), and back:
+// one mapping for reports and the archive. MemoryToProto leaves period_ns and error to the caller.
+void MemoryToProto(const RuntimeMemory& memory, v1::MemoryUsed& out);
+std::shared_ptr<const RuntimeMemory> MemoryFromProto(const v1::MemoryUsed& memory);
+
 // Upper bounds a decoded snapshot must keep; over them it is refused (kInvalidArgument).
 inline constexpr std::size_t kMaxSnapshotCores = 65'536;
 inline constexpr std::size_t kMaxSnapshotDevices = 4'096;

@@ -22,23 +22,17 @@
 #include "proto/wire/frame_codec.h"
 #include "proto/wire/snapshot_codec.h"
 #include "tests/daemon/unmeasured_backend.h"
+#include "tests/temp_dir.h"
 
 namespace neuronmon::daemon {
 namespace {
 
 using std::chrono::seconds;
 
-class TempDir {
+// Each test's files, in a directory of their own.
+class TempDir : public test_util::TempDir {
  public:
-  TempDir() {
-    std::string pattern = ::testing::TempDir() + "recorder_XXXXXX";
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : test_util::TempDir("recorder") {}
 };
 
 const WallTime kWallStart = WallTime(seconds(1796000000));  // 2026-11-30T...

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/temp_dir.h"
+
 namespace neuronmon::neurondev {
 namespace {
 
@@ -93,17 +95,9 @@ bool Reaped(pid_t pid) {
   return ::waitpid(pid, nullptr, WNOHANG) == -1 && errno == ECHILD;
 }
 
-class TempDir {
+class TempDir : public test_util::TempDir {
  public:
-  TempDir() {
-    std::string pattern = ::testing::TempDir() + "monitor_child_XXXXXX";
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  TempDir() : test_util::TempDir("monitor_child") {}
 };
 
 class MonitorChildTest : public ::testing::Test {
