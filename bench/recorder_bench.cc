@@ -6,6 +6,7 @@
 //   MonitorSink documents (AWS's default config) over one recorded hour;
 // - seeking to any minute of a 1 GiB archive <= 100 ms: ArchiveReader::Seek + the first snapshot,
 //   at random minutes of an archive filled to 1 GiB (the recorded hour repeated, shifted in time).
+// Also: an incident bundle of the default window, its write time and size.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
@@ -15,6 +16,7 @@
 #include <random>
 
 #include "daemon/core/daemon_core.h"
+#include "daemon/core/incident.h"
 #include "daemon/core/recorder.h"
 #include "daemon/core/replay.h"
 #include "exporter/monitor_config.h"
@@ -116,6 +118,27 @@ void BM_ArchiveBytesPerHour(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ArchiveBytesPerHour)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// An incident bundle with the default window (5 min before, 1 min after: 361 snapshots at 1 Hz):
+// the time the daemon's writer thread takes, and the file's size.
+void BM_IncidentBundle(benchmark::State& state) {
+  const Hour& hour = RecordedHour();
+  const std::vector<Snapshot> window(hour.snapshots.begin(), hour.snapshots.begin() + 361);
+  v1::ArchiveHeader header = Header();
+  v1::Incident& incident = *header.mutable_incident();
+  incident.set_kind(v1::FINDING_KIND_INPUT_BOUND);
+  incident.set_declared_unix_ns(ToUnixNanos(kStart + std::chrono::minutes(5)));
+  incident.set_id(IncidentId(incident));
+  std::uint64_t bytes = 0;
+  for (auto _ : state) {
+    const std::string dir = TempDir("incident_bench");
+    auto written = WriteIncidentBundle(dir, header, window, hour.inventory, hour.description, {});
+    bytes = written.ok() ? written->bytes : 0;
+    std::filesystem::remove_all(dir);
+  }
+  state.counters["MiB"] = static_cast<double>(bytes) / (1 << 20);
+}
+BENCHMARK(BM_IncidentBundle)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 void BM_ReplayHourToJson(benchmark::State& state) {
   const std::string dir = TempDir("recorder_bench");

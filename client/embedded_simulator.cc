@@ -33,7 +33,15 @@ class Replay final : public ReplaySource {
   WallTime Time() const override { return replayer_->time(); }
   WallTime Start() const override { return replayer_->start(); }
   WallTime LastChunk() const override { return replayer_->last_chunk(); }
-  std::vector<std::string> TakeNotices() override { return replayer_->TakeNotices(); }
+  std::vector<std::string> TakeNotices() override {
+    std::vector<std::string> notices = replayer_->TakeNotices();
+    // An incident bundle says once why it was saved.
+    if (const v1::ArchiveHeader& h = replayer_->header(); h.has_incident() && !told_incident_) {
+      told_incident_ = true;
+      notices.insert(notices.begin(), "incident: " + h.incident().summary());
+    }
+    return notices;
+  }
   std::string Describe() const override {
     const v1::ArchiveHeader& h = replayer_->header();
     std::string out = "recording " + path_ + " (" + h.description();
@@ -44,6 +52,7 @@ class Replay final : public ReplaySource {
  private:
   std::unique_ptr<daemon::Replayer> replayer_;
   std::string path_;
+  bool told_incident_ = false;
 };
 
 }  // namespace

@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
   app.add_option("--speed", cli.speed,
                  "run the simulated clock (or a --replay) FACTOR times faster than real time");
   app.add_option("--record", cli.record,
-                 "keep the archive in DIR (default: the config's recorder.directory), or 'off'");
+                 "keep the archive in DIR (default: the config's recorder.directory), or 'off' (no "
+                 "archive and no incident bundles)");
   app.add_option("--replay", cli.replay,
                  "serve a recording (a file, or an archive directory) as if it were live");
   app.add_option("--from", cli.replay_from,

@@ -31,8 +31,10 @@ const MonitorOutput& MonitorSink::Handle(const client::Event& event, std::size_t
               event.notice.text() + ")");
       break;
     case client::Event::Kind::kNotice:
-      // The daemon going away matters at any verbosity; subscribed/reloaded/health are progress.
-      if (event.notice.kind() == v1::NOTICE_KIND_SHUTDOWN || options_.verbose >= 1) {
+      // The daemon going away and a saved incident matter at any verbosity; subscribed,
+      // reloaded and health are progress.
+      if (event.notice.kind() == v1::NOTICE_KIND_SHUTDOWN ||
+          event.notice.kind() == v1::NOTICE_KIND_INCIDENT || options_.verbose >= 1) {
         AddNote(event.notice.text());
       }
       break;

@@ -1,15 +1,64 @@
 // neuron-ls: the Neuron device inventory, as AWS neuron-ls prints it, from neuron-monitord.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
+#include "exporter/incident_format.h"
 #include "exporter/neuron_ls_format.h"
+#include "proto/common/state_path.h"
 #include "proto/common/terminal_text.h"
 #include "proto/wire/protobuf_logs.h"
 
+namespace {
+
+using namespace neuronmon;
+
+// neuron-ls --incidents [PATH]: a directory's bundles as a table, one file in full, or JSON.
+int ListIncidents(std::string path, bool json) {
+  if (path.empty()) {
+    for (const std::string& dir : ClientStateCandidates()) {
+      if (::access((dir + "/incidents").c_str(), F_OK) == 0) {
+        path = dir + "/incidents";
+        break;
+      }
+    }
+    if (path.empty()) {
+      std::cout << "no incidents: no incidents directory in";
+      for (const std::string& dir : ClientStateCandidates()) std::cout << " " << dir;
+      std::cout << "\n";
+      return 0;
+    }
+  }
+  std::vector<std::string> problems;
+  auto files = exporter::ReadIncidents(path, &problems);
+  for (const std::string& p : problems)
+    std::cerr << "neuron-ls: " << SanitizeForTerminal(p) << "\n";
+  if (!files.ok()) {
+    std::cerr << "neuron-ls: " << SanitizeForTerminal(files.status().message()) << "\n";
+    return 1;
+  }
+  struct stat st {};
+  const bool one_file = ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+  if (json) {
+    std::cout << exporter::RenderIncidentsJson(*files);
+  } else if (one_file) {
+    if (files->empty()) return 1;
+    std::cout << exporter::RenderIncident(files->front());
+  } else if (files->empty()) {
+    std::cout << "no incidents in " << SanitizeForTerminal(path) << "\n";
+  } else {
+    std::cout << exporter::RenderIncidentTable(*files);
+  }
+  return problems.empty() ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace neuronmon;
   exporter::LsOptions ls;
   bool topology = false, json = false;
   client::EndpointFlags endpoint;
@@ -25,11 +74,20 @@ int main(int argc, char** argv) {
   app.add_option("--from", replay.from,
                  "with --replay: as at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from the "
                  "recording's start)");
+  std::string incidents;
+  CLI::Option* incidents_flag =
+      app.add_option("--incidents", incidents,
+                     "list the incident bundles in DIR (default: the daemon's, "
+                     "/var/lib/neuron-monitor/incidents or ~/.local/state/neuron-monitor/"
+                     "incidents), or show one bundle FILE in full; with -j, as JSON")
+          ->expected(0, 1)
+          ->type_name("[DIR|FILE]");
   client::AddEndpointOptions(app, endpoint);
   CLI11_PARSE(app, argc, argv);
   if (replay.path.empty() && !replay.from.empty()) {
     return std::cerr << "neuron-ls: --from needs --replay\n", 2;
   }
+  if (incidents_flag->count() > 0) return ListIncidents(incidents, json);
   // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
   neuronmon::wire::SilenceProtobufParseLogs();
 

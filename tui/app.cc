@@ -113,6 +113,7 @@ int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas
   bool quit = false;
   bool dirty = true;
   Steady::time_point last_draw{};
+  NoticeBar notice_bar;
   while (!quit && !g_stop) {
     const auto due = last_draw + std::chrono::duration_cast<Steady::duration>(
                                      std::chrono::duration<double>(state.view.refresh_seconds));
@@ -144,6 +145,7 @@ int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas
       }
       dirty |= Absorb(*e, standalone, endpoint, state.live);
     }
+    dirty |= notice_bar.Update(state.live, state.view, Steady::now());
     if (state.live.connection == ConnectionState::kReconnecting) {
       if (auto retry = c.next_retry()) {
         state.live.reconnect_in_seconds =
@@ -382,6 +384,7 @@ int RunReplay(const AppOptions& o) {
   std::string prompt, problem;
   Steady::time_point last_draw{};
   bool quit = false;
+  NoticeBar notice_bar;
   while (!quit && !g_stop) {
     pollfd fds[1] = {{STDIN_FILENO, POLLIN, 0}};
     if (::poll(fds, 1, 50) < 0 && errno != EINTR) break;
@@ -412,6 +415,7 @@ int RunReplay(const AppOptions& o) {
     state.view.paused = false;  // pausing a replay stops its clock; the screen shows what it plays
     const bool played = player.Advance(state.live, now);
     notices();
+    input |= notice_bar.Update(state.live, state.view, now);
     std::string status = player.StatusText();
     if (prompting) status += " | jump to (21:30, +10m, 2026-12-04T21:30:00Z): " + prompt + "_";
     if (!problem.empty()) status += " | " + problem;

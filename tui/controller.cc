@@ -179,6 +179,8 @@ bool Absorb(const client::Event& event, bool standalone, const std::string& endp
       if (event.notice.kind() == v1::NOTICE_KIND_SHUTDOWN) {
         model.connection = ConnectionState::kStopped;
       }
+      // A subscription's confirmation is progress, not news for the screen.
+      if (event.notice.kind() == v1::NOTICE_KIND_SUBSCRIBED) return false;
       model.last_notice = SanitizeForTerminal(event.notice.text());
       return true;
     case client::Event::Kind::kInfo:
@@ -187,6 +189,19 @@ bool Absorb(const client::Event& event, bool standalone, const std::string& endp
     default:
       return false;
   }
+}
+
+bool NoticeBar::Update(const Model& model, ViewState& view, Time now) {
+  if (model.last_notice != seen_) {
+    seen_ = model.last_notice;
+    view.notice = seen_;
+    until_ =
+        now + (seen_.starts_with("incident") ? std::chrono::seconds(60) : std::chrono::seconds(10));
+    return true;
+  }
+  if (view.notice.empty() || now < until_) return false;
+  view.notice.clear();
+  return true;
 }
 
 std::string TrimOnceFrame(std::string text, int height) {

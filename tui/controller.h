@@ -5,6 +5,7 @@
 // Pure: no I/O, no clocks. Not thread-safe; the UI thread owns the state.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "client/client.h"
@@ -43,6 +44,19 @@ Effect Apply(const Command& command, TopState& state);
 // notice means stopped) or the client's info line. Daemon and client text is sanitized for the
 // terminal. Returns whether the screen changes (false for info, gaps and errors).
 bool Absorb(const client::Event& event, bool standalone, const std::string& endpoint, Model& model);
+
+// The latest notice (model.last_notice) on the key-help row for a while: an incident's ("incident
+// saved: ...", or a replayed bundle's "incident: ...") for a minute, any other for 10 s.
+class NoticeBar {
+ public:
+  using Time = std::chrono::steady_clock::time_point;
+  // Sets or clears view.notice; returns whether it changed.
+  bool Update(const Model& model, ViewState& view, Time now);
+
+ private:
+  std::string seen_;
+  Time until_{};
+};
 
 // --once's output from `text`, a TextCanvas::Text() of a frame whose last two rows are the tab bar
 // and the key help. With `height` <= 0 the frame was rendered taller than needed: the blank rows

@@ -197,6 +197,11 @@ void DrawTabs(Ctx& ctx, int y) {
 
 void DrawHelpBar(Ctx& ctx, int y) {
   Canvas& c = ctx.canvas;
+  if (!ctx.view.notice.empty()) {
+    c.Put(0, y, std::string(static_cast<std::size_t>(c.width()), ' '), Role::kBanner);
+    Text(c, 0, y, c.width(), " " + ctx.view.notice, Role::kBanner);
+    return;
+  }
   c.Put(0, y, std::string(static_cast<std::size_t>(c.width()), ' '), Role::kHelp);
   Text(c, 0, y, c.width(),
        " h: help   q: quit   arrows: move tree selection   enter: expand/collapse tree item   x: "

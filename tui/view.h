@@ -32,6 +32,9 @@ struct ViewState {
   std::string version;
   // Non-empty in replay mode: the title's state ("REPLAY 2026-12-04 21:30:05Z 1x PAUSED").
   std::string replay;
+  // Shown on the key-help row instead of the keys while non-empty (NoticeBar): "incident saved:
+  // ...", "configuration reloaded: ...". Already sanitized.
+  std::string notice;
 };
 
 // One row of the memory-details tree.

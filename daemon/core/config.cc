@@ -18,6 +18,7 @@
 #include "daemon/core/history.h"
 #include "proto/common/duration.h"
 #include "proto/common/json_reader.h"
+#include "proto/common/state_path.h"
 #include "simdev/instance.h"
 #include "simdev/preset.h"
 #include "simdev/scenario_library.h"
@@ -177,6 +178,17 @@ DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
     c.recorder.retention = ReadDuration(l, "retention", c.recorder.retention);
     c.recorder.segment = ReadDuration(l, "segment", c.recorder.segment);
   });
+  ReadObject(r, "incidents", found, [&](JsonReader& l) {
+    IncidentsConfig& i = c.incidents;
+    i.enabled = l.Bool("enabled", i.enabled);
+    i.directory = l.String("directory", i.directory);
+    i.hold = ReadDuration(l, "hold", i.hold);
+    i.hold_errors = ReadDuration(l, "hold_errors", i.hold_errors);
+    i.before = ReadDuration(l, "before", i.before);
+    i.after = ReadDuration(l, "after", i.after);
+    i.max_count = ReadInteger(l, "max_count", i.max_count);
+    i.max_bytes = ReadInteger(l, "max_bytes", i.max_bytes);
+  });
   c.log_level = ReadParsed(r, "log_level", c.log_level, ParseLogLevel);
   r.Finish();
   return c;
@@ -319,6 +331,19 @@ void CheckRecorder(const RecorderConfig& r, Found* found) {
   }
 }
 
+void CheckIncidents(const IncidentsConfig& i, Found* found) {
+  if (!i.directory.empty() && i.directory.front() != '/') {
+    found->push_back("incidents.directory: must be an absolute path, or \"\" for the default");
+  }
+  CheckDuration(found, "incidents.hold", i.hold, Nanos::zero(), std::chrono::hours(24));
+  CheckDuration(found, "incidents.hold_errors", i.hold_errors, Nanos::zero(),
+                std::chrono::hours(24));
+  CheckDuration(found, "incidents.before", i.before, Nanos::zero(), std::chrono::hours(1));
+  CheckDuration(found, "incidents.after", i.after, Nanos::zero(), std::chrono::hours(1));
+  CheckRange(found, "incidents.max_count", i.max_count, 1, 100000);
+  CheckRange(found, "incidents.max_bytes", i.max_bytes, 16 << 20, std::int64_t{1} << 50);
+}
+
 void CheckLimits(const LimitsConfig& l, Found* found) {
   constexpr std::int64_t kGiB = 1 << 30;
   CheckRange(found, "limits.max_clients", l.max_clients, 1, 100000);
@@ -362,6 +387,7 @@ void CheckValues(const DaemonConfig& c, Found* found) {
   CheckListeners(c, found);
   CheckLimits(c.limits, found);
   CheckRecorder(c.recorder, found);
+  CheckIncidents(c.incidents, found);
 }
 
 // Appends `found` to `problems` as "SOURCE: FIELD: what"; the first becomes the Status.
@@ -458,24 +484,17 @@ extern const char kDefaultConfigText[];
 
 DaemonConfig DefaultConfig() { return DaemonConfig{}; }
 
-std::string DefaultArchiveDirectory() {
-  const auto env = [](const char* name) {
-    const char* v = std::getenv(name);
-    return std::string(v != nullptr ? v : "");
-  };
-  // systemd's StateDirectory= (a list separated by ':'; the first is ours).
-  if (std::string state = env("STATE_DIRECTORY"); !state.empty() && state.front() == '/') {
-    return state.substr(0, state.find(':')) + "/archive";
-  }
-  if (::geteuid() == 0 || !env("INVOCATION_ID").empty()) return "/var/lib/neuron-monitor/archive";
-  if (std::string xdg = env("XDG_STATE_HOME"); !xdg.empty() && xdg.front() == '/') {
-    return xdg + "/neuron-monitor/archive";
-  }
-  if (std::string home = env("HOME"); !home.empty() && home.front() == '/') {
-    return home + "/.local/state/neuron-monitor/archive";
-  }
-  return "";
+namespace {
+
+std::string InStateDirectory(const char* name) {
+  std::string state = DefaultStateDirectory();
+  return state.empty() ? state : state + "/" + name;
 }
+
+}  // namespace
+
+std::string DefaultArchiveDirectory() { return InStateDirectory("archive"); }
+std::string DefaultIncidentDirectory() { return InStateDirectory("incidents"); }
 
 std::string DefaultConfigText() { return kDefaultConfigText; }
 
@@ -593,6 +612,81 @@ std::string FormatFileMode(int mode) {
   char buffer[8];
   std::snprintf(buffer, sizeof buffer, "%04o", static_cast<unsigned>(mode));
   return buffer;
+}
+
+std::string ConfigToJson(const DaemonConfig& c) {
+  using nlohmann::ordered_json;
+  const auto duration = [](Nanos d) { return FormatDuration(std::max(d, Nanos::zero())); };
+  const auto address = [](const std::optional<ListenAddress>& a) {
+    return ordered_json{{"address", a ? FormatListenAddress(*a) : ""}};
+  };
+  const LimitsConfig& l = c.limits;
+  const ordered_json limits = {
+      {"max_clients", l.max_clients},
+      {"max_clients_per_uid", l.max_clients_per_uid},
+      {"max_handshaking", l.max_handshaking},
+      {"handshake_timeout", duration(l.handshake_timeout)},
+      {"subscribe_timeout", duration(l.subscribe_timeout)},
+      {"write_timeout", duration(l.write_timeout)},
+      {"idle_timeout", duration(l.idle_timeout)},
+      {"heartbeat_interval", duration(l.heartbeat_interval)},
+      {"queue_depth", l.queue_depth},
+      {"max_queue_bytes", l.max_queue_bytes},
+      {"max_control_frames", l.max_control_frames},
+      {"max_queued_bytes_total", l.max_queued_bytes_total},
+      {"subscribe_interval", duration(l.subscribe_interval)},
+      {"max_tag_filter_bytes", l.max_tag_filter_bytes},
+      {"filter_compiles_per_second", l.filter_compiles_per_second},
+      {"max_scrapes", l.max_scrapes},
+      {"metrics_max_connections", l.metrics_max_connections},
+      {"metrics_max_pending", l.metrics_max_pending},
+      {"metrics_request_timeout", duration(l.metrics_request_timeout)},
+      {"metrics_idle_timeout", duration(l.metrics_idle_timeout)},
+      {"metrics_connection_lifetime", duration(l.metrics_connection_lifetime)},
+      {"metrics_max_requests", l.metrics_max_requests},
+      {"max_history_bytes", l.max_history_bytes},
+      {"sysfs_max_open_files", l.sysfs_max_open_files},
+      {"neuron_monitor_max_line_bytes", l.neuron_monitor_max_line_bytes}};
+  const UnixListenerConfig& u = c.listeners.unix_socket;
+  const IncidentsConfig& i = c.incidents;
+  const ordered_json json = {{"device", c.device},
+                             {"sysfs_root", c.sysfs_root},
+                             {"proc_root", c.proc_root},
+                             {"neuron_monitor", c.neuron_monitor},
+                             {"scenario", c.scenario},
+                             {"seed", c.seed},
+                             {"node", c.node},
+                             {"nodes", c.nodes},
+                             {"period", duration(c.period)},
+                             {"speed", c.speed},
+                             {"history_retention", duration(c.history_retention)},
+                             {"listeners",
+                              {{"unix",
+                                {{"enabled", u.enabled},
+                                 {"path", u.path},
+                                 {"mode", FormatFileMode(u.mode)},
+                                 {"group", u.group}}},
+                               {"tcp", address(c.listeners.tcp)},
+                               {"metrics", address(c.listeners.metrics)}}},
+                             {"auth_token_file", c.auth_token_file},
+                             {"limits", limits},
+                             {"recorder",
+                              {{"enabled", c.recorder.enabled},
+                               {"directory", c.recorder.directory},
+                               {"max_bytes", c.recorder.max_bytes},
+                               {"retention", duration(c.recorder.retention)},
+                               {"segment", duration(c.recorder.segment)}}},
+                             {"incidents",
+                              {{"enabled", i.enabled},
+                               {"directory", i.directory},
+                               {"hold", duration(i.hold)},
+                               {"hold_errors", duration(i.hold_errors)},
+                               {"before", duration(i.before)},
+                               {"after", duration(i.after)},
+                               {"max_count", i.max_count},
+                               {"max_bytes", i.max_bytes}}},
+                             {"log_level", LogLevelName(c.log_level)}};
+  return json.dump(2);
 }
 
 }  // namespace neuronmon::daemon

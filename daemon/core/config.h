@@ -97,6 +97,24 @@ struct RecorderConfig {  // JSON "recorder"
   bool operator==(const RecorderConfig&) const = default;
 };
 
+// Incident bundles (docs/recorder.md, "Incidents"): when a runtime's verdict other than healthy
+// holds for `hold` (errors and hang: `hold_errors`), the history from `before` the moment it is
+// declared to `after` it is saved as one archive file in `directory`, at most one per verdict
+// episode; the oldest files go first beyond `max_count` or `max_bytes`.
+struct IncidentsConfig {  // JSON "incidents"
+  bool enabled = true;
+  // "": the archive's sibling, /var/lib/neuron-monitor/incidents under systemd or as root, else
+  // $XDG_STATE_HOME/neuron-monitor/incidents.
+  std::string directory;
+  Nanos hold = std::chrono::minutes(2);
+  Nanos hold_errors = std::chrono::seconds(10);
+  Nanos before = std::chrono::minutes(5);
+  Nanos after = std::chrono::minutes(1);
+  std::int64_t max_count = 100;
+  std::int64_t max_bytes = std::int64_t{256} << 20;
+  bool operator==(const IncidentsConfig&) const = default;
+};
+
 struct DaemonConfig {
   std::string device = "auto";  // "auto", "neuron", or simdev::ParseDeviceSpec syntax
   std::string sysfs_root = "/sys";
@@ -114,6 +132,7 @@ struct DaemonConfig {
   std::string auth_token_file;  // empty: no token; required by listeners off loopback
   LimitsConfig limits;
   RecorderConfig recorder;
+  IncidentsConfig incidents;
   LogLevel log_level = LogLevel::kInfo;
   // Not in the file (--replay, --from): serve this recording instead of a device.
   std::string replay;
@@ -164,6 +183,12 @@ bool LoopbackTcpRequiresToken(const DaemonConfig& config);
 // Where the archive goes when recorder.directory is "" (see RecorderConfig), from the
 // environment: STATE_DIRECTORY, the effective uid, XDG_STATE_HOME and HOME. Empty when none says.
 std::string DefaultArchiveDirectory();
+// The same for incidents.directory: "incidents" beside the archive's default.
+std::string DefaultIncidentDirectory();
+
+// `config` as the JSON of a config file (every key, effective values; durations as "10m"),
+// which ParseConfig reads back to `config` (not --replay and --from, which are not in the file).
+std::string ConfigToJson(const DaemonConfig& config);
 
 // "error", "warn", "info", "debug".
 std::string LogLevelName(LogLevel level);

@@ -40,4 +40,12 @@ std::size_t HistoryCapacity(Nanos retention, Nanos period) {
   return static_cast<std::size_t>(retention / period) + 1;
 }
 
+std::vector<Snapshot> History::Between(WallTime from, WallTime to) const {
+  std::vector<Snapshot> out;
+  for (const Snapshot& s : ring_) {
+    if (s.wall >= from && s.wall <= to) out.push_back(s);
+  }
+  return out;
+}
+
 }  // namespace neuronmon::daemon

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 #include "proto/common/snapshot.h"
 
@@ -34,6 +35,8 @@ class History {
   // The newest snapshot with seq <= `seq`, or the oldest one when all are newer; nullptr if empty.
   const Snapshot* AtOrBefore(std::uint64_t seq) const;
   const Snapshot* newest() const { return ring_.empty() ? nullptr : &ring_.back(); }
+  // Copies of the snapshots taken from `from` to `to` (wall time, both included), oldest first.
+  std::vector<Snapshot> Between(WallTime from, WallTime to) const;
 
  private:
   std::size_t capacity_;

@@ -176,6 +176,14 @@ void AddStreamStats(const DaemonStats& s, Exposition& out, std::vector<std::stri
   for (const auto& [name, help, type, value, unit] : scalars) {
     AddScalar(out, problems, name, help, type, value, unit);
   }
+  if (s.incidents_enabled) {
+    AddScalar(out, problems, "neuron_monitord_incidents_total",
+              "Incident bundles saved (a verdict other than healthy that held)", kCounter,
+              AsDouble(s.incidents_saved), std::nullopt);
+    AddScalar(out, problems, "neuron_monitord_incident_failures_total",
+              "Incident bundles that could not be written", kCounter, AsDouble(s.incident_failures),
+              std::nullopt);
+  }
   if (!s.recorder_enabled) return;
   const std::tuple<const char*, const char*, MetricType, double, std::optional<std::string>>
       recorder[] = {

@@ -36,6 +36,10 @@ struct DaemonStats {
   std::uint64_t recorder_archive_bytes = 0;
   std::uint64_t recorder_failures = 0;
   std::uint64_t recorder_dropped = 0;
+  // Incident bundles (config incidents).
+  bool incidents_enabled = false;
+  std::uint64_t incidents_saved = 0;
+  std::uint64_t incident_failures = 0;  // bundles that could not be written
 };
 
 }  // namespace neuronmon::daemon

@@ -11,6 +11,7 @@
 #include "proto/common/duration.h"
 #include "proto/common/file_reader.h"
 #include "proto/common/socket_path.h"
+#include "proto/common/terminal_text.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -108,8 +109,10 @@ void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::s
   if (cli.replay) config.replay = *cli.replay;
   if (cli.replay_from) config.replay_from = *cli.replay_from;
   if (cli.record) {
+    // "off" keeps nothing on disk: no archive, no incident bundles.
     config.recorder.enabled = *cli.record != "off";
     if (config.recorder.enabled) config.recorder.directory = *cli.record;
+    if (*cli.record == "off") config.incidents.enabled = false;
   }
   if (cli.period) {
     Result<Nanos> p = ParseDuration(*cli.period);
@@ -230,6 +233,7 @@ Status Daemon::Start() {
     if (!s.ok()) return s;
   }
   StartRecorder();
+  StartIncidents();
   Status sampled = SampleNow();
   if (!sampled.ok()) return sampled;
   reader_ = std::make_unique<ReadThread>(
@@ -385,6 +389,16 @@ void Daemon::StartRecorder() {
   options.max_bytes = static_cast<std::uint64_t>(config_.recorder.max_bytes);
   options.retention = config_.recorder.retention;
   options.segment = config_.recorder.segment;
+  recorder_ = std::make_unique<RecorderThread>(
+      options, MakeArchiveHeader(),
+      [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); },
+      [this](bool ok, const std::string& text) { ok ? log_.Info(text) : log_.Error(text); });
+  stats_.recorder_enabled = true;
+  log_.Info("recording to " + options.directory + " (at most " +
+            std::to_string(options.max_bytes >> 20) + " MiB)");
+}
+
+v1::ArchiveHeader Daemon::MakeArchiveHeader() const {
   v1::ArchiveHeader header;
   header.set_daemon_version(NEURONMON_VERSION);
   header.set_description(core_->Describe());
@@ -393,12 +407,102 @@ void Daemon::StartRecorder() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) header.set_hostname(host);
   header.set_recorder("neuron-monitord");
-  recorder_ = std::make_unique<RecorderThread>(
-      options, header, [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); },
-      [this](bool ok, const std::string& text) { ok ? log_.Info(text) : log_.Error(text); });
-  stats_.recorder_enabled = true;
-  log_.Info("recording to " + options.directory + " (at most " +
-            std::to_string(options.max_bytes >> 20) + " MiB)");
+  return header;
+}
+
+void Daemon::StartIncidents() {
+  incidents_.reset();
+  stats_.incidents_enabled = false;
+  const IncidentsConfig& c = config_.incidents;
+  if (!mode_.record || !c.enabled || !config_.replay.empty()) return;
+  incident_directory_ = c.directory.empty() ? DefaultIncidentDirectory() : c.directory;
+  if (incident_directory_.empty()) {
+    log_.Warn(
+        "not saving incidents: no incidents.directory, and neither STATE_DIRECTORY, "
+        "XDG_STATE_HOME nor HOME says where");
+    return;
+  }
+  incidents_ =
+      std::make_unique<IncidentTracker>(IncidentOptions{c.hold, c.hold_errors, c.before, c.after});
+  if (incident_writer_ == nullptr) {
+    incident_writer_ = std::make_unique<ReadThread>(
+        [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); });
+  }
+  stats_.incidents_enabled = true;
+}
+
+void Daemon::CheckIncidents(WallTime wall) {
+  if (incidents_ == nullptr) return;
+  const Analysis* analysis = core_->latest_analysis();
+  if (analysis == nullptr) return;
+  IncidentTracker::Step step = incidents_->Update(*analysis, core_->history().newest_seq(), wall);
+  if (step.declared) {
+    // The summary names an application (its command line, on a real host): no control
+    // characters reach the log.
+    log_.Warn("incident: " + SanitizeForTerminal(step.declared->summary()) + "; saving it in " +
+              FormatDuration(config_.incidents.after));
+  }
+  if (step.due) SaveIncident(std::move(*step.due));
+}
+
+void Daemon::SaveIncident(v1::Incident incident) {
+  const auto at = [](std::int64_t ns) {
+    return WallTime(std::chrono::duration_cast<WallTime::duration>(Nanos(ns)));
+  };
+  incident.set_id(IncidentId(incident));
+  incident.set_config(ConfigToJson(config_));
+  v1::ArchiveHeader header = MakeArchiveHeader();
+  header.set_recorder("neuron-monitord incident");
+  std::vector<Snapshot> snapshots = core_->history().Between(at(incident.window_start_unix_ns()),
+                                                             at(incident.window_end_unix_ns()));
+  if (!snapshots.empty()) incident.set_window_start_unix_ns(ToUnixNanos(snapshots.front().wall));
+  *header.mutable_incident() = incident;
+  IncidentLimits limits;
+  limits.max_count = static_cast<std::uint64_t>(config_.incidents.max_count);
+  limits.max_bytes = static_cast<std::uint64_t>(config_.incidents.max_bytes);
+  auto result = std::make_shared<Result<IncidentWritten>>(Status::Internal("not written"));
+  auto job = [result, directory = incident_directory_, header = std::move(header),
+              snapshots = std::move(snapshots), inventory = core_->inventory(),
+              description = core_->Describe(), limits] {
+    *result = WriteIncidentBundle(directory, header, snapshots, inventory, description, limits);
+  };
+  auto done = [this, result, summary = incident.summary(),
+               id = incident.id()](std::exception_ptr error) {
+    if (error || !result->ok()) {
+      ++stats_.incident_failures;
+      log_.Error("incident " + id + " not saved: " +
+                 (error ? std::string("write failed") : result->status().message()));
+    } else {
+      ++stats_.incidents_saved;
+      for (const std::string& old : (*result)->deleted) log_.Info("incident removed: " + old);
+      v1::Notice notice;
+      notice.set_kind(v1::NOTICE_KIND_INCIDENT);
+      notice.set_text("incident saved: " + (*result)->path + " (" + summary + ")");
+      log_.Warn(SanitizeForTerminal(notice.text()));
+      if (!stopping_) server_->NoticeAll(notice);
+    }
+    WriteNextIncident();
+  };
+  constexpr std::size_t kMaxQueued = 4;
+  if (incident_queue_.size() >= kMaxQueued) {
+    ++stats_.incident_failures;
+    log_.Error("incident " + incident.id() + " not saved: " + std::to_string(kMaxQueued) +
+               " bundles are already waiting for the disk");
+    return;
+  }
+  incident_queue_.push_back([this, job = std::move(job), done = std::move(done)]() mutable {
+    if (!incident_writer_->Submit(std::move(job), std::move(done))) {
+      log_.Error("incident writer busy");  // not reached: one job at a time from the queue
+    }
+  });
+  if (!incident_writer_->busy()) WriteNextIncident();
+}
+
+void Daemon::WriteNextIncident() {
+  if (incident_queue_.empty() || incident_writer_->busy()) return;
+  std::function<void()> next = std::move(incident_queue_.front());
+  incident_queue_.pop_front();
+  next();
 }
 
 void Daemon::ArchiveNewest() {
@@ -417,6 +521,7 @@ void Daemon::ArchiveNewest() {
 
 void Daemon::RecordSample(MonoTime started, WallTime wall) {
   ArchiveNewest();
+  CheckIncidents(wall);
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   ++stats_.samples;
   stats_.last_sample_seconds = took;
@@ -505,6 +610,9 @@ void Daemon::Reload() {
       return;
     }
     core_->ReplaceBackend(std::move(*backend), Clock::now());
+    if (incidents_ != nullptr && incidents_->Reset()) {
+      log_.Warn("the incident being gathered is dropped: the device changed");
+    }
   }
   if (next->listeners != config_.listeners || next->auth_token_file != config_.auth_token_file) {
     log_.Warn("listener and auth token changes take effect at the next restart");
@@ -518,8 +626,10 @@ void Daemon::Reload() {
   server_->SetLimits(LimitsOf(*next));
   if (http_) http_->SetLimits(HttpOptionsOf(*next, ""));
   const bool recorder_changed = next->recorder != config_.recorder;
+  const bool incidents_changed = next->incidents != config_.incidents;
   config_ = std::move(*next);
   if (recorder_changed) StartRecorder();
+  if (incidents_changed) StartIncidents();
   ++stats_.reloads;
   v1::Notice notice;
   notice.set_kind(v1::NOTICE_KIND_RELOADED);

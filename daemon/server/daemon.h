@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -18,6 +19,7 @@
 
 #include "daemon/core/config.h"
 #include "daemon/core/daemon_core.h"
+#include "daemon/core/incident.h"
 #include "daemon/core/schedule.h"
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
@@ -99,6 +101,13 @@ class Daemon {
   // Starts (or stops) the archive writer as config_.recorder says.
   void StartRecorder();
   void ArchiveNewest();
+  // The archive's header for this daemon (recorder and incident bundles).
+  v1::ArchiveHeader MakeArchiveHeader() const;
+  // Starts (or stops) watching for incidents as config_.incidents says.
+  void StartIncidents();
+  void CheckIncidents(WallTime wall);
+  void SaveIncident(v1::Incident incident);
+  void WriteNextIncident();
   void ArmWatchdog(std::chrono::microseconds interval);
   void WaitForSignal();
   void UpdateStatus();
@@ -121,7 +130,11 @@ class Daemon {
   MonoTime read_started_;
   bool read_stalled_ = false;  // clients were told the read in flight is overdue
   std::unique_ptr<ReadThread> reader_;
-  std::unique_ptr<RecorderThread> recorder_;  // null: not recording
+  std::unique_ptr<RecorderThread> recorder_;    // null: not recording
+  std::unique_ptr<IncidentTracker> incidents_;  // null: incidents off
+  std::string incident_directory_;
+  std::unique_ptr<ReadThread> incident_writer_;       // bundles are written here, one at a time
+  std::deque<std::function<void()>> incident_queue_;  // bundles waiting for the writer
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;

@@ -6,7 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+
+#include "proto/common/json_reader.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -96,8 +100,8 @@ TEST(ConfigTest, PackagedFileIsDefaultConfigText) {
   EXPECT_EQ(*loaded, DefaultConfig());
 }
 
-TEST(ConfigTest, EveryFieldIsRead) {
-  const DaemonConfig c = Parse(R"({
+// A file giving every field a value other than its default.
+constexpr std::string_view kEveryField = R"({
     "device": "sim:trn2.48xlarge:lnc=2", "scenario": "straggler", "seed": 42,
     "period": "250ms", "speed": 60.5, "history_retention": "5m",
     "listeners": {
@@ -114,7 +118,15 @@ TEST(ConfigTest, EveryFieldIsRead) {
                "metrics_idle_timeout": "7s", "metrics_connection_lifetime": "8m",
                "metrics_max_requests": 11, "max_history_bytes": 209715200,
                "sysfs_max_open_files": 100, "neuron_monitor_max_line_bytes": 1048576},
-    "log_level": "debug"})");
+    "recorder": {"enabled": false, "directory": "/srv/archive", "max_bytes": 33554432,
+                 "retention": "48h", "segment": "5m"},
+    "incidents": {"enabled": false, "directory": "/srv/incidents", "hold": "30s",
+                  "hold_errors": "0s", "before": "2m", "after": "30s", "max_count": 7,
+                  "max_bytes": 67108864},
+    "log_level": "debug"})";
+
+TEST(ConfigTest, EveryFieldIsRead) {
+  const DaemonConfig c = Parse(kEveryField);
   EXPECT_EQ(c.device, "sim:trn2.48xlarge:lnc=2");
   EXPECT_EQ(c.scenario, "straggler");
   EXPECT_EQ(c.seed, 42);
@@ -152,7 +164,44 @@ TEST(ConfigTest, EveryFieldIsRead) {
   limits.sysfs_max_open_files = 100;
   limits.neuron_monitor_max_line_bytes = 1 << 20;
   EXPECT_EQ(c.limits, limits);
+  EXPECT_EQ(c.recorder, (RecorderConfig{false, "/srv/archive", 32 << 20, hours(48), minutes(5)}));
+  EXPECT_EQ(c.incidents, (IncidentsConfig{false, "/srv/incidents", seconds(30), seconds(0),
+                                          minutes(2), seconds(30), 7, 64 << 20}));
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
+}
+
+// The keys of a JSON object, as paths ("limits.max_clients").
+void KeysOf(const nlohmann::json& json, const std::string& prefix, std::set<std::string>& out) {
+  for (const auto& [key, value] : json.items()) {
+    if (value.is_object()) {
+      KeysOf(value, prefix + key + ".", out);
+    } else {
+      out.insert(prefix + key);
+    }
+  }
+}
+
+// An incident bundle keeps the effective configuration as JSON (ConfigToJson): it must read back
+// to the same config and name every key the documented file has.
+TEST(ConfigTest, ConfigToJsonReadsBackAndHasEveryKey) {
+  const DaemonConfig every = Parse(kEveryField);
+  EXPECT_EQ(Parse(ConfigToJson(every)), every);
+  EXPECT_EQ(Parse(ConfigToJson(DefaultConfig())), DefaultConfig());
+  Result<nlohmann::json> documented = ParseJsonWithComments(DefaultConfigText(), "default");
+  ASSERT_TRUE(documented.ok());
+  std::set<std::string> want, got;
+  KeysOf(*documented, "", want);
+  KeysOf(nlohmann::json::parse(ConfigToJson(DefaultConfig())), "", got);
+  EXPECT_EQ(got, want);
+}
+
+TEST(ConfigTest, IncidentSettingsAreChecked) {
+  EXPECT_THAT(Problems(R"({"incidents": {"directory": "rel", "max_count": 0, "before": "2h",
+                                         "max_bytes": 1024}})"),
+              ElementsAre(HasSubstr("incidents.directory: must be an absolute path"),
+                          HasSubstr("incidents.before: must be between 0s and 1h"),
+                          HasSubstr("incidents.max_count: must be between 1 and 100000"),
+                          HasSubstr("incidents.max_bytes: must be between 16777216 and")));
 }
 
 // Clients take 20 s of silence for a lost connection: a daemon must heartbeat well within it.

@@ -163,7 +163,7 @@ TEST(MonitorSink, GapsRefusalsDisconnectsAndInfoAreAlwaysNoted) {
   EXPECT_EQ(sink.documents(), 0u);
 }
 
-TEST(MonitorSink, ShutdownNoticesAlwaysOtherNoticesFromVerboseOne) {
+TEST(MonitorSink, ShutdownAndIncidentNoticesAlwaysOtherNoticesFromVerboseOne) {
   const client::Event shutdown =
       Notice(client::Event::Kind::kNotice, v1::NOTICE_KIND_SHUTDOWN, "neuron-monitord stopping");
   std::vector<client::Event> progress;
@@ -173,6 +173,11 @@ TEST(MonitorSink, ShutdownNoticesAlwaysOtherNoticesFromVerboseOne) {
   }
   MonitorSink quiet({.verbose = 0});
   ExpectOnlyNotes(quiet.Handle(shutdown, 0), "neuron-monitor: neuron-monitord stopping\n");
+  ExpectOnlyNotes(
+      quiet.Handle(Notice(client::Event::Kind::kNotice, v1::NOTICE_KIND_INCIDENT,
+                          "incident saved: /x/20261205T051500Z-hang.nmrec (hang for 10s ...)"),
+                   0),
+      "neuron-monitor: incident saved: /x/20261205T051500Z-hang.nmrec (hang for 10s ...)\n");
   for (const client::Event& e : progress) ExpectOnlyNotes(quiet.Handle(e, 0), "");
   MonitorSink verbose({.verbose = 1});
   ExpectOnlyNotes(verbose.Handle(shutdown, 0), "neuron-monitor: neuron-monitord stopping\n");

@@ -44,6 +44,7 @@ void DaemonFixture::Start(std::function<void(daemon::DaemonConfig&)> tweak, std:
   config->limits.write_timeout = std::chrono::seconds(2);
   config->limits.heartbeat_interval = std::chrono::seconds(1);
   config->recorder.enabled = false;  // a test that wants the archive turns it on, in its temp dir
+  config->incidents.enabled = false;
   if (tweak) tweak(*config);
   log_fd_ = ::open((dir_ / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   daemon::LoggerOptions options;

@@ -367,6 +367,46 @@ TEST(ControllerAbsorb, ShutdownNoticeStopsOtherNoticesOnlySay) {
   EXPECT_EQ(m.last_notice, kHostileSanitized);
 }
 
+TEST(ControllerAbsorb, ASubscriptionsConfirmationIsNotANotice) {
+  Model m;
+  Absorb(Connected(), false, "unix:/run/n.sock", m);
+  client::Event subscribed = EventOf(client::Event::Kind::kNotice);
+  subscribed.notice.set_kind(v1::NOTICE_KIND_SUBSCRIBED);
+  subscribed.notice.set_text("subscribed: every group every 1s");
+  EXPECT_FALSE(Absorb(subscribed, false, "unix:/run/n.sock", m));
+  EXPECT_EQ(m.last_notice, "");
+}
+
+// A notice takes the key-help row for a while: an incident's a minute, others 10 s.
+TEST(NoticeBar, ShowsTheLatestNoticeForAWhile) {
+  using std::chrono::seconds;
+  const NoticeBar::Time t0{};
+  Model m;
+  ViewState v;
+  NoticeBar bar;
+  EXPECT_FALSE(bar.Update(m, v, t0));
+  m.last_notice = "configuration reloaded";
+  EXPECT_TRUE(bar.Update(m, v, t0));
+  EXPECT_EQ(v.notice, "configuration reloaded");
+  EXPECT_FALSE(bar.Update(m, v, t0 + seconds(9)));
+  EXPECT_TRUE(bar.Update(m, v, t0 + seconds(10)));
+  EXPECT_EQ(v.notice, "");
+  m.last_notice = "incident saved: /var/lib/neuron-monitor/incidents/x.nmrec (hang for 10s)";
+  EXPECT_TRUE(bar.Update(m, v, t0 + seconds(20)));
+  EXPECT_FALSE(bar.Update(m, v, t0 + seconds(79)));
+  EXPECT_EQ(v.notice, m.last_notice);
+  EXPECT_TRUE(bar.Update(m, v, t0 + seconds(80)));
+  EXPECT_EQ(v.notice, "");
+
+  // On the screen it replaces the key help.
+  TextCanvas canvas(120, 40);
+  v.notice = "incident saved: /x.nmrec";
+  Render(m, v, canvas);
+  const std::string text = canvas.Text();
+  EXPECT_NE(text.find(" incident saved: /x.nmrec"), std::string::npos);
+  EXPECT_EQ(text.find("h: help"), std::string::npos);
+}
+
 TEST(ControllerAbsorb, InfoIsSanitizedAndDoesNotRedraw) {
   Model m;
   Absorb(Connected(), true, "embedded simulator", m);
