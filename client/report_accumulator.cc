@@ -75,6 +75,11 @@ void ReportAccumulator::MergeRuntime(const v1::RuntimeReport& in, std::uint64_t 
   runtime.sources |= source_bit;
   out.set_tag(in.tag());
   out.set_error(in.error());
+  if (in.has_attribution()) {
+    *out.mutable_attribution() = in.attribution();
+  } else {
+    out.clear_attribution();
+  }
   using R = v1::RuntimeReport;
   Replace(in.has_neuroncore_counters(), in.neuroncore_counters(), out,
           &R::mutable_neuroncore_counters, v1::GROUP_NEURONCORE_COUNTERS, out, observer);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "proto/names/names.h"
 
@@ -301,6 +302,27 @@ void WritePercentiles(JsonWriter& w, std::string_view key, bool present, const v
   w.EndObject();
 }
 
+// Who runs a runtime (an extension): only what is known, in the message's order.
+void WriteAttribution(JsonWriter& w, const v1::Attribution& a) {
+  w.BeginObject();
+  if (a.has_uid()) UintField(w, "uid", a.uid());
+  const std::pair<const char*, const std::string*> texts[] = {
+      {"user", &a.user()},
+      {"container_id", &a.container_id()},
+      {"pod_uid", &a.pod_uid()},
+      {"pod", &a.pod()},
+      {"namespace", &a.namespace_()},
+      {"container", &a.container()},
+      {"slurm_job_id", &a.slurm_job_id()},
+      {"slurm_array_job_id", &a.slurm_array_job_id()},
+      {"slurm_array_task_id", &a.slurm_array_task_id()},
+      {"slurm_step", &a.slurm_step()}};
+  for (const auto& [key, value] : texts) {
+    if (!value->empty()) StringField(w, key, *value);
+  }
+  w.EndObject();
+}
+
 void WriteRuntimeEntry(JsonWriter& w, const MonitorState::Runtime& runtime,
                        const RenderOptions& options) {
   const v1::RuntimeReport& r = runtime.report;
@@ -308,6 +330,10 @@ void WriteRuntimeEntry(JsonWriter& w, const MonitorState::Runtime& runtime,
   UintField(w, "pid", r.pid());
   StringField(w, "neuron_runtime_tag", r.tag());
   StringField(w, "error", r.error());
+  if (options.include_extensions && r.has_attribution()) {
+    w.Key("attribution");
+    WriteAttribution(w, r.attribution());
+  }
   w.Key("report");
   w.BeginObject();
   // Group names (proto/names) sorted as strings, ours among AWS's.

@@ -155,6 +155,15 @@ v1::Inventory Host::Inventory(MonoTime now) {
     out->set_pid(p.pid);
     out->set_tag(p.tag.empty() ? std::to_string(p.pid) : p.tag);
     out->set_command(p.command);
+    v1::Attribution& a = *out->mutable_attribution();
+    if (p.uid) a.set_uid(*p.uid);
+    a.set_user(p.user);
+    a.set_container_id(p.attribution.container_id);
+    a.set_pod_uid(p.attribution.pod_uid);
+    a.set_slurm_job_id(p.attribution.slurm_job_id);
+    a.set_slurm_array_job_id(p.attribution.slurm_array_job_id);
+    a.set_slurm_array_task_id(p.attribution.slurm_array_task_id);
+    a.set_slurm_step(p.attribution.slurm_step);
     for (std::uint32_t d : p.devices) {
       out->add_device_indices(d);
       for (std::uint32_t c = 0; c < per_device; ++c) out->add_core_ids(d * per_device + c);

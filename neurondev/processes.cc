@@ -254,8 +254,14 @@ std::optional<NeuronProcess> ReadProcess(int pid_fd, std::uint32_t pid,
   }
   if (read("status")) p.uid = RealUid(text);
   if (p.uid) p.user = users.Find(*p.uid);
-  if (read("cgroup")) p.cgroup = Clean(CgroupOf(text), limits.max_text_bytes);
-  if (read("environ")) p.tag = Clean(TagOf(text), limits.max_text_bytes);
+  if (read("cgroup")) {
+    p.cgroup = Clean(CgroupOf(text), limits.max_text_bytes);
+    p.attribution = AttributionFromCgroup(text);
+  }
+  if (read("environ")) {
+    p.tag = Clean(TagOf(text), limits.max_text_bytes);
+    AddSlurmEnvironment(text, p.attribution);
+  }
   // A file that is missing while `fd` is still there is just missing (an older kernel, a
   // fabricated tree); without `fd` the process has exited.
   if (gone && ::faccessat(pid_fd, "fd", F_OK, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "neurondev/attribution.h"
 #include "proto/common/status.h"
 
 namespace neuronmon::neurondev {
@@ -46,6 +47,8 @@ struct NeuronProcess {
   // NEURON_PROCESS_TAG from `environ` — what neuron-monitor calls the runtime tag; empty when
   // unset or unreadable (or beyond the first max_file_bytes of the environment).
   std::string tag;
+  // Container, pod UID and Slurm job from `cgroup` and `environ` (attribution.h).
+  ProcessAttribution attribution;
 };
 
 struct ProcessScan {

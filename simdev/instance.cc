@@ -524,6 +524,26 @@ Snapshot Instance::Read(Nanos t) {
   return s;
 }
 
+namespace {
+
+// What the scenario says of who runs a runtime; a Slurm array task "4242_7" is job 4242, task 7.
+void FillAttribution(const RuntimeSpec& spec, v1::Attribution& a) {
+  a.set_user(spec.user);
+  a.set_pod(spec.pod);
+  a.set_namespace_(spec.pod_namespace);
+  a.set_container(spec.container);
+  const std::size_t underscore = spec.slurm_job.find('_');
+  if (underscore == std::string::npos) {
+    a.set_slurm_job_id(spec.slurm_job);
+  } else {
+    a.set_slurm_job_id(spec.slurm_job.substr(0, underscore));
+    a.set_slurm_array_job_id(spec.slurm_job.substr(0, underscore));
+    a.set_slurm_array_task_id(spec.slurm_job.substr(underscore + 1));
+  }
+}
+
+}  // namespace
+
 v1::Inventory Instance::Inventory(Nanos t) const {
   v1::Inventory inv = inventory_;
   std::vector<const Worker*> alive;
@@ -538,6 +558,7 @@ v1::Inventory Instance::Inventory(Nanos t) const {
     p->set_tag(w->tag);
     p->set_command(w->spec->command);
     p->set_runtime_version(w->spec->runtime_version);
+    FillAttribution(*w->spec, *p->mutable_attribution());
     for (int d : w->layout.devices) p->add_device_indices(static_cast<std::uint32_t>(d));
     for (std::uint32_t c : w->layout.cores) p->add_core_ids(c);
   }

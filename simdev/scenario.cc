@@ -188,6 +188,12 @@ RuntimeSpec ParseRuntime(const json& value, const std::string& path, std::vector
   rt.tag = r.String("tag");
   rt.pid = static_cast<std::uint32_t>(r.Integer("pid", 0, 0, 4'000'000));
   rt.command = r.String("command", "python3 app.py");
+  rt.user = r.String("user");
+  rt.pod = r.String("pod");
+  rt.pod_namespace = r.String("namespace");
+  rt.container = r.String("container");
+  rt.slurm_job = r.String("slurm_job");
+  if (!rt.pod_namespace.empty() && rt.pod.empty()) r.Problem("namespace", "needs \"pod\"");
   rt.model_name = r.String("model_name");
   rt.runtime_version = r.String("runtime_version", rt.runtime_version);
   if (const json* devices = r.Raw("devices")) {

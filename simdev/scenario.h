@@ -85,6 +85,13 @@ struct RuntimeSpec {
   std::string tag;        // "{rank}" expands to the worker's rank; empty: the pid is the tag
   std::uint32_t pid = 0;  // first worker's pid; 0: derived from the seed
   std::string command;
+  // Who runs it (docs/attribution.md), each optional: the user, the Kubernetes pod, its namespace
+  // and container, the Slurm job ("4242", or "4242_7" for array task 7 of job 4242).
+  std::string user;
+  std::string pod;
+  std::string pod_namespace;  // JSON "namespace"
+  std::string container;
+  std::string slurm_job;
   std::string model_name;  // NEFF path shown in loaded_models
   std::string runtime_version = "2.21.41.0";
   std::vector<int> devices;  // empty: every device

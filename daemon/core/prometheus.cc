@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -75,8 +76,21 @@ void AddDeviceGroups(const MetricsInput& in, Exposition& out, std::vector<std::s
   GroupContext c{in, window, has_window, {}, {}, {}, out, problems};
   c.instance = metrics_internal::InstanceLabels(in.inventory->instance_info());
   c.runtime_tags = metrics_internal::UniqueRuntimeTags(in.end->runtimes);
-  for (const std::string& tag : c.runtime_tags) {
-    c.runtime_labels.push_back(WithLabels(c.instance, {{"runtime_tag", tag}}));
+  std::map<std::uint32_t, const v1::Attribution*> attribution;
+  for (const v1::Process& p : in.inventory->processes()) attribution[p.pid()] = &p.attribution();
+  for (std::size_t i = 0; i < c.runtime_tags.size(); ++i) {
+    std::vector<Label> labels = WithLabels(c.instance, {{"runtime_tag", c.runtime_tags[i]}});
+    // Who runs it, dcgm-exporter's label names; only what is known (docs/attribution.md).
+    if (auto it = attribution.find(in.end->runtimes[i].pid); it != attribution.end()) {
+      const v1::Attribution& a = *it->second;
+      for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"pod", &a.pod()},
+                                        {"namespace", &a.namespace_()},
+                                        {"container", &a.container()},
+                                        {"slurm_job_id", &a.slurm_job_id()}}) {
+        if (!value->empty()) labels = WithLabels(labels, {{name, *value}});
+      }
+    }
+    c.runtime_labels.push_back(std::move(labels));
   }
   const bool device_ok = in.end->error.empty();
   (void)metrics_internal::AddInventoryInfo(c);

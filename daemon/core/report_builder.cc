@@ -163,6 +163,11 @@ void FillCollectives(const RuntimeSample& r, const RuntimeSample* before, const 
 void FillRuntime(const RuntimeSample& r, const ReportInput& in, v1::RuntimeReport* out) {
   out->set_pid(r.pid);
   out->set_tag(r.tag);
+  for (const v1::Process& p : in.inventory->processes()) {
+    if (p.pid() != r.pid) continue;
+    if (p.attribution().ByteSizeLong() > 0) *out->mutable_attribution() = p.attribution();
+    break;
+  }
   const int lnc =
       static_cast<int>(std::max(1u, in.inventory->hardware_info().logical_neuroncore_config()));
   const double vcpus = in.inventory->host_vcpu_count();

@@ -212,6 +212,26 @@ TEST(Prometheus, HostileRuntimeTagsAreEscaped) {
   EXPECT_EQ(RunPromtool(text, &output), 0) << output;
 }
 
+// Runtime series carry who runs them (dcgm-exporter's label names), only where it is known: the
+// mixed scenario's vLLM replicas run in a pod, its training job is Slurm job 4242.
+TEST(Prometheus, RuntimeSeriesAreLabelledWithPodAndSlurmJob) {
+  SimCore sim("trn2.48xlarge", "mixed", {100, 105});
+  const std::string text = RenderText(sim.Build());
+  // Labels are in name order.
+  EXPECT_NE(text.find("container=\"vllm\",instance_id=\"i-sim"), std::string::npos);
+  EXPECT_NE(text.find("namespace=\"inference\",pod=\"vllm-llama2-7b-0\",region=\"us-east-2\","
+                      "runtime_tag=\"vllm-replica0\","),
+            std::string::npos);
+  EXPECT_NE(text.find("runtime_tag=\"llama3-8b-rank0\",slurm_job_id=\"4242\","), std::string::npos);
+  SimCore plain("trn1.2xlarge", "healthy-training", {40, 45});
+  const std::string none = RenderText(plain.Build());
+  EXPECT_EQ(none.find("pod="), std::string::npos);
+  EXPECT_EQ(none.find("slurm_job_id="), std::string::npos);
+  if (access(testing::kPromtool, X_OK) != 0) GTEST_SKIP() << "promtool is not installed";
+  std::string output;
+  EXPECT_EQ(RunPromtool(text, &output), 0) << output;
+}
+
 TEST(Prometheus, TwoRuntimesWithOneTagStayApart) {
   SimCore sim("trn1.32xlarge", "healthy-training", {40, 45});
   Snapshot end = *sim.core().history().newest();

@@ -269,9 +269,11 @@ TEST(MonitorJsonStructure, ExtensionsOffRemovesExactlyTheExtensionGroups) {
   ASSERT_TRUE(full["system_data"].contains("bottleneck_analysis"));
   ASSERT_TRUE(full["neuron_runtime_data"][0]["report"].contains("collectives_stats"));
   ASSERT_TRUE(full["neuron_runtime_data"][0]["report"].contains("bottleneck_analysis"));
+  ASSERT_TRUE(full["neuron_runtime_data"][0].contains("attribution"));
   full["system_data"].erase("hbm_stats");
   full["system_data"].erase("bottleneck_analysis");
   for (auto& runtime : full["neuron_runtime_data"]) {
+    runtime.erase("attribution");
     runtime["report"].erase("collectives_stats");
     runtime["report"].erase("bottleneck_analysis");
   }

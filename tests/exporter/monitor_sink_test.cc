@@ -130,6 +130,28 @@ TEST(MonitorSink, AwsOnlyLeavesTheExtensionGroupsOut) {
   EXPECT_NE(full.find("hbm_stats"), std::string::npos) << full;
 }
 
+// Who runs a runtime is an extension key of its entry, after "error": only what is known.
+TEST(MonitorSink, AttributionIsAnExtensionOfTheRuntimeEntry) {
+  client::Event report = Report(1, 7);
+  v1::Attribution& a = *report.report.mutable_runtimes(0)->mutable_attribution();
+  a.set_uid(1000);
+  a.set_user("alice");
+  a.set_pod("vllm-0");
+  a.set_namespace_("inference");
+  a.set_slurm_job_id("4242");
+  MonitorSink extended({.extensions = true});
+  const std::string full = extended.Handle(report, 0).document;
+  EXPECT_NE(full.find(R"("error":"","attribution":{"uid":1000,"user":"alice","pod":"vllm-0",)"
+                      R"("namespace":"inference","slurm_job_id":"4242"},"report":{)"),
+            std::string::npos)
+      << full;
+  MonitorSink aws_only({.extensions = false});
+  EXPECT_EQ(aws_only.Handle(report, 0).document.find("attribution"), std::string::npos);
+  // A later report without it (the process's attribution is gone) drops it.
+  client::Event later = Report(2, 7);
+  EXPECT_EQ(extended.Handle(later, 0).document.find("attribution"), std::string::npos);
+}
+
 TEST(MonitorSink, CountIsDoneWithTheNthDocumentAndOnlyDocumentsCount) {
   MonitorSink sink({.count = 2});
   EXPECT_FALSE(sink.Handle(Connected("trn1.2xlarge"), 0).done);

@@ -142,6 +142,7 @@ TEST(ProcessesScan, FindsHoldersWithTheirDetailsInPidOrder) {
   EXPECT_EQ(p.uid, 1000u);
   EXPECT_EQ(p.user, "alice");
   EXPECT_EQ(p.cgroup, "/kubepods.slice/pod1234/cri-containerd-abc.scope");
+  EXPECT_EQ(p.attribution, ProcessAttribution{}) << "no pod UID, no container id: nothing guessed";
   EXPECT_EQ(p.tag, "llama3-rank0");
 }
 
@@ -162,6 +163,29 @@ TEST(ProcessesScan, SystemUserDatabaseAndUnknownUids) {
   EXPECT_EQ(file.processes[1].user, "");
   // A passwd file that does not exist resolves nobody.
   EXPECT_EQ(Scan(proc, {}, proc.root() + "/missing").processes[0].user, "");
+}
+
+// A pod's container and a Slurm step, as attribution.h reads them from the scanned files.
+TEST(ProcessesScan, AttributionFromCgroupAndEnvironment) {
+  FakeProc proc;
+  const std::string id(64, 'a');
+  proc.WriteProcess("300", "1000");
+  proc.Write("300/cgroup",
+             "0::/kubepods.slice/kubepods-pod1f2e3d4c_5b6a_7980_1a2b_3c4d5e6f7a8b"
+             ".slice/cri-containerd-" +
+                 id + ".scope\n");
+  proc.Link("300", 3, "/dev/neuron0");
+  proc.WriteProcess("301", "1000");
+  proc.Write("301/cgroup", "0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0\n");
+  proc.Write("301/environ", "SLURM_JOB_ID=4242\0SLURM_ARRAY_JOB_ID=4240\0SLURM_ARRAY_TASK_ID=2\0"s);
+  proc.Link("301", 3, "/dev/neuron1");
+  const ProcessScan scan = Scan(proc);
+  ASSERT_EQ(scan.processes.size(), 2u);
+  EXPECT_EQ(scan.processes[0].attribution.container_id, id);
+  EXPECT_EQ(scan.processes[0].attribution.pod_uid, "1f2e3d4c-5b6a-7980-1a2b-3c4d5e6f7a8b");
+  EXPECT_EQ(scan.processes[1].attribution.slurm_job_id, "4242");
+  EXPECT_EQ(scan.processes[1].attribution.slurm_step, "0");
+  EXPECT_EQ(scan.processes[1].attribution.slurm_array_task_id, "2");
 }
 
 TEST(ProcessesScan, MissingFilesLeaveFieldsEmpty) {

@@ -59,6 +59,46 @@ TEST(Scenario, MinimalTrainingDefaults) {
   EXPECT_EQ(s->instance, "trn2.48xlarge");
 }
 
+// Who runs each application, as the scenario says: the mixed scenario's training job is Slurm job
+// 4242 of user mlteam; its vLLM replicas run in pod vllm-llama2-7b-0 (namespace inference).
+TEST(Scenario, RuntimesCarryTheirAttribution) {
+  Result<Scenario> s = LoadScenario("mixed");
+  ASSERT_TRUE(s.ok());
+  Result<InstanceSpec> spec = FindPreset(s->instance);
+  ASSERT_TRUE(spec.ok());
+  Result<std::unique_ptr<Instance>> inst = Instance::Create(*spec, *s, 1);
+  ASSERT_TRUE(inst.ok());
+  int training = 0, serving = 0;
+  const v1::Inventory inventory = (*inst)->Inventory(std::chrono::seconds(120));
+  for (const v1::Process& p : inventory.processes()) {
+    const v1::Attribution& a = p.attribution();
+    if (p.tag().starts_with("llama3")) {
+      ++training;
+      EXPECT_EQ(a.user(), "mlteam");
+      EXPECT_EQ(a.slurm_job_id(), "4242");
+      EXPECT_EQ(a.pod(), "");
+    } else if (p.tag().starts_with("vllm")) {
+      ++serving;
+      EXPECT_EQ(a.pod(), "vllm-llama2-7b-0");
+      EXPECT_EQ(a.namespace_(), "inference");
+      EXPECT_EQ(a.container(), "vllm");
+      EXPECT_EQ(a.slurm_job_id(), "");
+    }
+    EXPECT_FALSE(a.has_uid()) << "the scenario names no uid";
+  }
+  EXPECT_GT(training, 0);
+  EXPECT_GT(serving, 0);
+  Result<Scenario> array = ParseScenario(
+      R"({"name": "t", "runtimes": [{"name": "a", "slurm_job": "4242_7", "training": {}}]})",
+      "t.json");
+  ASSERT_TRUE(array.ok());
+  EXPECT_EQ(array->runtimes[0].slurm_job, "4242_7");
+  EXPECT_NE(
+      ErrorOf(R"({"name": "t", "runtimes": [{"name": "a", "namespace": "x", "training": {}}]})")
+          .find("namespace: needs \"pod\""),
+      std::string::npos);
+}
+
 TEST(Scenario, CommentsAllowed) {
   EXPECT_TRUE(ParseScenario("// c\n{\"name\": \"x\" /* inline */}", "c.json").ok());
 }
