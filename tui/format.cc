@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
+
+#include "proto/common/terminal_text.h"
 
 namespace neuronmon::tui {
 namespace {
@@ -72,6 +75,35 @@ int DimensionFromEnv(const char* text, int fallback, int min, int max) {
   if (ec == std::errc::result_out_of_range && ptr == end && *text != '-') return max;
   if (ec != std::errc() || ptr != end || ptr == text || value <= 0) return fallback;
   return static_cast<int>(std::clamp<long>(value, min, max));
+}
+
+std::string AttributionText(const v1::Attribution& a) {
+  std::vector<std::string> parts;
+  if (!a.user().empty()) {
+    parts.push_back("user " + a.user());
+  } else if (a.has_uid()) {
+    parts.push_back("uid " + std::to_string(a.uid()));
+  }
+  if (!a.pod().empty()) {
+    std::string pod = "pod " + (a.namespace_().empty() ? "" : a.namespace_() + "/") + a.pod();
+    if (!a.container().empty()) pod += " (container " + a.container() + ")";
+    parts.push_back(std::move(pod));
+  } else if (!a.pod_uid().empty()) {
+    parts.push_back("pod uid " + a.pod_uid());
+  } else if (!a.container_id().empty()) {
+    parts.push_back("container " + a.container_id().substr(0, 12));
+  }
+  if (!a.slurm_job_id().empty()) {
+    std::string job = "slurm job " + a.slurm_job_id();
+    if (!a.slurm_array_task_id().empty()) {
+      job += " (array " + a.slurm_array_job_id() + " task " + a.slurm_array_task_id() + ")";
+    }
+    if (!a.slurm_step().empty()) job += " step " + a.slurm_step();
+    parts.push_back(std::move(job));
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return SanitizeForTerminal(out);
 }
 
 }  // namespace neuronmon::tui

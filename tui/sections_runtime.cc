@@ -224,6 +224,11 @@ void DrawDiagnosis(Ctx& ctx, int y, int rows) {
     title += std::string(" (instance: ") + FindingKindName(f.kind()) + ")";
     break;
   }
+  // A runtime's tab says who runs it.
+  if (const RuntimeView* r = ctx.pid != 0 ? ctx.model.runtime(ctx.pid) : nullptr) {
+    const std::string who = AttributionText(r->report.attribution());
+    title += " — pid " + std::to_string(ctx.pid) + (who.empty() ? "" : ", " + who);
+  }
   Header(ctx, y, title);
   if (rows <= 1) return;
   if (findings.empty()) {

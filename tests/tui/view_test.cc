@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tests/tui/model_fixture.h"
+#include "tui/format.h"
 
 namespace neuronmon::tui {
 namespace {
@@ -177,6 +178,52 @@ TEST(View, TitleNamesInstanceAndConnection) {
   Render(reconnecting, Plain(), wide);
   EXPECT_NE(wide.Text().find("reconnecting to unix:/run/neuron-monitor/neuron-monitord.sock in 3s"),
             std::string::npos);
+}
+
+// A runtime's tab says who runs it in the diagnosis title: the mixed scenario's training job is
+// Slurm job 4242 of user mlteam, its vLLM replicas run in a pod.
+TEST(View, ARuntimesTabSaysWhoRunsIt) {
+  static const Model m = testing::BuildModel("sim:trn2.48xlarge", "mixed", 60);
+  ViewState v = Plain();
+  std::string training, serving;
+  for (std::size_t i = 0; i < m.runtimes().size(); ++i) {
+    v.tab = static_cast<int>(i) + 1;
+    TextCanvas c(200, 80);
+    Render(m, v, c);
+    const std::string text = c.Text();
+    const std::string& tag = m.runtimes()[i].report.tag();
+    const std::string pid = std::to_string(m.runtimes()[i].report.pid());
+    if (tag.starts_with("llama3") && training.empty()) {
+      training = text;
+      EXPECT_NE(text.find("— pid " + pid + ", user mlteam, slurm job 4242"), std::string::npos);
+    }
+    if (tag.starts_with("vllm") && serving.empty()) {
+      serving = text;
+      EXPECT_NE(text.find("— pid " + pid +
+                          ", user serving, pod inference/vllm-llama2-7b-0 (container vllm)"),
+                std::string::npos);
+    }
+  }
+  EXPECT_FALSE(training.empty());
+  EXPECT_FALSE(serving.empty());
+}
+
+TEST(Format, AttributionSaysWhatIsKnown) {
+  v1::Attribution a;
+  EXPECT_EQ(AttributionText(a), "");
+  a.set_uid(1001);
+  EXPECT_EQ(AttributionText(a), "uid 1001");
+  a.set_container_id(std::string(64, 'f'));
+  EXPECT_EQ(AttributionText(a), "uid 1001, container ffffffffffff");
+  a.set_pod_uid("1f2e3d4c-5b6a-7980-1a2b-3c4d5e6f7a8b");
+  a.set_user("bob\x1b[2J");
+  a.set_slurm_job_id("4249");
+  a.set_slurm_array_job_id("4242");
+  a.set_slurm_array_task_id("7");
+  a.set_slurm_step("batch");
+  EXPECT_EQ(AttributionText(a),
+            "user bob, pod uid 1f2e3d4c-5b6a-7980-1a2b-3c4d5e6f7a8b, slurm job 4249 (array 4242 "
+            "task 7) step batch");
 }
 
 // A long finding (input-bound: summary, advice, evidence) wraps at word boundaries when the panel
