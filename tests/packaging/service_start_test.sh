@@ -48,7 +48,10 @@ credentials=$nm_tmp/credentials
 mkdir -m 0700 "$credentials"
 (umask 0377 && echo "service-test-token" >"$credentials/token")
 nm_service_env
-daemon_env=("${nm_daemon_env[@]}" "RUNTIME_DIRECTORY=$run" "NOTIFY_SOCKET=$notify"
+# StateDirectory= as systemd passes it, in the temp dir: the archive and incidents go there, not
+# to /var/lib/neuron-monitor.
+daemon_env=("${nm_daemon_env[@]}" "RUNTIME_DIRECTORY=$run" "STATE_DIRECTORY=$nm_tmp/state"
+  "NOTIFY_SOCKET=$notify"
   "CREDENTIALS_DIRECTORY=$credentials" WATCHDOG_USEC=2000000)
 umask=$(setting UMask)
 (
@@ -70,6 +73,9 @@ socket=$run/neuron-monitord.sock
 mode=$(stat -c %a "$socket")
 [ "$mode" = 660 ] || nm_fail "the socket has mode $mode, not 660"
 echo "ok: listening on \$RUNTIME_DIRECTORY/neuron-monitord.sock, mode $mode"
+for _ in $(seq 50); do ls "$nm_tmp"/state/archive/*.nmrec >/dev/null 2>&1 && break; sleep 0.1; done
+ls "$nm_tmp"/state/archive/*.nmrec >/dev/null 2>&1 ||
+  nm_fail "the daemon does not record to \$STATE_DIRECTORY/archive"
 grep -qF "auth token read from $credentials/token" "$log" ||
   nm_fail "the daemon did not take the token credential: $(cat "$log")"
 echo "ok: the token comes from \$CREDENTIALS_DIRECTORY"

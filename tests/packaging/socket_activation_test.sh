@@ -25,7 +25,7 @@ socket=$run/$(basename "$listen")
 port=$(nm_free_port)
 nm_service_env
 activate_env=()
-for assignment in "${nm_daemon_env[@]}" "RUNTIME_DIRECTORY=$run"; do
+for assignment in "${nm_daemon_env[@]}" "RUNTIME_DIRECTORY=$run" "STATE_DIRECTORY=$nm_tmp/state"; do
   activate_env+=(-E "$assignment")
 done
 log=$nm_tmp/daemon.log
