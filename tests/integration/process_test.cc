@@ -126,7 +126,9 @@ void WriteConfig(const fs::path& file, const fs::path& socket, const std::string
                       << period << "\",\n  \"listeners\": {\"unix\": {\"path\": \""
                       << socket.string() << "\"}, \"metrics\": {\"address\": \"\"}},\n"
                       << "  \"recorder\": {\"directory\": \""
-                      << (socket.parent_path().parent_path() / "archive").string() << "\"}\n}\n";
+                      << (socket.parent_path().parent_path() / "archive").string() << "\"},\n"
+                      << "  \"incidents\": {\"directory\": \""
+                      << (socket.parent_path().parent_path() / "incidents").string() << "\"}\n}\n";
 }
 
 TEST(DaemonProcess, ReadyReloadAndStopUnderATestNotifySocket) {

@@ -459,6 +459,7 @@ TEST(StreamAbuse, DestroyingTheDaemonWithClientsConnectedIsClean) {
   cli.period = "50ms";
   cli.socket = (dir / "d.sock").string();
   cli.metrics_listen = "off";
+  cli.record = "off";  // nothing on disk outside the temp dir
   std::vector<std::string> problems;
   Result<daemon::DaemonConfig> config = daemon::ResolveConfig(cli, &problems);
   ASSERT_TRUE(config.ok()) << config.status().ToString();
