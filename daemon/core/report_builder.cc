@@ -160,14 +160,12 @@ void FillCollectives(const RuntimeSample& r, const RuntimeSample* before, const 
   out->set_time_share(TimeShare(busy_ns, s.period_ns));
 }
 
-void FillRuntime(const RuntimeSample& r, const ReportInput& in, v1::RuntimeReport* out) {
+// `who`: the runtime's attribution from the inventory, or null.
+void FillRuntime(const RuntimeSample& r, const ReportInput& in, const v1::Attribution* who,
+                 v1::RuntimeReport* out) {
   out->set_pid(r.pid);
   out->set_tag(r.tag);
-  for (const v1::Process& p : in.inventory->processes()) {
-    if (p.pid() != r.pid) continue;
-    if (p.attribution().ByteSizeLong() > 0) *out->mutable_attribution() = p.attribution();
-    break;
-  }
+  if (who != nullptr && who->ByteSizeLong() > 0) *out->mutable_attribution() = *who;
   const int lnc =
       static_cast<int>(std::max(1u, in.inventory->hardware_info().logical_neuroncore_config()));
   const double vcpus = in.inventory->host_vcpu_count();
@@ -483,9 +481,13 @@ v1::Report BuildReport(const ReportInput& in) {
   report.set_period_ns(longest);
   report.set_window_start_seq(window_start);
   if (any_runtime_group) {
+    // Who runs each runtime, looked up once per report rather than once per runtime.
+    std::map<std::uint32_t, const v1::Attribution*> attribution;
+    for (const v1::Process& p : in.inventory->processes()) attribution[p.pid()] = &p.attribution();
     for (const RuntimeSample& r : end.runtimes) {
       if (in.subscription != nullptr && !in.subscription->Matches(r.tag)) continue;
-      FillRuntime(r, in, report.add_runtimes());
+      const auto who = attribution.find(r.pid);
+      FillRuntime(r, in, who == attribution.end() ? nullptr : who->second, report.add_runtimes());
     }
   }
   return report;
