@@ -450,6 +450,14 @@ void Daemon::SaveIncident(v1::Incident incident) {
     return WallTime(std::chrono::duration_cast<WallTime::duration>(Nanos(ns)));
   };
   incident.set_id(IncidentId(incident));
+  // Refused before anything is copied for it.
+  constexpr std::size_t kMaxQueued = 4;
+  if (incident_queue_.size() >= kMaxQueued) {
+    ++stats_.incident_failures;
+    log_.Error("incident " + incident.id() + " not saved: " + std::to_string(kMaxQueued) +
+               " bundles are already waiting for the disk");
+    return;
+  }
   incident.set_config(ConfigToJson(config_));
   v1::ArchiveHeader header = MakeArchiveHeader();
   header.set_recorder("neuron-monitord incident");
@@ -483,26 +491,16 @@ void Daemon::SaveIncident(v1::Incident incident) {
     }
     WriteNextIncident();
   };
-  constexpr std::size_t kMaxQueued = 4;
-  if (incident_queue_.size() >= kMaxQueued) {
-    ++stats_.incident_failures;
-    log_.Error("incident " + incident.id() + " not saved: " + std::to_string(kMaxQueued) +
-               " bundles are already waiting for the disk");
-    return;
-  }
-  incident_queue_.push_back([this, job = std::move(job), done = std::move(done)]() mutable {
-    if (!incident_writer_->Submit(std::move(job), std::move(done))) {
-      log_.Error("incident writer busy");  // not reached: one job at a time from the queue
-    }
-  });
-  if (!incident_writer_->busy()) WriteNextIncident();
+  incident_queue_.emplace_back(std::move(job), std::move(done));
+  WriteNextIncident();
 }
 
 void Daemon::WriteNextIncident() {
+  // One bundle at a time: the next goes when the writer's `done` has run.
   if (incident_queue_.empty() || incident_writer_->busy()) return;
-  std::function<void()> next = std::move(incident_queue_.front());
+  auto [job, done] = std::move(incident_queue_.front());
   incident_queue_.pop_front();
-  next();
+  (void)incident_writer_->Submit(std::move(job), std::move(done));
 }
 
 void Daemon::ArchiveNewest() {

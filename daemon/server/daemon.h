@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daemon/core/config.h"
@@ -133,8 +134,9 @@ class Daemon {
   std::unique_ptr<RecorderThread> recorder_;    // null: not recording
   std::unique_ptr<IncidentTracker> incidents_;  // null: incidents off
   std::string incident_directory_;
-  std::unique_ptr<ReadThread> incident_writer_;       // bundles are written here, one at a time
-  std::deque<std::function<void()>> incident_queue_;  // bundles waiting for the writer
+  std::unique_ptr<ReadThread> incident_writer_;  // bundles are written here, one at a time
+  // Bundles waiting for the writer: the write, and what follows it on this thread.
+  std::deque<std::pair<std::function<void()>, ReadThread::Done>> incident_queue_;
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;
