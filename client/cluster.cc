@@ -50,26 +50,6 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
-int VerdictRank(v1::FindingKind k) {
-  switch (k) {
-    case v1::FINDING_KIND_HANG:
-      return 6;
-    case v1::FINDING_KIND_ERRORS:
-      return 5;
-    case v1::FINDING_KIND_STRAGGLER:
-      return 4;
-    case v1::FINDING_KIND_COLLECTIVE_BOUND:
-    case v1::FINDING_KIND_HBM_BOUND:
-    case v1::FINDING_KIND_INPUT_BOUND:
-    case v1::FINDING_KIND_IDLE_ALLOCATED:
-      return 2;
-    case v1::FINDING_KIND_HEALTHY:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const ClusterThresholds& t) {
   ClusterAnalysis out;
   out.host_verdicts.resize(hosts.size());

@@ -65,10 +65,6 @@ struct ClusterAnalysis {
   v1::Finding verdict;
 };
 
-// How strongly a verdict of `kind` calls for attention; the cluster verdict names the highest:
-// hang > errors > straggler > the bottleneck kinds > healthy > none.
-int VerdictRank(v1::FindingKind kind);
-
 ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts,
                                const ClusterThresholds& thresholds = {});
 

@@ -16,7 +16,7 @@ bool HasSystemGroup(const v1::Report& report) {
   if (!report.has_system()) return false;
   const v1::SystemReport& s = report.system();
   return s.has_vcpu_usage() || s.has_memory_info() || s.has_neuron_hw_counters() ||
-         s.has_hbm_stats();
+         s.has_hbm_stats() || s.has_device_health();
 }
 
 bool RuntimesWereDue(const v1::Report& report) {
@@ -130,6 +130,8 @@ void ReportAccumulator::MergeSystem(const v1::Report& report, Observer& observer
           v1::GROUP_NEURON_HW_COUNTERS, system_, observer);
   Replace(in.has_hbm_stats(), in.hbm_stats(), out, &S::mutable_hbm_stats, v1::GROUP_HBM_STATS,
           system_, observer);
+  Replace(in.has_device_health(), in.device_health(), out, &S::mutable_device_health,
+          v1::GROUP_DEVICE_HEALTH, system_, observer);
   if (!InstanceAnalysisWasDue(report)) return;
   std::uint64_t period_ns = 0;
   for (const v1::RuntimeReport& r : report.runtimes()) {

@@ -2,7 +2,8 @@
 // neuron-tools.md §1.3) — a root `period`, `neuron_runtimes[]` selectors (a `tag_filter` regex and
 // the runtime-level `metrics[]` groups), and `system_metrics[]`; `period` may appear at the root,
 // on a runtime selector and on a group, the innermost winning, default 5 s. Our additive groups are
-// accepted too: collectives_stats and bottleneck_analysis (runtime), hbm_stats (system). Pure.
+// accepted too: collectives_stats and bottleneck_analysis (runtime), hbm_stats and
+// device_health (system). Pure.
 #pragma once
 
 #include <string>

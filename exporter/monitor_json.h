@@ -1,8 +1,9 @@
 // MonitorState and RenderMonitorJson: the document AWS's neuron-monitor prints, one per line —
 // `neuron_runtime_data`, `system_data`, `instance_info`, `neuron_hardware_info` — with AWS's key
 // names, key order, units and Go number style (reference neuron-tools.md §1.5–1.7), plus our
-// additive groups (runtime `collectives_stats` and `bottleneck_analysis`, system `hbm_stats` and
-// the instance-level `bottleneck_analysis`; docs/json-schema.md describes them).
+// additive groups (runtime `collectives_stats` and `bottleneck_analysis`, system `hbm_stats`,
+// `device_health` and the instance-level `bottleneck_analysis`; docs/json-schema.md describes
+// them).
 //
 // Reports carry only the groups due in their window; MonitorState keeps every group's last value
 // (and its last period, through client::ReportAccumulator) so each printed document is complete,

@@ -1,4 +1,5 @@
-// Our additive groups (docs/json-schema.md): bottleneck_analysis, collectives_stats, hbm_stats.
+// Our additive groups (docs/json-schema.md): bottleneck_analysis, collectives_stats, hbm_stats,
+// device_health.
 // They follow AWS's conventions — `period` first and `error` last, map keys sorted as strings,
 // counts and bytes as integers, rates and shares as floats.
 #include "exporter/monitor_json_groups.h"
@@ -47,7 +48,69 @@ void WriteCollective(JsonWriter& w, const v1::CollectiveStats& op) {
   w.EndObject();
 }
 
+void WriteErrorCounts(JsonWriter& w, const char* key, const v1::HardwareErrorCounts& e) {
+  w.Key(key);
+  w.BeginObject();
+  UintField(w, "mem_ecc_uncorrected", e.mem_ecc_uncorrected());
+  UintField(w, "mem_ecc_repairable", e.mem_ecc_repairable());
+  UintField(w, "sram_ecc_uncorrected", e.sram_ecc_uncorrected());
+  UintField(w, "nc_uncorrectable", e.nc_uncorrectable());
+  UintField(w, "hbm_uncorrectable", e.hbm_uncorrectable());
+  UintField(w, "dma_abort", e.dma_abort());
+  UintField(w, "collectives", e.collectives());
+  UintField(w, "events", e.events());
+  w.EndObject();
+}
+
+void WritePower(JsonWriter& w, const v1::PowerUtilization& power) {
+  w.Key("power");
+  w.BeginObject();
+  if (power.unavailable().empty()) {
+    DoubleField(w, "utilization_percent", power.average_percent());
+    DoubleField(w, "min_percent", power.min_percent());
+    DoubleField(w, "max_percent", power.max_percent());
+    if (power.sampled_unix_ns() != 0) DoubleField(w, "sampled", GoSeconds(power.sampled_unix_ns()));
+  }
+  StringField(w, "error", Unavailable("power", power.unavailable()));
+  w.EndObject();
+}
+
+void WriteHealth(JsonWriter& w, const v1::DeviceHealth& device) {
+  w.BeginObject();
+  UintField(w, "neuron_device_index", device.neuron_device_index());
+  StringField(w, "state", HealthStateName(device.state()));
+  StringField(w, "action", HealthActionName(device.action()));
+  StringField(w, "advice", device.advice());
+  w.Key("reasons");
+  w.BeginArray();
+  for (const v1::HealthReason& r : device.reasons()) {
+    w.BeginObject();
+    StringField(w, "code", r.code());
+    StringField(w, "text", r.text());
+    StringField(w, "state", HealthStateName(r.state()));
+    StringField(w, "action", HealthActionName(r.action()));
+    w.EndObject();
+  }
+  w.EndArray();
+  WritePower(w, device.power());
+  WriteErrorCounts(w, "hardware_errors", device.errors());
+  WriteErrorCounts(w, "hardware_errors_total", device.errors_total());
+  StringField(w, "error", Unavailable("hardware errors", device.errors_unavailable()));
+  w.EndObject();
+}
+
 }  // namespace
+
+void WriteDeviceHealth(JsonWriter& w, const v1::DeviceHealthStats& health) {
+  w.BeginObject();
+  PeriodField(w, health.period_ns());
+  w.Key("neuron_devices");
+  w.BeginArray();
+  for (const v1::DeviceHealth& device : health.devices()) WriteHealth(w, device);
+  w.EndArray();
+  StringField(w, "error", health.error());
+  w.EndObject();
+}
 
 void WriteBottleneckAnalysis(JsonWriter& w, std::uint64_t period_ns,
                              const google::protobuf::RepeatedPtrField<v1::Finding>& findings) {

@@ -373,6 +373,10 @@ void WriteSystemData(JsonWriter& w, const MonitorState::System& system,
     w.Key(GroupName(v1::GROUP_BOTTLENECK_ANALYSIS));
     WriteBottleneckAnalysis(w, system.analysis_period_ns, system.findings);
   }
+  if (options.include_extensions && s.has_device_health()) {
+    w.Key(GroupName(v1::GROUP_DEVICE_HEALTH));
+    WriteDeviceHealth(w, s.device_health());
+  }
   if (options.include_extensions && s.has_hbm_stats()) {
     w.Key(GroupName(v1::GROUP_HBM_STATS));
     WriteHbmStats(w, s.hbm_stats());

@@ -36,6 +36,9 @@ void WriteBottleneckAnalysis(JsonWriter& w, std::uint64_t period_ns,
                              const google::protobuf::RepeatedPtrField<v1::Finding>& findings);
 void WriteCollectivesStats(JsonWriter& w, const v1::CollectivesStats& collectives);
 void WriteHbmStats(JsonWriter& w, const v1::HbmStats& hbm);
+// Who runs an application (an extension; neuron-ls --who too): an object of the known keys only.
+void WriteAttribution(JsonWriter& w, const v1::Attribution& attribution);
+void WriteDeviceHealth(JsonWriter& w, const v1::DeviceHealthStats& health);
 
 // "<what> unavailable: <reason>", or "" when `reason` is empty (the figures were measured).
 std::string Unavailable(std::string_view what, std::string_view reason);

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "exporter/json_writer.h"
+#include "exporter/monitor_json_groups.h"
+#include "proto/names/names.h"
 #include "proto/wire/terminal_safe.h"
 
 namespace neuronmon::exporter {
@@ -174,7 +176,9 @@ enum class Field {
   kCpuAffinity,
   kNumaNode,
   kCommand,
-  kRuntimeVersion
+  kRuntimeVersion,
+  kUser,  // --who
+  kJob,
 };
 
 Layout ChooseLayout(const v1::Inventory& inventory, const LsOptions& options) {
@@ -184,7 +188,7 @@ Layout ChooseLayout(const v1::Inventory& inventory, const LsOptions& options) {
   return any_listed ? Layout::kDevicesAndProcesses : Layout::kDevices;
 }
 
-std::vector<Field> LayoutFields(Layout layout, bool connected_column) {
+std::vector<Field> LayoutFields(Layout layout, bool connected_column, bool who) {
   using enum Field;
   std::vector<Field> fields = {kDevice, kCores};
   if (layout != Layout::kProcesses) fields.push_back(kCoreIds);
@@ -202,15 +206,26 @@ std::vector<Field> LayoutFields(Layout layout, bool connected_column) {
       fields.insert(fields.end(), {kShortBdf, kPid, kCommand, kRuntimeVersion});
       break;
   }
+  if (who && layout != Layout::kDevices) fields.insert(fields.end(), {kUser, kJob});
   return fields;
 }
 
 // Column headings, in Field order.
-constexpr Column kHeadings[] = {
-    {"NEURON", "DEVICE"},     {"NEURON", "CORES"}, {"NEURON", "CORE IDS"}, {"NEURON", "MEMORY"},
-    {"CONNECTED", "DEVICES"}, {"PCI", "BDF"},      {"PCI", "BDF"},         {"PID", ""},
-    {"CPU", "AFFINITY"},      {"NUMA", "NODE"},    {"COMMAND", ""},        {"RUNTIME", "VERSION"}};
-static_assert(std::size(kHeadings) == static_cast<std::size_t>(Field::kRuntimeVersion) + 1);
+constexpr Column kHeadings[] = {{"NEURON", "DEVICE"},
+                                {"NEURON", "CORES"},
+                                {"NEURON", "CORE IDS"},
+                                {"NEURON", "MEMORY"},
+                                {"CONNECTED", "DEVICES"},
+                                {"PCI", "BDF"},
+                                {"PCI", "BDF"},
+                                {"PID", ""},
+                                {"CPU", "AFFINITY"},
+                                {"NUMA", "NODE"},
+                                {"COMMAND", ""},
+                                {"RUNTIME", "VERSION"},
+                                {"USER", ""},
+                                {"JOB", ""}};
+static_assert(std::size(kHeadings) == static_cast<std::size_t>(Field::kJob) + 1);
 
 // One table row: a device's first row carries the device fields, later rows only a process.
 struct RowSource {
@@ -227,13 +242,23 @@ std::string ProcessCell(Field field, const RowSource& row) {
       return std::to_string(row.process->pid());
     case Field::kCommand:
       return PrintableCommand(TruncateCommand(row.process->command(), row.command_width));
+    case Field::kUser: {
+      const v1::Attribution& a = row.process->attribution();
+      if (!a.user().empty()) return PrintableCommand(TruncateCommand(a.user(), 32));
+      return a.has_uid() ? std::to_string(a.uid()) : std::string(kNotAvailable);
+    }
+    case Field::kJob: {
+      const std::string job = JobOf(row.process->attribution());
+      return job.empty() ? std::string(kNotAvailable) : PrintableCommand(TruncateCommand(job, 64));
+    }
     default:
       return RuntimeVersionText(*row.process);
   }
 }
 
 std::string Cell(Field field, const RowSource& row) {
-  if (field == Field::kPid || field == Field::kCommand || field == Field::kRuntimeVersion) {
+  if (field == Field::kPid || field == Field::kCommand || field == Field::kRuntimeVersion ||
+      field == Field::kUser || field == Field::kJob) {
     return ProcessCell(field, row);
   }
   if (!row.first_of_device) return "";
@@ -272,7 +297,7 @@ void AddRow(const std::vector<Field>& fields, const RowSource& row, TextTable& t
 // Adds a device's rows; returns how many there are.
 std::size_t AddDeviceRows(const v1::Inventory& inventory, const v1::Device& device, Layout layout,
                           const LsOptions& options, TextTable& table) {
-  const std::vector<Field> fields = LayoutFields(layout, inventory.devices_size() > 1);
+  const std::vector<Field> fields = LayoutFields(layout, inventory.devices_size() > 1, options.who);
   const std::size_t width = options.wide ? kWideCommandWidth : kCommandWidth;
   std::vector<const v1::Process*> processes;
   if (layout != Layout::kDevices) {
@@ -289,7 +314,7 @@ std::size_t AddDeviceRows(const v1::Inventory& inventory, const v1::Device& devi
 void AppendTable(const v1::Inventory& inventory, const LsOptions& options, std::string& out) {
   const Layout layout = ChooseLayout(inventory, options);
   std::vector<Column> columns;
-  for (Field field : LayoutFields(layout, inventory.devices_size() > 1)) {
+  for (Field field : LayoutFields(layout, inventory.devices_size() > 1, options.who)) {
     columns.push_back(kHeadings[static_cast<std::size_t>(field)]);
   }
   TextTable table(std::move(columns));
@@ -388,6 +413,10 @@ void WriteProcesses(const v1::Inventory& inventory, const v1::Device& device,
     json.String(TruncateCommand(process->command(), width));
     json.Key("neuron_runtime_version");
     json.String(RuntimeVersionText(*process));
+    if (options.who) {
+      json.Key("attribution");
+      monitor_json::WriteAttribution(json, process->attribution());
+    }
     json.EndObject();
   }
   json.EndArray();

@@ -37,6 +37,9 @@ inline constexpr std::size_t kWideCommandWidth = 80;
 struct LsOptions {
   bool wide = false;            // --wide: process view, COMMAND up to kWideCommandWidth
   bool show_all_procs = false;  // --show-all-procs: process view, non-runtime processes too
+  // --who: process rows also say who runs them — USER and JOB (Slurm job, namespace/pod or
+  // container) columns at the end of the table (docs/attribution.md).
+  bool who = false;
 };
 
 // The header lines and the table chosen as described above; every line ends in '\n'. Every string

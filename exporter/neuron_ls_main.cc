@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("neuron-ls ") + NEURONMON_VERSION);
   app.add_flag("-w,--wide", ls.wide, "wider table, full command column");
   app.add_flag("-a,--show-all-procs", ls.show_all_procs, "include processes without a runtime");
+  app.add_flag("-u,--who", ls.who,
+               "add USER and JOB columns to process rows (Slurm job, namespace/pod or container)");
   app.add_flag("-t,--topology", topology, "draw the NeuronLink topology");
   app.add_flag("-j,--json-output", json, "print JSON");
   client::ReplayRequest replay;

@@ -105,6 +105,56 @@ bool AddOutcome(const std::string& name, std::uint64_t count, ExecutionCounters*
   return false;
 }
 
+namespace {
+
+void FillHealthCounters(const DeviceReading& d, DeviceCounters& out) {
+  // The driver's own totals: health is judged on everything since it loaded, not since the
+  // daemon started (a drop is a reset, which the epoch already tells).
+  HardwareErrors& e = out.errors;
+  e = {};
+  e.mem_ecc_uncorrected = d.mem_ecc_uncorrected.value_or(0);
+  e.sram_ecc_uncorrected = d.sram_ecc_uncorrected.value_or(0);
+  e.mem_ecc_repairable = d.mem_ecc_repairable_uncorrected.value_or(0);
+  e.events = d.hw_error_event.value_or(0);
+  for (const CoreReading& c : d.cores) {
+    for (const NamedCounter& o : c.outcomes) {
+      if (o.name == "hw_nc_ue_error") e.nc_uncorrectable += o.total;
+      if (o.name == "hw_hbm_ue_error") e.hbm_uncorrectable += o.total;
+      if (o.name == "hw_dma_abort_error") e.dma_abort += o.total;
+      if (o.name == "hw_collectives_error") e.collectives += o.total;
+    }
+  }
+  std::string missing;
+  const auto lacks = [&](bool absent, const char* what) {
+    if (absent) missing += (missing.empty() ? "" : ", ") + std::string(what);
+  };
+  lacks(!d.mem_ecc_uncorrected, "mem_ecc_uncorrected");
+  lacks(!d.sram_ecc_uncorrected, "sram_ecc_uncorrected");
+  lacks(!d.mem_ecc_repairable_uncorrected, "mem_ecc_repairable_uncorrected");
+  lacks(!d.hw_error_event, "health_status/hw_error_event (driver 2.28+)");
+  out.errors_unavailable = missing.empty() ? "" : "the driver does not expose " + missing;
+  out.power = DevicePower{};
+  if (!d.power) {
+    out.power.unavailable = "the driver exposes no stats/power/utilization";
+  } else if (d.power->status == PowerReading::Status::kNoData) {
+    out.power.unavailable = "the driver has no reading yet (POWER_STATUS_NO_DATA)";
+  } else if (d.power->status == PowerReading::Status::kInvalid) {
+    out.power.unavailable = "the driver's reading is invalid (POWER_STATUS_INVALID)";
+  } else {
+    out.power.unavailable.clear();
+    out.power.average_percent = d.power->avg_percent;
+    out.power.min_percent = d.power->min_percent;
+    out.power.max_percent = d.power->max_percent;
+    // (A time beyond year 2286 is not one.)
+    out.power.sampled_unix_ns =
+        d.power->epoch_seconds < 10'000'000'000ULL
+            ? static_cast<std::int64_t>(d.power->epoch_seconds) * 1'000'000'000
+            : 0;
+  }
+}
+
+}  // namespace
+
 CounterTracker::CounterTracker(int lnc, bool live) : lnc_(std::max(1, lnc)), live_(live) {}
 
 bool CounterTracker::FindsDrop(const TreeReading& reading) const {
@@ -168,6 +218,7 @@ void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Devi
     out.ecc.mem_uncorrected += Grown(d.mem_ecc_uncorrected.value_or(s->mem_ue), s->mem_ue);
     out.ecc.sram_uncorrected += Grown(d.sram_ecc_uncorrected.value_or(s->sram_ue), s->sram_ue);
   }
+  FillHealthCounters(d, out);
   s->seen = true;
   s->mem_ue = d.mem_ecc_uncorrected.value_or(s->mem_ue);
   s->sram_ue = d.sram_ecc_uncorrected.value_or(s->sram_ue);

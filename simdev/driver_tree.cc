@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -54,6 +56,17 @@ constexpr Outcome kOutcomes[] = {
     {"execute_sw_psum_collision", nullptr},
     {"execute_sw_sequencer_fatal", nullptr},
     {"hw_repairable_hbm_ue_error", nullptr}};
+
+// The driver's power file: "STATUS,epoch,min,max,avg" in percent with two decimals.
+std::string PowerLine(const DevicePower& power, std::uint64_t wall_seconds) {
+  if (!power.unavailable.empty())
+    return "POWER_STATUS_NO_DATA," + std::to_string(wall_seconds) + ",0.00,0.00,0.00\n";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "POWER_STATUS_VALID,%llu,%.2f,%.2f,%.2f\n",
+                static_cast<unsigned long long>(wall_seconds), power.min_percent, power.max_percent,
+                power.average_percent);
+  return buf;
+}
 
 constexpr double kCyclesPerNs = 1.4;
 constexpr std::size_t kCommBytes = 15;  // TASK_COMM_LEN - 1
@@ -409,18 +422,19 @@ Status DriverTreeWriter::WriteDeviceFiles(const View& view, const v1::Device& de
       {"info/architecture/arch_type", std::string(arch.arch_type) + "\n"},
       {"info/architecture/instance_type", std::string(arch.instance_type) + "\n"},
       {"info/architecture/device_name", std::string(arch.device_name) + "\n"},
-      {"stats/hardware/mem_ecc_uncorrected", Line(counters.ecc.mem_uncorrected)},
-      {"stats/hardware/sram_ecc_uncorrected", Line(counters.ecc.sram_uncorrected)},
-      {"stats/hardware/mem_ecc_repairable_uncorrected", Line(0)},
-      {"stats/power/utilization",
-       "POWER_STATUS_NO_DATA," + std::to_string(wall_seconds) + ",0.00,0.00,0.00\n"}};
+      {"stats/hardware/mem_ecc_uncorrected", Line(counters.errors.mem_ecc_uncorrected)},
+      {"stats/hardware/sram_ecc_uncorrected", Line(counters.errors.sram_ecc_uncorrected)},
+      {"stats/hardware/mem_ecc_repairable_uncorrected", Line(counters.errors.mem_ecc_repairable)},
+      {"stats/power/utilization", PowerLine(counters.power, wall_seconds)}};
   if (health_status_) {
-    files.insert(
-        files.end(),
-        {{"stats/hardware/health_status/hbm_ecc_err_count", Line(counters.ecc.mem_uncorrected)},
-         {"stats/hardware/health_status/repairable_hbm_ecc_err_count", Line(0)},
-         {"stats/hardware/health_status/sram_ecc_err_count", Line(counters.ecc.sram_uncorrected)},
-         {"stats/hardware/health_status/hw_error_event", Line(0)}});
+    files.insert(files.end(),
+                 {{"stats/hardware/health_status/hbm_ecc_err_count",
+                   Line(counters.errors.mem_ecc_uncorrected)},
+                  {"stats/hardware/health_status/repairable_hbm_ecc_err_count",
+                   Line(counters.errors.mem_ecc_repairable)},
+                  {"stats/hardware/health_status/sram_ecc_err_count",
+                   Line(counters.errors.sram_ecc_uncorrected)},
+                  {"stats/hardware/health_status/hw_error_event", Line(counters.errors.events)}});
   }
   for (const auto& [name, content] : files) {
     if (Status s = WriteFile(dir + "/" + name, content); !s.ok()) return s;
@@ -494,8 +508,23 @@ Status DriverTreeWriter::WriteCore(const View& view, const std::string& dir, std
   };
   for (const auto& [name, value] : other_info)
     counter(std::string("other_info/") + name, value, false);
+  // The device's hardware errors are counted on its first physical core.
+  const HardwareErrors none;
+  const HardwareErrors& hw =
+      core.position == 0 && j == 0 && core.device < view.snapshot.devices.size()
+          ? view.snapshot.devices[core.device].errors
+          : none;
+  const std::pair<const char*, std::uint64_t> hardware[] = {
+      {"hw_collectives_error", hw.collectives},
+      {"hw_hbm_ue_error", hw.hbm_uncorrectable},
+      {"hw_nc_ue_error", hw.nc_uncorrectable},
+      {"hw_dma_abort_error", hw.dma_abort}};
   for (const Outcome& o : kOutcomes) {
-    counter(std::string("status/") + o.name, o.field ? outcomes.*o.field : 0, false);
+    std::uint64_t value = o.field ? outcomes.*o.field : 0;
+    for (const auto& [name, n] : hardware) {
+      if (std::string_view(o.name) == name) value = n;
+    }
+    counter(std::string("status/") + o.name, value, false);
   }
   const std::string mem = "memory_usage/device_mem/";
   for (const auto& [name, bytes] : device_mem) counter(mem + name, Share(bytes, core.lnc, j), true);

@@ -94,6 +94,7 @@ EccCounters FaultPlan::Ecc(int device, Nanos t) const {
     const FaultSpec& f = faults_[i];
     if (f.type != FaultType::kEcc || f.device != device || !Here(f)) continue;
     const std::uint64_t n = Events(f, i, t);
+    if (f.repairable) continue;  // HwErrors counts them
     if (f.sram) {
       (f.uncorrected ? ecc.sram_uncorrected : ecc.sram_corrected) += n;
     } else {
@@ -101,6 +102,54 @@ EccCounters FaultPlan::Ecc(int device, Nanos t) const {
     }
   }
   return ecc;
+}
+
+HardwareErrors FaultPlan::HwErrors(int device, Nanos t) const {
+  HardwareErrors out;
+  const EccCounters ecc = Ecc(device, t);
+  out.mem_ecc_uncorrected = ecc.mem_uncorrected;
+  out.sram_ecc_uncorrected = ecc.sram_uncorrected;
+  for (std::size_t i = 0; i < faults_.size(); ++i) {
+    const FaultSpec& f = faults_[i];
+    if (f.device != device || !Here(f)) continue;
+    if (f.type == FaultType::kEcc && f.repairable) {
+      out.mem_ecc_repairable += Events(f, i, t);
+      continue;
+    }
+    if (f.type != FaultType::kHardwareError) continue;
+    const std::uint64_t n = Events(f, i, t);
+    switch (f.error) {
+      case HardwareErrorKind::kNeuronCore:
+        out.nc_uncorrectable += n;
+        break;
+      case HardwareErrorKind::kHbm:
+        out.hbm_uncorrectable += n;
+        break;
+      case HardwareErrorKind::kDma:
+        out.dma_abort += n;
+        break;
+      case HardwareErrorKind::kCollectives:
+        out.collectives += n;
+        break;
+      case HardwareErrorKind::kEvent:
+        break;
+    }
+    out.events += n;  // the driver reports each as an event too
+  }
+  return out;
+}
+
+double FaultPlan::MemoryGrowth(const std::string& name, Nanos t, double* limit) const {
+  double bytes = 0;
+  *limit = 1;
+  for (const FaultSpec& f : faults_) {
+    if (f.type != FaultType::kMemoryGrowth || f.runtime != name || !Here(f) || t < f.start)
+      continue;
+    const Nanos until = f.end ? std::min(t, *f.end) : t;
+    bytes += f.per_second * ToSeconds(until - f.start);
+    *limit = std::min(*limit, f.limit);
+  }
+  return bytes;
 }
 
 std::uint64_t FaultPlan::RuntimeEvents(FaultType type, const std::string& name, Nanos t) const {

@@ -43,6 +43,11 @@ class FaultPlan {
   std::optional<Hang> HangOf(const std::string& name, Nanos t) const;
   // ECC events on `device` in [0, t].
   EccCounters Ecc(int device, Nanos t) const;
+  // Hardware errors of `hardware_error` faults and repairable ECC errors on `device` in [0, t].
+  HardwareErrors HwErrors(int device, Nanos t) const;
+  // Bytes of device memory runtime `name` has grown by at `t`, per device it holds (before any
+  // limit), and the smallest `limit` of its growing faults (1 when none).
+  double MemoryGrowth(const std::string& name, Nanos t, double* limit) const;
   // NaN-error and timeout events of runtime `name` in [0, t].
   std::uint64_t NanErrors(const std::string& name, Nanos t) const;
   std::uint64_t Timeouts(const std::string& name, Nanos t) const;

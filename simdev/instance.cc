@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cmath>
 #include <set>
 
 #include "simdev/memory_model.h"
@@ -113,6 +115,27 @@ std::string GiB(double bytes) {
   return buf;
 }
 
+// Executions that hit a hardware error (not the events the driver reports on their own).
+void AddHardwareErrors(ExecutionCounters& e, const HardwareErrors& now,
+                       const HardwareErrors& before) {
+  const HardwareErrors d = now.Minus(before);
+  const std::uint64_t hard =  // (uncorrectable ECC: AddEcc)
+      d.mem_ecc_repairable + d.nc_uncorrectable + d.hbm_uncorrectable + d.dma_abort + d.collectives;
+  e.hardware += hard;
+  e.completed_with_err += hard;
+}
+
+// The interval the driver's power reading covers at `t`: the last whole minute, refreshed once a
+// minute (in the first minute, every second so that a new instance has a reading). Empty (from ==
+// to) before the first second.
+std::pair<Nanos, Nanos> PowerInterval(Nanos t) {
+  using std::chrono::minutes;
+  using std::chrono::seconds;
+  if (t < minutes(1)) return {Nanos(0), std::chrono::floor<seconds>(t)};
+  const Nanos to = std::chrono::floor<minutes>(t);
+  return {to - minutes(1), to};
+}
+
 void AddEcc(ExecutionCounters& e, const EccCounters& now, const EccCounters& before) {
   e.transient +=
       (now.mem_corrected - before.mem_corrected) + (now.sram_corrected - before.sram_corrected);
@@ -138,6 +161,7 @@ void Subtract(Snapshot& s, const Snapshot& base) {
     sub(s.devices[d].hbm_read_bytes, base.devices[d].hbm_read_bytes);
     sub(s.devices[d].hbm_write_bytes, base.devices[d].hbm_write_bytes);
     s.devices[d].ecc = s.devices[d].ecc.Minus(base.devices[d].ecc);
+    s.devices[d].errors = s.devices[d].errors.Minus(base.devices[d].errors);
   }
   for (RuntimeSample& r : s.runtimes) {
     auto it = std::find_if(base.runtimes.begin(), base.runtimes.end(),
@@ -225,6 +249,7 @@ Status Instance::Build() {
   jobs_.clear();
   cores_.assign(static_cast<std::size_t>(spec_.core_count()), CoreAccum{});
   baselines_.clear();
+  loads_.clear();
   last_read_.reset();
   inventory_ = BuildInventory(spec_, seed_, scenario_.node, scenario_.nodes);
   inventory_.set_scenario(scenario_.name);
@@ -467,6 +492,8 @@ Snapshot Instance::RawRead(Nanos t) {
     dev.hbm_read_bytes = static_cast<std::uint64_t>(read);
     dev.hbm_write_bytes = static_cast<std::uint64_t>(write);
     dev.ecc = faults_.Ecc(d, t);
+    dev.errors = faults_.HwErrors(d, t);
+    dev.power = DevicePower{dev.present ? "no reading yet" : "device is not responding"};
   }
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     const Worker& w = workers_[i];
@@ -486,6 +513,7 @@ Snapshot Instance::RawRead(Nanos t) {
     }
     for (int d : w.layout.devices) {
       AddEcc(r.executions, faults_.Ecc(d, t), faults_.Ecc(d, w.start));
+      AddHardwareErrors(r.executions, faults_.HwErrors(d, t), faults_.HwErrors(d, w.start));
       if (!s.devices[static_cast<std::size_t>(d)].present && r.error.empty()) {
         r.error = "nd" + std::to_string(d) + ": device is not responding";
       }
@@ -498,11 +526,11 @@ Snapshot Instance::RawRead(Nanos t) {
         faults_.Timeouts(w.spec->name, t) - faults_.Timeouts(w.spec->name, w.start);
     if (t < w.run_start) {
       const double f = ToSeconds(t - w.start) / std::max(1e-9, ToSeconds(w.run_start - w.start));
-      r.memory = Loading(*w.memory.running, f);
+      r.memory = Grown(w, Loading(*w.memory.running, f), t);
     } else {
       const JobState& job = jobs_[w.job];
       const bool running = job.has_current && job.current[0].running && r.error.empty();
-      r.memory = running ? w.memory.running : w.memory.stalled;
+      r.memory = Grown(w, running ? w.memory.running : w.memory.stalled, t);
     }
     s.runtimes.push_back(std::move(r));
   }
@@ -511,13 +539,104 @@ Snapshot Instance::RawRead(Nanos t) {
   return s;
 }
 
+std::shared_ptr<const RuntimeMemory> Instance::Grown(const Worker& w,
+                                                     std::shared_ptr<const RuntimeMemory> memory,
+                                                     Nanos t) const {
+  double limit = 1;
+  const double grown = faults_.MemoryGrowth(w.spec->name, t, &limit);
+  if (grown <= 0 || memory->cores.empty()) return memory;
+  // Spread over its cores; no core beyond `limit` of its share of the device's HBM, counting what
+  // it holds already (a core belongs to one runtime, so neither does the device).
+  const double devices = static_cast<double>(std::max<std::size_t>(1, w.layout.devices.size()));
+  const double per_core = grown * devices / static_cast<double>(memory->cores.size());
+  const double core_room =
+      limit * static_cast<double>(spec_.hbm_bytes) / std::max(1, spec_.cores_per_device());
+  constexpr double kMiB = 1 << 20;  // grown in whole MiB, as an allocator hands out pages
+  auto out = std::make_shared<RuntimeMemory>(*memory);
+  bool changed = false;
+  for (CoreMemory& c : out->cores) {
+    const double room = std::max(0.0, core_room - static_cast<double>(c.Total()));
+    const double add = std::floor(std::min(per_core, room) / kMiB) * kMiB;
+    if (add <= 0) continue;
+    c.tensors += static_cast<std::uint64_t>(add);
+    changed = true;
+  }
+  return changed ? out : memory;
+}
+
+void Instance::FillPower(Snapshot& s, Nanos t) const {
+  const auto [from, to] = PowerInterval(t);
+  const auto a = loads_.find(from.count()), b = loads_.find(to.count());
+  if (from == to || a == loads_.end() || b == loads_.end()) return;
+  const double seconds = ToSeconds(to - from);
+  const int cpd = spec_.cores_per_device();
+  for (std::size_t d = 0; d < s.devices.size(); ++d) {
+    DeviceCounters& dev = s.devices[d];
+    if (!dev.present || d >= a->second.busy_ns.size() || d >= b->second.busy_ns.size()) continue;
+    const double busy = std::clamp(
+        (b->second.busy_ns[d] - a->second.busy_ns[d]) / (1e9 * seconds * std::max(1, cpd)), 0.0,
+        1.0);
+    const double hbm = std::clamp((b->second.hbm_bytes[d] - a->second.hbm_bytes[d]) /
+                                      (seconds * std::max(1.0, spec_.hbm_peak_bytes_per_second)),
+                                  0.0, 1.0);
+    const double load = std::min(1.0, 0.8 * busy + 0.2 * hbm);
+    // A few percent of noise per interval and device, as a real sensor's.
+    const double noise = 1 + 0.06 * (Uniform(seed_, kStreamPower,
+                                             static_cast<std::uint64_t>(to.count() / 1000000), d) -
+                                     0.5);
+    const double avg =
+        std::min(100.0, noise * (spec_.power_idle_percent +
+                                 (spec_.power_full_percent - spec_.power_idle_percent) * load));
+    const auto round2 = [](double v) { return std::round(v * 100) / 100; };
+    dev.power.unavailable.clear();
+    dev.power.average_percent = round2(avg);
+    dev.power.min_percent = round2(0.05 * avg);
+    dev.power.max_percent = round2(std::min(100.0, 1.3 * avg + 1.3));
+  }
+}
+
 Snapshot Instance::Read(Nanos t) {
   if (last_read_ && t < *last_read_) Restart();
   const std::vector<Nanos>& resets = faults_.Resets();
-  while (baselines_.size() < resets.size() && resets[baselines_.size()] <= t) {
-    baselines_.push_back(RawRead(resets[baselines_.size()]));
+  // Reads at the resets passed (baselines) and at the ends of the power interval not yet seen,
+  // in time order: RawRead only moves forward.
+  const auto [power_from, power_to] = PowerInterval(t);
+  std::erase_if(loads_, [&](const auto& l) {
+    return l.first != power_from.count() && l.first != power_to.count();
+  });
+  std::vector<Nanos> ends;
+  for (Nanos e : {power_from, power_to}) {
+    if (!loads_.count(e.count()) && (ends.empty() || ends.back() != e)) ends.push_back(e);
   }
+  auto next_end = ends.begin();
+  const auto capture = [&](Nanos at) {
+    const Snapshot raw = RawRead(at);
+    DeviceLoad& load = loads_[at.count()];
+    const int cpd = spec_.cores_per_device();
+    for (std::size_t d = 0; d < raw.devices.size(); ++d) {
+      double busy = 0;
+      for (int k = 0; k < cpd; ++k) {
+        const std::size_t c = d * static_cast<std::size_t>(cpd) + static_cast<std::size_t>(k);
+        if (c < raw.cores.size()) busy += static_cast<double>(raw.cores[c].busy_ns);
+      }
+      load.busy_ns.push_back(busy);
+      load.hbm_bytes.push_back(
+          static_cast<double>(raw.devices[d].hbm_read_bytes + raw.devices[d].hbm_write_bytes));
+    }
+    return raw;
+  };
+  while (baselines_.size() < resets.size() && resets[baselines_.size()] <= t) {
+    const Nanos reset = resets[baselines_.size()];
+    while (next_end != ends.end() && *next_end < reset) capture(*next_end++);
+    if (next_end != ends.end() && *next_end == reset) {
+      baselines_.push_back(capture(*next_end++));
+    } else {
+      baselines_.push_back(RawRead(reset));
+    }
+  }
+  while (next_end != ends.end()) capture(*next_end++);
   Snapshot s = RawRead(t);
+  FillPower(s, t);
   if (!baselines_.empty()) Subtract(s, baselines_.back());
   s.epoch = baselines_.size();
   last_read_ = t;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,12 @@ class Instance {
                  double* cpu_user_ns, double* cpu_system_ns) const;
   Snapshot RawRead(Nanos t);
   bool Alive(const Worker& w, Nanos t) const;
+  // Fills each device's power reading at `t` from the loads cached at its interval's ends.
+  void FillPower(Snapshot& s, Nanos t) const;
+  // A runtime's memory at `t` with its `memory_growth` faults applied.
+  std::shared_ptr<const RuntimeMemory> Grown(const Worker& w,
+                                             std::shared_ptr<const RuntimeMemory> memory,
+                                             Nanos t) const;
 
   InstanceSpec spec_;
   Scenario scenario_;
@@ -72,6 +79,13 @@ class Instance {
   std::optional<Nanos> last_read_;
   // Counters at each device reset already passed, subtracted from later reads.
   std::vector<Snapshot> baselines_;
+  // Per device, busy time of its cores and HBM bytes moved (raw, never reset) at the ends of power
+  // intervals, by interval end in ns: the driver's power reading covers the last whole minute.
+  struct DeviceLoad {
+    std::vector<double> busy_ns;
+    std::vector<double> hbm_bytes;
+  };
+  std::map<std::int64_t, DeviceLoad> loads_;
 };
 
 }  // namespace neuronmon::simdev

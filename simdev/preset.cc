@@ -15,6 +15,7 @@ InstanceSpec Trn1(std::string name, int devices, double efa_bytes_per_second) {
   s.name = name;
   s.instance_type = std::move(name);
   s.device_type = "trainium";
+  s.power_full_percent = 55;
   s.device_version = "v2";
   s.device_name = "Trainium1";
   s.core_version = "v2";
@@ -66,6 +67,7 @@ InstanceSpec Trn2(std::string name, std::string instance_type, int nodes) {
   s.name = std::move(name);
   s.instance_type = std::move(instance_type);
   s.device_type = "trainium2";
+  s.power_full_percent = 65;
   s.device_version = "v4";
   s.device_name = "Trainium2";
   s.core_version = "v3d";
@@ -97,6 +99,7 @@ InstanceSpec Trn2(std::string name, std::string instance_type, int nodes) {
 InstanceSpec Inf2() {
   InstanceSpec s = Trn1("inf2.48xlarge", 12, 100e9 / 8);
   s.device_type = "inferentia2";
+  s.power_full_percent = 26;
   s.device_name = "Inferentia2";
   s.link_bytes_per_second = 192.0 * kGiB;
   s.topology = Topology::kRing;

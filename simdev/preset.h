@@ -33,6 +33,10 @@ struct InstanceSpec {
   double peak_int8_ops = 0;
   double link_bytes_per_second = 0;  // NeuronLink, per device
   double efa_bytes_per_second = 0;   // per node
+  // The power a device draws, percent of its maximum: idle, and with every core and the HBM busy
+  // (a model fitted to public readings: reference/neuron-sysfs.md).
+  double power_idle_percent = 0.6;
+  double power_full_percent = 60;
   Topology topology = Topology::kSingle;
   int nodes = 1;  // instances joined (UltraServer)
   int host_vcpus = 0;

@@ -78,6 +78,7 @@ enum Stream : std::uint64_t {
   kStreamFault = 7,
   kStreamIdentity = 8,
   kStreamCpu = 9,
+  kStreamPower = 10,
 };
 
 }  // namespace neuronmon::simdev

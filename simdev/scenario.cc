@@ -15,7 +15,7 @@ constexpr Nanos kYear = std::chrono::hours(24 * 366);
 
 const std::vector<std::string> kDiagnoses = {"healthy",   "input_bound", "collective_bound",
                                              "hbm_bound", "straggler",   "idle_allocated",
-                                             "errors",    "hang"};
+                                             "errors",    "hang",        "memory_pressure"};
 // Fault types as scenario files name them, in the order errors list them.
 constexpr std::pair<const char*, FaultType> kFaultTypes[] = {
     {"ecc", FaultType::kEcc},
@@ -30,6 +30,8 @@ constexpr std::pair<const char*, FaultType> kFaultTypes[] = {
     {"network_slowdown", FaultType::kNetworkSlowdown},
     {"stall", FaultType::kStall},
     {"hbm_traffic", FaultType::kHbmTraffic},
+    {"hardware_error", FaultType::kHardwareError},
+    {"memory_growth", FaultType::kMemoryGrowth},
 };
 
 const std::vector<std::string> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
@@ -254,12 +256,12 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
   if (windowed && r.Has("end")) f.end = r.Duration("end", Nanos(0), Nanos(0), kYear);
   if (f.end && *f.end <= f.start) r.Problem("end", "must be after start");
   const bool on_device = f.type == FaultType::kEcc || f.type == FaultType::kDeviceLost ||
-                         f.type == FaultType::kSlowdown;
+                         f.type == FaultType::kSlowdown || f.type == FaultType::kHardwareError;
   const bool on_runtime = f.type == FaultType::kRuntimeExit || f.type == FaultType::kNanErrors ||
                           f.type == FaultType::kTimeouts || f.type == FaultType::kHang ||
                           f.type == FaultType::kInputSlowdown ||
                           f.type == FaultType::kNetworkSlowdown || f.type == FaultType::kStall ||
-                          f.type == FaultType::kHbmTraffic;
+                          f.type == FaultType::kHbmTraffic || f.type == FaultType::kMemoryGrowth;
   if (f.type == FaultType::kHang) {
     if (!r.Has("rank")) r.Problem("rank", "required for a hang fault");
     f.rank = static_cast<int>(r.Integer("rank", 0, 0, 4095));
@@ -279,12 +281,27 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
   }
   if (f.type == FaultType::kEcc) {
     f.sram = r.Choice("memory", "hbm", {"hbm", "sram"}) == "sram";
-    f.uncorrected =
-        r.Choice("severity", "corrected", {"corrected", "uncorrected"}) == "uncorrected";
+    const std::string severity =
+        r.Choice("severity", "corrected", {"corrected", "uncorrected", "repairable"});
+    f.uncorrected = severity != "corrected";
+    f.repairable = severity == "repairable";
+    if (f.repairable && f.sram) r.Problem("severity", "only HBM errors are repairable");
+  }
+  if (f.type == FaultType::kHardwareError) {
+    const std::string kind = r.Choice("error", "nc", {"nc", "hbm", "dma", "collectives", "event"});
+    f.error = kind == "hbm"           ? HardwareErrorKind::kHbm
+              : kind == "dma"         ? HardwareErrorKind::kDma
+              : kind == "collectives" ? HardwareErrorKind::kCollectives
+              : kind == "event"       ? HardwareErrorKind::kEvent
+                                      : HardwareErrorKind::kNeuronCore;
   }
   if (f.type == FaultType::kEcc || f.type == FaultType::kNanErrors ||
-      f.type == FaultType::kTimeouts) {
+      f.type == FaultType::kTimeouts || f.type == FaultType::kHardwareError) {
     f.per_second = r.Number("per_second", 1, 0, 1e6);
+  }
+  if (f.type == FaultType::kMemoryGrowth) {
+    f.per_second = r.Number("bytes_per_second", 1 << 20, 0, 1e12);
+    f.limit = r.Number("limit", 0.97, 0, 1);
   }
   if (f.type == FaultType::kSlowdown) f.factor = r.Number("factor", 1.3, 1, 100);
   if (f.type == FaultType::kInputSlowdown || f.type == FaultType::kNetworkSlowdown ||

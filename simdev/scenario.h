@@ -116,6 +116,17 @@ enum class FaultType {
   kNetworkSlowdown,  // a runtime's collectives take `factor` times longer (congested fabric)
   kStall,            // a runtime's processes stop submitting work but keep their NeuronCores
   kHbmTraffic,       // a runtime's kernels move `factor` times more bytes through HBM per step
+  kHardwareError,    // a device reports hardware errors of one kind (FaultSpec::error)
+  kMemoryGrowth,     // a runtime's device memory grows (a KV cache, a leak) toward HBM capacity
+};
+
+// The hardware errors a `hardware_error` fault reports, as the driver counts them.
+enum class HardwareErrorKind {
+  kNeuronCore,   // "nc": executions hit an uncorrectable NeuronCore error
+  kHbm,          // "hbm": executions hit an uncorrectable HBM error
+  kDma,          // "dma": executions aborted by a DMA error
+  kCollectives,  // "collectives": executions hit a collectives hardware error
+  kEvent,        // "event": hardware error events only (no execution fails)
 };
 
 struct FaultSpec {
@@ -128,8 +139,11 @@ struct FaultSpec {
   std::string runtime;       // RuntimeSpec::name
   bool sram = false;         // ECC: on-chip SRAM instead of HBM
   bool uncorrected = false;  // ECC severity
-  double per_second = 1;     // event rate
-  double factor = 1;         // slowdown factor
+  bool repairable = false;   // ECC: uncorrected, but a device reset repairs it (HBM only)
+  HardwareErrorKind error = HardwareErrorKind::kNeuronCore;  // hardware_error
+  double limit = 0.97;    // memory_growth: of the HBM of the runtime's devices, at most
+  double per_second = 1;  // event rate; memory_growth: bytes per second per device
+  double factor = 1;      // slowdown factor
 };
 
 struct Scenario {

@@ -95,8 +95,8 @@ std::vector<std::size_t> ClusterOrder(const std::vector<ClusterHost>& hosts,
       }
       case ClusterSort::kVerdict: {
         // Worst first.
-        const int ra = client::VerdictRank(analysis.host_verdicts[a].kind());
-        const int rb = client::VerdictRank(analysis.host_verdicts[b].kind());
+        const int ra = VerdictRank(analysis.host_verdicts[a].kind());
+        const int rb = VerdictRank(analysis.host_verdicts[b].kind());
         if (ra != rb) return ra > rb;
         break;
       }

@@ -131,7 +131,7 @@ v1::Subscribe TopSubscription(double delay_seconds) {
        {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_MEMORY_USED, v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
         v1::GROUP_EXECUTION_STATS, v1::GROUP_COLLECTIVES_STATS, v1::GROUP_BOTTLENECK_ANALYSIS,
         v1::GROUP_VCPU_USAGE, v1::GROUP_MEMORY_INFO, v1::GROUP_NEURON_HW_COUNTERS,
-        v1::GROUP_HBM_STATS}) {
+        v1::GROUP_HBM_STATS, v1::GROUP_DEVICE_HEALTH}) {
     v1::GroupSubscription* gs = s.add_groups();
     gs->set_group(g);
     gs->set_period_ns(period);

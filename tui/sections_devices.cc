@@ -46,6 +46,21 @@ bool IsStraggler(const Ctx& ctx, int d) {
   return false;
 }
 
+// The device's health, when the daemon sent it (nullptr: not known).
+const v1::DeviceHealth* HealthOf(const Ctx& ctx, int d) {
+  const v1::DeviceHealthStats& h = ctx.model.system().device_health();
+  return d < h.devices_size() ? &h.devices(d) : nullptr;
+}
+
+// " pwr 19%" when the device's power reading is known; "" otherwise.
+std::string PowerText(const Ctx& ctx, int d) {
+  const v1::DeviceHealth* h = HealthOf(ctx, d);
+  if (h == nullptr || !h->power().unavailable().empty()) return "";
+  char buf[24];
+  std::snprintf(buf, sizeof buf, " pwr %3.0f%%", h->power().average_percent());
+  return buf;
+}
+
 // Rows for a list of devices, folding the tail into a "... N more" line when short of rows.
 int Visible(int wanted, int rows, bool* folded) {
   *folded = wanted > rows;
@@ -86,7 +101,8 @@ void DrawHbmMemory(Ctx& ctx, int y, int rows) {
     }
     const double used = static_cast<double>(dev.used_bytes());
     const double total = static_cast<double>(dev.total_bytes());
-    const std::string right = " " + PadLeft(Bytes(used), 8) + "/" + PadLeft(Bytes(total), 8);
+    const std::string right =
+        " " + PadLeft(Bytes(used), 8) + "/" + PadLeft(Bytes(total), 8) + PowerText(ctx, d);
     const int bar = c.width() - 5 - TextWidth(right) - 1;
     if (bar >= 4 && total > 0) {
       Bar(ctx, 5, row, bar, used / total, Role::kBarUser);
@@ -156,7 +172,13 @@ void DrawGrid(Ctx& ctx, int y, int rows) {
   for (int r = 0; r < shown; ++r) {
     const int d = devices[static_cast<std::size_t>(r)];
     const int row = y + 1 + said + r;
-    if (IsStraggler(ctx, d)) {
+    const v1::DeviceHealth* health = HealthOf(ctx, d);
+    if (health != nullptr && health->state() >= v1::HEALTH_STATE_DEGRADED) {
+      // An unhealthy device is marked "ND3!" (degraded) or "ND3X" (failed); the Diagnosis says why.
+      const bool failed = health->state() == v1::HEALTH_STATE_FAILED;
+      Text(c, 0, row, label, "ND" + std::to_string(d) + (failed ? "X" : "!"),
+           failed ? Role::kCritical : Role::kWarning);
+    } else if (IsStraggler(ctx, d)) {
       // The slow device's label carries the marker: "ND5◀", "ND15◀".
       Text(c, 0, row, label, "ND" + std::to_string(d) + ctx.glyphs.marker, Role::kWarning);
     } else {
@@ -245,7 +267,8 @@ void DrawHbm(Ctx& ctx, int y, int rows) {
                               pad(BytesPerSecond(dev.write_bytes_per_second()), 10) + " [" +
                               Percent(dev.bandwidth_utilization_percent()) + "] " +
                               pad(Bytes(static_cast<double>(dev.used_bytes())), 8) + "/" +
-                              pad(Bytes(static_cast<double>(dev.total_bytes())), 8);
+                              pad(Bytes(static_cast<double>(dev.total_bytes())), 8) +
+                              PowerText(ctx, d);
     const int bar = c.width() - 5 - TextWidth(right) - 1;
     if (bar >= 4 && dev_peak > 0) {
       // Reads then writes in one bar against the peak.

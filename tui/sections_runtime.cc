@@ -205,10 +205,37 @@ FindingLines Layout(const Ctx& ctx, const Shown& shown) {
   return out;
 }
 
+// One line per device that is not OK (at most kHealthLines, the last saying how many more):
+// "ND3 failed: <its worst reason> (+1 more) — <what to do>".
+constexpr int kHealthLines = 4;
+std::vector<std::pair<std::string, Role>> HealthLines(const Ctx& ctx) {
+  std::vector<std::pair<std::string, Role>> out;
+  const v1::DeviceHealthStats& h = ctx.model.system().device_health();
+  int unhealthy = 0;
+  for (const v1::DeviceHealth& d : h.devices()) {
+    if (d.state() < v1::HEALTH_STATE_DEGRADED) continue;
+    ++unhealthy;
+    if (static_cast<int>(out.size()) >= kHealthLines) continue;
+    std::string line =
+        "ND" + std::to_string(d.neuron_device_index()) + " " + HealthStateName(d.state()) + ": ";
+    if (d.reasons_size() > 0) line += d.reasons(0).text();
+    if (d.reasons_size() > 1) line += " (+" + std::to_string(d.reasons_size() - 1) + " more)";
+    line += std::string(" — ") + HealthActionName(d.action()) + ": " + d.advice();
+    out.emplace_back(std::move(line),
+                     d.state() == v1::HEALTH_STATE_FAILED ? Role::kCritical : Role::kWarning);
+  }
+  if (unhealthy > kHealthLines) {
+    out.back() = {"... " + std::to_string(unhealthy - kHealthLines + 1) +
+                      " more unhealthy devices (neuron-monitor's device_health has them all)",
+                  Role::kWarning};
+  }
+  return out;
+}
+
 }  // namespace
 
 int DiagnosisRows(const Ctx& ctx) {
-  int rows = 0;
+  int rows = static_cast<int>(HealthLines(ctx).size());
   for (const Shown& shown : Findings(ctx)) {
     const FindingLines l = Layout(ctx, shown);
     rows += static_cast<int>(l.text.size() + l.evidence.size());
@@ -230,6 +257,14 @@ void DrawDiagnosis(Ctx& ctx, int y, int rows) {
     title += " — pid " + std::to_string(ctx.pid) + (who.empty() ? "" : ", " + who);
   }
   Header(ctx, y, title);
+  if (rows <= 1) return;
+  // Unhealthy devices first: they outlast any verdict and ask for action on the host.
+  for (const auto& [line, role] : HealthLines(ctx)) {
+    if (rows <= 1) return;
+    Text(c, 0, y + 1, c.width(), line, role);
+    ++y;
+    --rows;
+  }
   if (rows <= 1) return;
   if (findings.empty()) {
     Text(c, 1, y + 1, c.width() - 1,

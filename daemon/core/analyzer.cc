@@ -36,6 +36,14 @@ struct Metrics {
   double idle_seconds = 0;
   double stop_after = 0;
   bool waiting = false;  // in a collective that did not complete in the newest period
+  // Memory pressure: the fullest device it holds memory on (-1: none), its use of it, and who
+  // else holds the most there ("pid 812 (serve) holds 2.7 GiB"; empty: nobody).
+  int memory_device = -1;
+  double memory_percent = 0;
+  double memory_used = 0, memory_total = 0, memory_own = 0;
+  std::string memory_category;  // its largest category on that device, with its size
+  std::string memory_neighbour;
+  bool pressured = false;  // its verdict is memory_pressure already (the threshold relaxes)
 
   // It stopped: idle for longer than its steps say a pause may last.
   bool Stopped() const { return stop_after > 0 && idle_seconds >= stop_after; }
@@ -56,6 +64,71 @@ std::string Fmt(const char* format, double a, double b = 0) {
 }
 
 std::string DeviceName(int d) { return "nd" + std::to_string(d); }
+
+std::string GiB(double bytes) { return Fmt("%.1f GiB", bytes / (1024.0 * 1024 * 1024)); }
+
+// Each runtime's device memory by device, from the newest snapshot; then, for each runtime, the
+// fullest device it holds memory on, its largest category there, and the biggest other holder.
+void MeasureMemory(std::vector<Metrics>& all, const Snapshot& end, const v1::HbmStats& hbm,
+                   const v1::Inventory& inv) {
+  const std::uint32_t per = CoresPerDevice(inv);
+  struct Held {
+    std::map<int, double> bytes;                            // by device
+    std::map<int, std::pair<double, const char*>> largest;  // by device: category and its size
+  };
+  std::map<std::uint32_t, Held> held;
+  std::map<std::uint32_t, std::string> tags;
+  for (const RuntimeSample& r : end.runtimes) {
+    tags[r.pid] = r.tag;
+    if (!r.memory) continue;
+    Held& h = held[r.pid];
+    std::map<int, std::map<const char*, double>> categories;
+    for (const CoreMemory& c : r.memory->cores) {
+      const int d = static_cast<int>(c.core / per);
+      h.bytes[d] += static_cast<double>(c.Total());
+      auto& cat = categories[d];
+      cat["tensors"] += static_cast<double>(c.tensors);
+      cat["constants"] += static_cast<double>(c.constants);
+      cat["model code"] += static_cast<double>(c.model_code);
+      cat["scratchpad"] += static_cast<double>(c.model_shared_scratchpad);
+      cat["runtime memory"] += static_cast<double>(c.runtime_memory);
+    }
+    for (const auto& [d, cat] : categories) {
+      auto top = std::max_element(cat.begin(), cat.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+      h.largest[d] = {top->second, top->first};
+    }
+  }
+  for (Metrics& m : all) {
+    const Held& mine = held[m.pid];
+    for (const auto& [d, own] : mine.bytes) {
+      if (own <= 0 || d >= hbm.devices_size() || !hbm.devices(d).error().empty()) continue;
+      const v1::DeviceHbm& dev = hbm.devices(d);
+      if (dev.total_bytes() == 0) continue;
+      const double percent =
+          100 * static_cast<double>(dev.used_bytes()) / static_cast<double>(dev.total_bytes());
+      if (m.memory_device >= 0 && percent <= m.memory_percent) continue;
+      m.memory_device = d;
+      m.memory_percent = percent;
+      m.memory_used = static_cast<double>(dev.used_bytes());
+      m.memory_total = static_cast<double>(dev.total_bytes());
+      m.memory_own = own;
+      const auto largest = mine.largest.find(d);
+      m.memory_category = largest == mine.largest.end() ? ""
+                                                        : std::string(largest->second.second) +
+                                                              " " + GiB(largest->second.first);
+      double top = 0;
+      m.memory_neighbour.clear();
+      for (const auto& [pid, other] : held) {
+        const auto it = other.bytes.find(d);
+        if (pid == m.pid || it == other.bytes.end() || it->second <= top) continue;
+        top = it->second;
+        m.memory_neighbour =
+            "pid " + std::to_string(pid) + " (" + tags[pid] + ") holds " + GiB(it->second);
+      }
+    }
+  }
+}
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -163,6 +236,10 @@ const char* Advice(v1::FindingKind k) {
       return "exit the process or unload the model to free the NeuronCores, or start work on them";
     case v1::FINDING_KIND_ERRORS:
       return "read the runtime's log; uncorrectable ECC or a lost device means draining the device";
+    case v1::FINDING_KIND_MEMORY_PRESSURE:
+      return "free device memory before an allocation fails: a smaller batch or sequence length, "
+             "a smaller KV cache, activation checkpointing, or the model sharded over more "
+             "NeuronCores; or move the neighbour holding memory on that device";
     case v1::FINDING_KIND_HANG:
       return "look at the rank that stopped joining (py-spy dump or gdb on its process, its data "
              "loader, its host); the job will not move on by itself: restart it from the last "
@@ -221,7 +298,23 @@ v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::s
   if (executions && m.transient > 0)
     AddEvidence(f, "corrected_errors", static_cast<double>(m.transient), "count", 0, ">");
   const bool ran_nothing = !executions || m.executions == 0;  // as far as anyone can tell
-  if (m.loading && ran_nothing) return v1::Finding{};         // still loading the model
+  // A device it holds memory on is nearly full: the next allocation may fail, whatever else
+  // holds it back — unless it sits idle itself (idle_allocated says so; the busy neighbour's
+  // memory_pressure names it).
+  const double full = t.memory_pressure_percent - (m.pressured ? t.memory_pressure_clear : 0);
+  const bool idle_holder =
+      m.Has(Signal::kCoreActivity) && u < t.idle_percent && ran_nothing && !m.loading;
+  if (m.memory_device >= 0 && m.memory_percent >= full && !idle_holder) {
+    AddEvidence(f, "hbm_used_percent", m.memory_percent, "percent", full, ">=");
+    std::string summary = DeviceName(m.memory_device) +
+                          Fmt(" HBM %.0f%% full (", m.memory_percent) + GiB(m.memory_used) +
+                          " of " + GiB(m.memory_total) + "): it holds " + GiB(m.memory_own);
+    if (!m.memory_category.empty()) summary += ", most of it " + m.memory_category;
+    if (!m.memory_neighbour.empty()) summary += "; " + m.memory_neighbour;
+    kind(v1::FINDING_KIND_MEMORY_PRESSURE, std::move(summary));
+    return f;
+  }
+  if (m.loading && ran_nothing) return v1::Finding{};  // still loading the model
   consulted.push_back(Signal::kCoreActivity);
   if (!m.Has(Signal::kCoreActivity)) {
     *lacking = Lacking(m, consulted);
@@ -485,7 +578,10 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, 
     for (const v1::Finding& f : findings) {
       ++shown;
       ++counts[f.kind()];
-      const bool straggler = f.kind() == v1::FINDING_KIND_STRAGGLER;
+      const bool straggler = f.kind() == v1::FINDING_KIND_STRAGGLER && worst != nullptr &&
+                             worst->kind() != v1::FINDING_KIND_MEMORY_PRESSURE;
+      const bool pressure = f.kind() == v1::FINDING_KIND_MEMORY_PRESSURE && worst != nullptr &&
+                            worst->kind() != v1::FINDING_KIND_MEMORY_PRESSURE;
       const bool hang = f.kind() == v1::FINDING_KIND_HANG;
       // A hang outranks everything, and its finding that names the stuck rank the others.
       const bool better =
@@ -494,7 +590,7 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, 
                       (f.straggler() == f.subject() && worst->straggler() != worst->subject())
                 : worst->kind() != v1::FINDING_KIND_HANG &&
                       (f.severity() > worst->severity() ||
-                       (straggler && worst->kind() != v1::FINDING_KIND_ERRORS)));
+                       ((straggler || pressure) && worst->kind() != v1::FINDING_KIND_ERRORS)));
       if (better) worst = &f;
     }
   }
@@ -511,7 +607,7 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, 
   // Errors and stragglers name one culprit; otherwise the kind most applications share.
   v1::FindingKind kind = v1::FINDING_KIND_HEALTHY;
   if (worst->kind() == v1::FINDING_KIND_ERRORS || worst->kind() == v1::FINDING_KIND_STRAGGLER ||
-      worst->kind() == v1::FINDING_KIND_HANG) {
+      worst->kind() == v1::FINDING_KIND_HANG || worst->kind() == v1::FINDING_KIND_MEMORY_PRESSURE) {
     kind = worst->kind();
     s.set_straggler(worst->straggler());
   } else {
@@ -635,7 +731,11 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
     if (now == nullptr || before == nullptr) continue;  // too new to judge
     metrics.push_back(Measure(r, window.system().hbm_stats(), *now, *before, inventory));
     metrics.back().command = commands[r.pid()];
+    auto track = tracks_.find(r.pid());
+    metrics.back().pressured =
+        track != tracks_.end() && track->second.verdict.kind() == v1::FINDING_KIND_MEMORY_PRESSURE;
   }
+  MeasureMemory(metrics, *end, window.system().hbm_stats(), inventory);
   const std::map<std::uint32_t, std::string> stragglers = Stragglers(metrics, thresholds_);
   // Progress since the previous sample: when each runtime last completed an execution, at what
   // step time, and whether it now sits in a collective that does not complete.
@@ -705,6 +805,9 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
           Measure(r, recent_report->system().hbm_stats(), *now, *before, inventory);
       short_window.idle_seconds = m.idle_seconds;
       short_window.stop_after = m.stop_after;
+      short_window.memory_device = m.memory_device;
+      short_window.memory_percent = m.memory_percent;
+      short_window.pressured = m.pressured;
       std::string lacking;
       // It agrees; and a change away from healthy is not on its way back: once a pause is over,
       // the newest metrics are busier than the window that still holds it (cores busy in both
@@ -736,7 +839,8 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
     } else {
       // A hang, and a stop, come from rules that have already waited several step times.
       const bool waited = hang != hangs.end() ||
-                          (candidate.kind() == v1::FINDING_KIND_IDLE_ALLOCATED && m.Stopped());
+                          (candidate.kind() == v1::FINDING_KIND_IDLE_ALLOCATED && m.Stopped()) ||
+                          candidate.kind() == v1::FINDING_KIND_MEMORY_PRESSURE;
       // A runtime that sits in a collective that does not complete may be hanging: its verdict
       // holds until the hang rule, which waits a few step times, has decided.
       Decide(track, candidate, waited, now_ns, period,

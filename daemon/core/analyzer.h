@@ -7,7 +7,9 @@
 // newest metrics alone agrees (a checkpoint darkens every window that contains it, not the short
 // one after it); errors, hang and a stopped runtime's idle_allocated are reported at once (those
 // rules themselves wait several step times); a straggler or hang comes or goes on a few agreeing
-// evaluations. The instance gets one summary finding. Thresholds live in one table
+// evaluations. Memory pressure (a device the runtime holds memory on nearly full) is said at once,
+// before the performance rules, naming who holds the memory. The instance gets one summary
+// finding. Thresholds live in one table
 // (AnalyzerThresholds, docs/diagnosis.md). A signal the backend cannot measure
 // (Snapshot::unmeasured) is never read as a 0: a rule that needs it is skipped, a verdict reached
 // without a signal an earlier rule needed ends its summary with "signals unavailable: <signal>
@@ -69,6 +71,10 @@ struct AnalyzerThresholds {
   // not taken for stopped sooner than the window rule would say so) — adopted at once.
   double stop_steps = 1.5;
   Nanos stop_min = std::chrono::seconds(5);
+  // Memory pressure: a device the runtime holds memory on is this full (HBM in use, percent of
+  // its capacity); once said, it holds until the device is memory_pressure_clear points emptier.
+  double memory_pressure_percent = 90;
+  double memory_pressure_clear = 3;
 };
 
 // The current verdicts.

@@ -23,17 +23,6 @@ bool IsIncidentKind(v1::FindingKind kind) {
 
 // Which of several kinds declared at once names the bundle: a hang, then errors, then the rest in
 // FindingKind order.
-int Rank(v1::FindingKind kind) {
-  switch (kind) {
-    case v1::FINDING_KIND_HANG:
-      return 0;
-    case v1::FINDING_KIND_ERRORS:
-      return 1;
-    default:
-      return 2 + static_cast<int>(kind);
-  }
-}
-
 // Every verdict: the instance summary first, then each runtime's (by pid).
 void CopyFindings(const Analysis& analysis, google::protobuf::RepeatedPtrField<v1::Finding>& out) {
   out.Clear();
@@ -74,7 +63,8 @@ IncidentTracker::Step IncidentTracker::Update(const Analysis& analysis, std::uin
     if (added) episode.since_ns = now_ns;
     if (episode.declared || Nanos(now_ns - episode.since_ns) < HoldOf(finding->kind())) continue;
     episode.declared = true;
-    if (pending_ || (declare != nullptr && Rank(declare->kind()) <= Rank(finding->kind()))) {
+    if (pending_ ||
+        (declare != nullptr && VerdictRank(declare->kind()) >= VerdictRank(finding->kind()))) {
       joined.push_back(finding->kind());
       continue;
     }

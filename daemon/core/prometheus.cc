@@ -32,7 +32,7 @@ v1::Report WindowReport(const MetricsInput& in, const Snapshot* start) {
   r.inventory = in.inventory;
   r.end = in.end;
   for (v1::Group g : {v1::GROUP_NEURONCORE_COUNTERS, v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
-                      v1::GROUP_EXECUTION_STATS, v1::GROUP_HBM_STATS}) {
+                      v1::GROUP_EXECUTION_STATS, v1::GROUP_HBM_STATS, v1::GROUP_DEVICE_HEALTH}) {
     r.groups.push_back({g, start});
   }
   return BuildReport(r);
@@ -103,7 +103,8 @@ void AddDeviceGroups(const MetricsInput& in, Exposition& out, std::vector<std::s
       {v1::GROUP_EXECUTION_STATS, metrics_internal::AddExecutionStats},
       {v1::GROUP_COLLECTIVES_STATS, metrics_internal::AddCollectivesStats},
       {v1::GROUP_NEURON_HW_COUNTERS, metrics_internal::AddHwCounters},
-      {v1::GROUP_HBM_STATS, metrics_internal::AddHbmStats}};
+      {v1::GROUP_HBM_STATS, metrics_internal::AddHbmStats},
+      {v1::GROUP_DEVICE_HEALTH, metrics_internal::AddDeviceHealth}};
   // A failed device read leaves nothing trustworthy in the device's counters.
   for (const auto& [group, fn] : device_groups) {
     groups.emplace_back(GroupName(group), device_ok && fn(c));

@@ -309,6 +309,49 @@ bool AddHbmStats(const GroupContext& c) {
   return AddAll(c, {&read, &write, &util, &used, &total}) && ok;
 }
 
+bool AddDeviceHealth(const GroupContext& c) {
+  FamilyBuilder health("neuron_device_health",
+                       "The device's health (1 for its current state): ok, degraded or failed",
+                       kGauge);
+  FamilyBuilder reason("neuron_device_health_reason",
+                       "A reason the device is not ok (1), by code and the action it asks for",
+                       kGauge);
+  FamilyBuilder power("neuron_device_power_utilization_ratio",
+                      "The device's power draw over its maximum, as the driver last read it",
+                      kGauge, "ratio");
+  FamilyBuilder errors("neuron_device_hardware_errors_total",
+                       "Hardware errors the driver counted since it loaded, by device and type",
+                       kCounter);
+  const auto& devices = c.window.system().device_health().devices();
+  for (const v1::DeviceHealth& h : devices) {
+    const std::vector<Label> labels =
+        WithLabels(c.instance, {{"neuron_device_index", std::to_string(h.neuron_device_index())}});
+    for (v1::HealthState s :
+         {v1::HEALTH_STATE_OK, v1::HEALTH_STATE_DEGRADED, v1::HEALTH_STATE_FAILED}) {
+      health.Add(WithLabels(labels, {{"state", HealthStateName(s)}}), h.state() == s ? 1 : 0);
+    }
+    std::set<std::string> codes;
+    for (const v1::HealthReason& r : h.reasons()) {
+      if (r.state() == v1::HEALTH_STATE_OK || !codes.insert(r.code()).second) continue;
+      reason.Add(WithLabels(labels, {{"code", r.code()}, {"action", HealthActionName(r.action())}}),
+                 1);
+    }
+    if (h.power().unavailable().empty()) power.Add(labels, h.power().average_percent() / 100);
+    if (!h.errors_unavailable().empty()) continue;
+    const v1::HardwareErrorCounts& t = h.errors_total();
+    for (const auto& [type, n] :
+         {std::pair<const char*, std::uint64_t>{"mem_ecc_repairable", t.mem_ecc_repairable()},
+          {"nc_uncorrectable", t.nc_uncorrectable()},
+          {"hbm_uncorrectable", t.hbm_uncorrectable()},
+          {"dma_abort", t.dma_abort()},
+          {"collectives", t.collectives()},
+          {"events", t.events()}}) {
+      errors.Add(WithLabels(labels, {{"type", type}}), AsDouble(n));
+    }
+  }
+  return AddAll(c, {&health, &reason, &power, &errors});
+}
+
 bool AddVcpuUsage(const GroupContext& c) {
   const HostSample& host = c.in.end->host;
   if (!host.cpu_error.empty()) return false;

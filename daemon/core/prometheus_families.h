@@ -63,6 +63,9 @@ bool AddCollectivesStats(const GroupContext& c);
 // System groups (REQUIRES: c.in.end not null).
 bool AddHwCounters(const GroupContext& c);
 bool AddHbmStats(const GroupContext& c);
+// neuron_device_health (a state set: ok, degraded, failed), its reasons, power and hardware
+// error counters.
+bool AddDeviceHealth(const GroupContext& c);
 bool AddVcpuUsage(const GroupContext& c);
 bool AddMemoryInfo(const GroupContext& c);
 // instance_info and neuron_hardware_info.

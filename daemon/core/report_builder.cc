@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "daemon/core/device_health.h"
 #include "daemon/core/proc_parsers.h"
 #include "proto/names/names.h"
 #include "proto/wire/snapshot_codec.h"
@@ -265,6 +266,14 @@ void FillEcc(const Span& s, v1::HwCounters* out) {
   }
 }
 
+void FillDeviceHealth(const Span& s, v1::DeviceHealthStats* out) {
+  out->set_period_ns(s.period_ns);
+  out->set_error(LostDevices(*s.b));
+  const std::string& corrected = s.b->UnmeasuredReason(Signal::kEccCorrected);
+  for (std::size_t d = 0; d < s.b->devices.size(); ++d)
+    *out->add_devices() = DeviceHealthOf(*s.a, *s.b, d, s.reset, corrected);
+}
+
 void FillHbm(const Span& s, const v1::Inventory& inv, v1::HbmStats* out) {
   out->set_period_ns(s.period_ns);
   out->set_error(LostDevices(*s.b));
@@ -467,6 +476,9 @@ v1::Report BuildReport(const ReportInput& in) {
         break;
       case v1::GROUP_HBM_STATS:
         FillHbm(s, *in.inventory, report.mutable_system()->mutable_hbm_stats());
+        break;
+      case v1::GROUP_DEVICE_HEALTH:
+        FillDeviceHealth(s, report.mutable_system()->mutable_device_health());
         break;
       case v1::GROUP_TOTALS:
         FillTotals(end, report.mutable_totals());

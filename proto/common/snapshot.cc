@@ -17,6 +17,17 @@ EccCounters EccCounters::Minus(const EccCounters& e) const {
           Grown(sram_corrected, e.sram_corrected), Grown(sram_uncorrected, e.sram_uncorrected)};
 }
 
+HardwareErrors HardwareErrors::Minus(const HardwareErrors& e) const {
+  return {Grown(mem_ecc_uncorrected, e.mem_ecc_uncorrected),
+          Grown(sram_ecc_uncorrected, e.sram_ecc_uncorrected),
+          Grown(mem_ecc_repairable, e.mem_ecc_repairable),
+          Grown(nc_uncorrectable, e.nc_uncorrectable),
+          Grown(hbm_uncorrectable, e.hbm_uncorrectable),
+          Grown(dma_abort, e.dma_abort),
+          Grown(collectives, e.collectives),
+          Grown(events, e.events)};
+}
+
 // Every field of ExecutionCounters, so that field-wise operations cannot miss one.
 constexpr std::uint64_t ExecutionCounters::*kExecutionFields[] = {
     &ExecutionCounters::completed,

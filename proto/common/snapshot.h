@@ -46,6 +46,37 @@ struct EccCounters {
   EccCounters Minus(const EccCounters& earlier) const;
 };
 
+// Hardware errors the driver counts for a device, cumulative since it loaded (docs/health.md) —
+// what the device's health is judged on: uncorrectable HBM and SRAM ECC (the driver's totals:
+// EccCounters may count only since the daemon started), repairable HBM ECC, executions that hit
+// an uncorrectable NeuronCore, HBM, DMA or collectives error, and hardware error events.
+struct HardwareErrors {
+  std::uint64_t mem_ecc_uncorrected = 0;
+  std::uint64_t sram_ecc_uncorrected = 0;
+  std::uint64_t mem_ecc_repairable = 0;
+  std::uint64_t nc_uncorrectable = 0;
+  std::uint64_t hbm_uncorrectable = 0;
+  std::uint64_t dma_abort = 0;
+  std::uint64_t collectives = 0;
+  std::uint64_t events = 0;
+  // What each counter grew by since `earlier` (one that went backwards counts its own value).
+  HardwareErrors Minus(const HardwareErrors& earlier) const;
+  std::uint64_t Total() const {
+    return mem_ecc_uncorrected + sram_ecc_uncorrected + mem_ecc_repairable + nc_uncorrectable +
+           hbm_uncorrectable + dma_abort + collectives + events;
+  }
+};
+
+// The driver's power reading, percent of the device's maximum power over its last interval (a
+// minute on a real host). A gauge.
+struct DevicePower {
+  std::string unavailable = "no reading";  // non-empty: no reading, and why
+  double average_percent = 0;
+  double min_percent = 0;
+  double max_percent = 0;
+  std::int64_t sampled_unix_ns = 0;  // when the interval ended (0: unknown)
+};
+
 struct DeviceCounters {
   bool present = true;  // false: the device does not answer; its counters are meaningless
   // Non-empty: parts of the device could not be read ("PATH: problem; ..."); those counters keep
@@ -54,6 +85,10 @@ struct DeviceCounters {
   std::uint64_t hbm_read_bytes = 0;
   std::uint64_t hbm_write_bytes = 0;
   EccCounters ecc;
+  HardwareErrors errors;
+  // Non-empty: some of `errors` cannot be read (an older driver), and why; those stay 0.
+  std::string errors_unavailable;
+  DevicePower power;
 };
 
 struct CollectiveCounters {

@@ -22,8 +22,69 @@ const char* FindingKindName(v1::FindingKind kind) {
       return "errors";
     case v1::FINDING_KIND_HANG:
       return "hang";
+    case v1::FINDING_KIND_MEMORY_PRESSURE:
+      return "memory_pressure";
     default:
       return "unspecified";
+  }
+}
+
+int VerdictRank(v1::FindingKind kind) {
+  switch (kind) {
+    case v1::FINDING_KIND_HANG:
+      return 7;
+    case v1::FINDING_KIND_ERRORS:
+      return 6;
+    case v1::FINDING_KIND_MEMORY_PRESSURE:
+      return 5;
+    case v1::FINDING_KIND_STRAGGLER:
+      return 4;
+    case v1::FINDING_KIND_COLLECTIVE_BOUND:
+    case v1::FINDING_KIND_HBM_BOUND:
+    case v1::FINDING_KIND_INPUT_BOUND:
+    case v1::FINDING_KIND_IDLE_ALLOCATED:
+      return 2;
+    case v1::FINDING_KIND_HEALTHY:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+std::string JobOf(const v1::Attribution& a) {
+  if (!a.slurm_array_job_id().empty() && !a.slurm_array_task_id().empty())
+    return a.slurm_array_job_id() + "_" + a.slurm_array_task_id();
+  if (!a.slurm_job_id().empty()) return a.slurm_job_id();
+  if (!a.pod().empty()) return a.namespace_().empty() ? a.pod() : a.namespace_() + "/" + a.pod();
+  if (!a.container_id().empty()) return a.container_id().substr(0, 12);
+  return "";
+}
+
+const char* HealthStateName(v1::HealthState state) {
+  switch (state) {
+    case v1::HEALTH_STATE_OK:
+      return "ok";
+    case v1::HEALTH_STATE_DEGRADED:
+      return "degraded";
+    case v1::HEALTH_STATE_FAILED:
+      return "failed";
+    default:
+      return "unspecified";
+  }
+}
+
+const char* HealthActionName(v1::HealthAction action) {
+  switch (action) {
+    case v1::HEALTH_ACTION_WATCH:
+      return "watch";
+    case v1::HEALTH_ACTION_DRAIN:
+      return "drain";
+    case v1::HEALTH_ACTION_RESET:
+      return "reset";
+    case v1::HEALTH_ACTION_REPLACE:
+      return "replace";
+    default:
+      return "none";
   }
 }
 
@@ -77,8 +138,8 @@ const char* SignalName(Signal signal) {
   return "unspecified";
 }
 
-const std::array<v1::Group, 12>& AllGroups() {
-  static const std::array<v1::Group, 12> all = {v1::GROUP_NEURONCORE_COUNTERS,
+const std::array<v1::Group, 13>& AllGroups() {
+  static const std::array<v1::Group, 13> all = {v1::GROUP_NEURONCORE_COUNTERS,
                                                 v1::GROUP_MEMORY_USED,
                                                 v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
                                                 v1::GROUP_EXECUTION_STATS,
@@ -88,6 +149,7 @@ const std::array<v1::Group, 12>& AllGroups() {
                                                 v1::GROUP_MEMORY_INFO,
                                                 v1::GROUP_NEURON_HW_COUNTERS,
                                                 v1::GROUP_HBM_STATS,
+                                                v1::GROUP_DEVICE_HEALTH,
                                                 v1::GROUP_TOTALS,
                                                 v1::GROUP_HOST_SUMMARY};
   return all;
@@ -119,6 +181,8 @@ const char* GroupName(v1::Group group) {
       return "neuron_hw_counters";
     case v1::GROUP_HBM_STATS:
       return "hbm_stats";
+    case v1::GROUP_DEVICE_HEALTH:
+      return "device_health";
     case v1::GROUP_TOTALS:
       return "totals";
     case v1::GROUP_HOST_SUMMARY:

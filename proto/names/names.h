@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "neuronmon/v1/inventory.pb.h"
 #include "neuronmon/v1/report.pb.h"
@@ -17,7 +18,7 @@ namespace neuronmon {
 
 // Every group a Subscribe may name, in the order outputs list them: the runtime-level groups,
 // the system-level ones, then totals.
-const std::array<v1::Group, 12>& AllGroups();
+const std::array<v1::Group, 13>& AllGroups();
 // Whether `group` is reported per Neuron application (a runtime-level group).
 bool IsRuntimeGroup(v1::Group group);
 // A group's name as neuron-monitor's configuration and documents spell it ("neuroncore_counters",
@@ -42,6 +43,18 @@ double DeviceUtilization(std::span<const double> core_percent, std::uint32_t dev
 v1::CollectiveOp CollectiveOpOf(CollectiveKind kind);
 
 const char* FindingKindName(v1::FindingKind kind);
+// How bad a verdict is, for choosing the one that names a host, a cluster or an incident: hang 7,
+// errors 6, memory_pressure 5, straggler 4, the bottlenecks and idle_allocated 2, healthy 1,
+// anything else 0.
+int VerdictRank(v1::FindingKind kind);
+// The job a process belongs to, as tables show it in one short cell: the Slurm job
+// ("4242", "4242_7" for an array task), else the Kubernetes "namespace/pod", else the first 12
+// digits of the container id; "" when none is known. Not sanitized (the caller makes it
+// terminal-safe).
+std::string JobOf(const v1::Attribution& attribution);
+// "ok", "degraded", "failed"; "none", "watch", "drain", "reset", "replace".
+const char* HealthStateName(v1::HealthState state);
+const char* HealthActionName(v1::HealthAction action);
 const char* SeverityName(v1::Severity severity);
 const char* CollectiveOpName(v1::CollectiveOp op);
 // A signal a backend may be unable to measure, as /metrics labels and the analyzer's findings name

@@ -1,6 +1,7 @@
 #include "proto/wire/snapshot_codec.h"
 
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 namespace neuronmon::wire {
@@ -152,6 +153,25 @@ std::shared_ptr<const RuntimeMemory> MemoryFromProto(const v1::MemoryUsed& p) {
   return m;
 }
 
+void PowerToProto(const DevicePower& power, v1::PowerUtilization& out) {
+  out.set_unavailable(power.unavailable);
+  if (!power.unavailable.empty()) return;
+  out.set_average_percent(power.average_percent);
+  out.set_min_percent(power.min_percent);
+  out.set_max_percent(power.max_percent);
+  out.set_sampled_unix_ns(power.sampled_unix_ns);
+}
+
+DevicePower PowerFromProto(const v1::PowerUtilization& p) {
+  DevicePower out{p.unavailable(), p.average_percent(), p.min_percent(), p.max_percent(),
+                  p.sampled_unix_ns()};
+  if (!out.unavailable.empty()) return DevicePower{out.unavailable};
+  for (double v : {out.average_percent, out.min_percent, out.max_percent}) {
+    if (!std::isfinite(v)) return DevicePower{"invalid reading"};
+  }
+  return out;
+}
+
 void SnapshotToProto(const Snapshot& s, v1::Snapshot& out) {
   out.Clear();
   out.set_seq(s.seq);
@@ -178,6 +198,17 @@ void SnapshotToProto(const Snapshot& s, v1::Snapshot& out) {
     e->set_mem_uncorrected(d.ecc.mem_uncorrected);
     e->set_sram_corrected(d.ecc.sram_corrected);
     e->set_sram_uncorrected(d.ecc.sram_uncorrected);
+    v1::HardwareErrorCounts* h = p->mutable_errors();
+    h->set_mem_ecc_uncorrected(d.errors.mem_ecc_uncorrected);
+    h->set_sram_ecc_uncorrected(d.errors.sram_ecc_uncorrected);
+    h->set_mem_ecc_repairable(d.errors.mem_ecc_repairable);
+    h->set_nc_uncorrectable(d.errors.nc_uncorrectable);
+    h->set_hbm_uncorrectable(d.errors.hbm_uncorrectable);
+    h->set_dma_abort(d.errors.dma_abort);
+    h->set_collectives(d.errors.collectives);
+    h->set_events(d.errors.events);
+    p->set_errors_unavailable(d.errors_unavailable);
+    PowerToProto(d.power, *p->mutable_power());
   }
   for (const RuntimeSample& r : s.runtimes) {
     v1::RuntimeSample* p = out.add_runtimes();
@@ -252,6 +283,14 @@ Result<Snapshot> SnapshotDecoder::Decode(const v1::Snapshot& p) {
     out.hbm_write_bytes = d.hbm_write_bytes();
     out.ecc = {d.ecc().mem_corrected(), d.ecc().mem_uncorrected(), d.ecc().sram_corrected(),
                d.ecc().sram_uncorrected()};
+    // An archive from before these fields: none of them was recorded.
+    const v1::HardwareErrorCounts& h = d.errors();
+    out.errors = {h.mem_ecc_uncorrected(), h.sram_ecc_uncorrected(),
+                  h.mem_ecc_repairable(),  h.nc_uncorrectable(),
+                  h.hbm_uncorrectable(),   h.dma_abort(),
+                  h.collectives(),         h.events()};
+    out.errors_unavailable = d.has_errors() ? d.errors_unavailable() : "not recorded";
+    out.power = d.has_power() ? PowerFromProto(d.power()) : DevicePower{"not recorded"};
   }
   std::map<std::uint32_t, std::pair<std::string, std::shared_ptr<const RuntimeMemory>>> memory;
   for (const v1::RuntimeSample& r : p.runtimes()) {

@@ -25,6 +25,11 @@ void SnapshotToProto(const Snapshot& snapshot, v1::Snapshot& out);
 void MemoryToProto(const RuntimeMemory& memory, v1::MemoryUsed& out);
 std::shared_ptr<const RuntimeMemory> MemoryFromProto(const v1::MemoryUsed& memory);
 
+// A device's power reading, and back. A reading with a figure that is not a finite number reads
+// back as unavailable ("invalid reading").
+void PowerToProto(const DevicePower& power, v1::PowerUtilization& out);
+DevicePower PowerFromProto(const v1::PowerUtilization& power);
+
 // Upper bounds a decoded snapshot must keep; over them it is refused (kInvalidArgument).
 inline constexpr std::size_t kMaxSnapshotCores = 65'536;
 inline constexpr std::size_t kMaxSnapshotDevices = 4'096;

@@ -142,6 +142,19 @@ std::map<std::string, double> ReportFigures(const v1::Report& report, std::uint3
     out["corrected_errors"] = static_cast<double>(r.execution_stats().error_summary().transient());
     out["process_cpus"] = (r.vcpu_usage().user_percent() + r.vcpu_usage().system_percent()) / 100 *
                           std::max(1.0, static_cast<double>(inv.host_vcpu_count()));
+    // The fullest device it holds memory on.
+    double fullest = 0;
+    for (const v1::CoreMemory& m : r.memory_used().cores()) {
+      const v1::DeviceHbm& d =
+          report.system().hbm_stats().devices(static_cast<int>(m.index() / per));
+      const std::uint64_t held = m.constants() + m.model_code() + m.model_shared_scratchpad() +
+                                 m.runtime_memory() + m.tensors();
+      if (held > 0 && d.total_bytes() > 0) {
+        fullest = std::max(fullest, 100 * static_cast<double>(d.used_bytes()) /
+                                        static_cast<double>(d.total_bytes()));
+      }
+    }
+    out["hbm_used_percent"] = fullest;
   }
   return out;
 }
@@ -189,7 +202,7 @@ TEST(Analyzer, EvidenceEqualsTheReportOverTheSameWindow) {
   // Every kind of evidence was compared, many times.
   EXPECT_EQ(names, (std::set<std::string>{
                        "collective_time_share_percent", "corrected_errors", "failed_executions",
-                       "flops_percent_of_peak", "hbm_bandwidth_percent",
+                       "flops_percent_of_peak", "hbm_bandwidth_percent", "hbm_used_percent",
                        "idle_between_executions_percent", "process_cpus", "utilization_percent"}));
   EXPECT_GE(compared, 10000u);
 }
@@ -343,12 +356,33 @@ Variant MakeVariant(const std::string& label, const simdev::InstanceSpec& spec,
     v.scenario.faults.push_back(slow);
     v.description +=
         ", nd" + std::to_string(slow.device) + " x" + std::to_string(slow.factor).substr(0, 4);
-  } else if (label == "errors") {
+  } else if (label == "errors" && rng() % 2 == 0) {
     simdev::FaultSpec nan;
     nan.type = simdev::FaultType::kNanErrors;
     nan.runtime = "job";
     nan.per_second = uniform(0.3, 2);
     v.scenario.faults.push_back(nan);
+  } else if (label == "errors") {
+    // A device's hardware fails executions (an uncorrectable NeuronCore or HBM error, a DMA
+    // abort, a collectives error).
+    simdev::FaultSpec hw;
+    hw.type = simdev::FaultType::kHardwareError;
+    hw.device = static_cast<int>(rng() % static_cast<unsigned>(spec.device_count));
+    hw.error = static_cast<simdev::HardwareErrorKind>(rng() % 4);
+    hw.per_second = uniform(0.2, 1);
+    v.scenario.faults.push_back(hw);
+    v.description += ", hardware errors on nd" + std::to_string(hw.device);
+  } else if (label == "memory_pressure") {
+    // The job's device memory grows (a leak, activations of a growing sequence) until the HBM
+    // is nearly full.
+    simdev::FaultSpec grow;
+    grow.type = simdev::FaultType::kMemoryGrowth;
+    grow.runtime = "job";
+    grow.start = seconds(20);
+    grow.per_second = uniform(1, 4) * static_cast<double>(spec.hbm_bytes) / 40;
+    grow.limit = uniform(0.92, 0.99);
+    v.scenario.faults.push_back(grow);
+    v.description += ", memory growing to " + std::to_string(grow.limit).substr(0, 4);
   }
   v.scenario.name = "variant";
   v.scenario.instance = spec.name;
@@ -361,7 +395,7 @@ TEST(Analyzer, GeneratedVariantsAreClassifiedAtLeast95PercentOfTheTime) {
   for (const char* preset : {"trn2.48xlarge", "trn1.32xlarge"}) {
     const simdev::InstanceSpec spec = *simdev::FindPreset(preset);
     for (const char* label : {"healthy", "input_bound", "collective_bound", "hbm_bound",
-                              "straggler", "errors", "idle_allocated"}) {
+                              "straggler", "errors", "idle_allocated", "memory_pressure"}) {
       for (int i = 0; i < 8; ++i) variants.push_back(MakeVariant(label, spec, rng));
     }
   }
@@ -544,6 +578,78 @@ TEST(Analyzer, ClusterHangIsNamedOnTheStuckNodeAndSeenOnTheOthers) {
       EXPECT_NE(verdict.summary().find("on another host"), std::string::npos) << verdict.summary();
     }
   }
+}
+
+// Memory pressure names the full device, what the runtime holds there and the neighbour holding
+// the most besides it; an idle neighbour keeps its own idle_allocated verdict; the pressure
+// lifts only once the device is 3 points below the threshold.
+TEST(Analyzer, MemoryPressureNamesTheDeviceAndWhoHoldsIt) {
+  Result<simdev::Scenario> scenario = simdev::ParseScenario(R"({
+    "name": "pressure",
+    "instance": "inf2.48xlarge",
+    "runtimes": [
+      {"name": "serve", "tag": "serve", "pid": 700, "workers": "single", "devices": [0],
+       "load": "5s", "inference": {"parameters": 7.0e9, "requests_per_second": 40}},
+      {"name": "notebook", "tag": "notebook", "pid": 900, "workers": "single", "devices": [1],
+       "load": "5s", "idle": {}}
+    ],
+    "faults": [{"type": "memory_growth", "runtime": "serve", "start": "20s", "end": "60s",
+                "bytes_per_second": 2000000000}]
+  })",
+                                                            "pressure.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().ToString();
+  SimRun run(*simdev::FindPreset("inf2.48xlarge"), *scenario);
+  v1::Finding pressure;
+  int onset = -1;
+  for (int t = 0; t <= 70 && onset < 0; ++t) {
+    const Analysis& a = run.At(t);
+    if (Verdict(a, 700) == "memory_pressure") {
+      onset = t;
+      pressure = a.runtimes.at(700).front();
+      EXPECT_EQ(Verdict(a, 0), "memory_pressure") << a.instance.summary();
+      EXPECT_EQ(Verdict(a, 900), "idle_allocated");
+    }
+  }
+  ASSERT_GE(onset, 0) << "never said";
+  EXPECT_EQ(pressure.severity(), v1::SEVERITY_WARNING);
+  EXPECT_NE(pressure.summary().find("nd0 HBM "), std::string::npos) << pressure.summary();
+  EXPECT_NE(pressure.summary().find("% full ("), std::string::npos) << pressure.summary();
+  EXPECT_NE(pressure.summary().find("most of it tensors"), std::string::npos) << pressure.summary();
+  EXPECT_NE(pressure.advice().find("free device memory"), std::string::npos);
+  ASSERT_FALSE(pressure.evidence().empty());
+  bool cited = false;
+  for (const v1::Evidence& e : pressure.evidence()) {
+    if (e.name() != "hbm_used_percent") continue;
+    cited = true;
+    EXPECT_GE(e.value(), 90);
+    EXPECT_EQ(e.threshold(), 90);
+  }
+  EXPECT_TRUE(cited);
+}
+
+TEST(Analyzer, MemoryPressureNamesTheNeighbourOnTheSameDevice) {
+  // Two workers of one server on the two cores of device 0: each names the other.
+  Result<simdev::Scenario> scenario = simdev::ParseScenario(R"({
+    "name": "pressure",
+    "instance": "inf2.48xlarge",
+    "runtimes": [
+      {"name": "serve", "tag": "serve{rank}", "pid": 700, "workers": "per_core", "devices": [0],
+       "load": "5s", "inference": {"parameters": 3.0e9, "requests_per_second": 5}}
+    ],
+    "faults": [{"type": "memory_growth", "runtime": "serve", "start": "20s",
+                "bytes_per_second": 2000000000}]
+  })",
+                                                            "pressure.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().ToString();
+  SimRun run(*simdev::FindPreset("inf2.48xlarge"), *scenario);
+  for (int t = 0; t <= 60; ++t) {
+    const Analysis& a = run.At(t);
+    if (Verdict(a, 700) != "memory_pressure") continue;
+    const std::string& summary = a.runtimes.at(700).front().summary();
+    EXPECT_NE(summary.find("; pid 701 (serve1) holds "), std::string::npos) << summary;
+    return;
+  }
+  FAIL() << "never said";
 }
 
 }  // namespace

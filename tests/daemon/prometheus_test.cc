@@ -232,6 +232,39 @@ TEST(Prometheus, RuntimeSeriesAreLabelledWithPodAndSlurmJob) {
   EXPECT_EQ(RunPromtool(text, &output), 0) << output;
 }
 
+// Device health as a state set (one series per state, 1 for the current one), the reasons with
+// their actions, power and the driver's error counters: ecc-degradation's device 3 has failed.
+TEST(Prometheus, DeviceHealthIsAStateSetWithItsReasons) {
+  SimCore sim("trn2.48xlarge", "ecc-degradation", {200, 205});
+  const Exposition e = sim.Build();
+  const auto health = [&](const char* device, const char* state) {
+    return Value(e, "neuron_device_health", {{"neuron_device_index", device}, {"state", state}});
+  };
+  EXPECT_EQ(health("3", "failed"), 1);
+  EXPECT_EQ(health("3", "degraded"), 0);
+  EXPECT_EQ(health("3", "ok"), 0);
+  EXPECT_EQ(health("2", "ok"), 1);
+  EXPECT_EQ(health("2", "failed"), 0);
+  EXPECT_EQ(Value(e, "neuron_device_health_reason",
+                  {{"neuron_device_index", "3"}, {"code", "mem_ecc_uncorrected"}}),
+            1);
+  const MetricFamily* reasons = Family(e, "neuron_device_health_reason");
+  ASSERT_NE(reasons, nullptr);
+  for (const MetricSample& s : reasons->samples) {
+    EXPECT_EQ(LabelOf(s, "neuron_device_index"), "3") << "only the unhealthy device has reasons";
+    if (LabelOf(s, "code") == "mem_ecc_uncorrected") EXPECT_EQ(LabelOf(s, "action"), "replace");
+  }
+  const DeviceCounters& nd3 = sim.core().history().newest()->devices[3];
+  EXPECT_EQ(Value(e, "neuron_device_hardware_errors_total",
+                  {{"neuron_device_index", "3"}, {"type", "events"}}),
+            static_cast<double>(nd3.errors.events));
+  EXPECT_NEAR(Value(e, "neuron_device_power_utilization_ratio", {{"neuron_device_index", "3"}}),
+              nd3.power.average_percent / 100, 1e-12);
+  if (access(testing::kPromtool, X_OK) != 0) GTEST_SKIP() << "promtool is not installed";
+  std::string output;
+  EXPECT_EQ(RunPromtool(RenderText(e), &output), 0) << output;
+}
+
 TEST(Prometheus, TwoRuntimesWithOneTagStayApart) {
   SimCore sim("trn1.32xlarge", "healthy-training", {40, 45});
   Snapshot end = *sim.core().history().newest();

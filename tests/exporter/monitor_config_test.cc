@@ -76,7 +76,7 @@ TEST(MonitorConfig, EachErrorNamesTheField) {
       "collectives_stats, bottleneck_analysis)");
   EXPECT_EQ(ErrorOf(R"({"system_metrics": [{"type": "memory_used"}]})"),
             "monitor.conf: system_metrics[0].type: unknown metric group \"memory_used\" (use "
-            "vcpu_usage, memory_info, neuron_hw_counters, hbm_stats)");
+            "vcpu_usage, memory_info, neuron_hw_counters, hbm_stats, device_health)");
   EXPECT_EQ(ErrorOf(R"({"period": "5"})"),
             "monitor.conf: period: \"5\": missing unit (use e.g. \"5s\")");
   EXPECT_EQ(ErrorOf(R"({"period": "1ms"})"),
@@ -113,7 +113,7 @@ TEST(MonitorConfig, SubscriptionsOnePerSelectorSystemOnTheFirst) {
 TEST(MonitorConfig, DefaultIsEveryGroupEveryFiveSeconds) {
   const std::vector<v1::Subscribe> subs = MonitorSubscriptions(DefaultMonitorConfig());
   ASSERT_EQ(subs.size(), 1u);
-  EXPECT_EQ(subs[0].groups_size(), 10);
+  EXPECT_EQ(subs[0].groups_size(), 11);
   for (const v1::GroupSubscription& g : subs[0].groups()) EXPECT_EQ(g.period_ns(), 5'000'000'000u);
   EXPECT_TRUE(subs[0].tag_filter().empty());
 }

@@ -266,11 +266,13 @@ TEST(MonitorJsonStructure, ExtensionsOffRemovesExactlyTheExtensionGroups) {
   const MonitorState state = Trn2Mixed();
   nlohmann::ordered_json full = nlohmann::ordered_json::parse(RenderMonitorJson(state));
   ASSERT_TRUE(full["system_data"].contains("hbm_stats"));
+  ASSERT_TRUE(full["system_data"].contains("device_health"));
   ASSERT_TRUE(full["system_data"].contains("bottleneck_analysis"));
   ASSERT_TRUE(full["neuron_runtime_data"][0]["report"].contains("collectives_stats"));
   ASSERT_TRUE(full["neuron_runtime_data"][0]["report"].contains("bottleneck_analysis"));
   ASSERT_TRUE(full["neuron_runtime_data"][0].contains("attribution"));
   full["system_data"].erase("hbm_stats");
+  full["system_data"].erase("device_health");
   full["system_data"].erase("bottleneck_analysis");
   for (auto& runtime : full["neuron_runtime_data"]) {
     runtime.erase("attribution");
@@ -469,6 +471,55 @@ TEST(MonitorJson, ExtensionGroupsLayout) {
             std::string(R"({"neuron_runtime_data":[{"pid":1,"neuron_runtime_tag":"1","error":"",)"
                         R"("report":{}}],"system_data":{},)") +
                 kEmptyInfo);
+}
+
+TEST(MonitorJson, DeviceHealthLayout) {
+  v1::Report report;
+  v1::DeviceHealthStats& stats = *report.mutable_system()->mutable_device_health();
+  stats.set_period_ns(5'000'000'000);
+  v1::DeviceHealth& ok = *stats.add_devices();
+  ok.set_neuron_device_index(0);
+  ok.set_state(v1::HEALTH_STATE_OK);
+  ok.mutable_power()->set_average_percent(18.86);
+  ok.mutable_power()->set_min_percent(0.86);
+  ok.mutable_power()->set_max_percent(25);
+  ok.mutable_power()->set_sampled_unix_ns(1767225600'000000000);
+  v1::DeviceHealth& bad = *stats.add_devices();
+  bad.set_neuron_device_index(1);
+  bad.set_state(v1::HEALTH_STATE_FAILED);
+  bad.set_action(v1::HEALTH_ACTION_REPLACE);
+  bad.set_advice("replace it");
+  v1::HealthReason& reason = *bad.add_reasons();
+  reason.set_code("mem_ecc_uncorrected");
+  reason.set_text("2 uncorrectable HBM ECC errors since the driver loaded");
+  reason.set_state(v1::HEALTH_STATE_FAILED);
+  reason.set_action(v1::HEALTH_ACTION_REPLACE);
+  bad.mutable_power()->set_unavailable("the driver has no reading yet (POWER_STATUS_NO_DATA)");
+  bad.mutable_errors_total()->set_mem_ecc_uncorrected(2);
+  bad.set_errors_unavailable("the driver does not expose health_status/hw_error_event");
+  const std::string zero = R"({"mem_ecc_uncorrected":0,"mem_ecc_repairable":0,)"
+                           R"("sram_ecc_uncorrected":0,"nc_uncorrectable":0,"hbm_uncorrectable":0,)"
+                           R"("dma_abort":0,"collectives":0,"events":0})";
+  const std::string two = R"({"mem_ecc_uncorrected":2,"mem_ecc_repairable":0,)"
+                          R"("sram_ecc_uncorrected":0,"nc_uncorrectable":0,"hbm_uncorrectable":0,)"
+                          R"("dma_abort":0,"collectives":0,"events":0})";
+  EXPECT_EQ(Render(report),
+            R"({"neuron_runtime_data":[],"system_data":{"device_health":{"period":5,)"
+            R"("neuron_devices":[{"neuron_device_index":0,"state":"ok","action":"none",)"
+            R"("advice":"","reasons":[],"power":{"utilization_percent":18.86,"min_percent":0.86,)"
+            R"("max_percent":25,"sampled":1767225600,"error":""},"hardware_errors":)" +
+                zero + R"(,"hardware_errors_total":)" + zero +
+                R"(,"error":""},{"neuron_device_index":1,"state":"failed","action":"replace",)"
+                R"("advice":"replace it","reasons":[{"code":"mem_ecc_uncorrected","text":)"
+                R"("2 uncorrectable HBM ECC errors since the driver loaded","state":"failed",)"
+                R"("action":"replace"}],"power":{"error":"power unavailable: the driver has no )"
+                R"x(reading yet (POWER_STATUS_NO_DATA)"},"hardware_errors":)x" +
+                zero + R"(,"hardware_errors_total":)" + two +
+                R"(,"error":"hardware errors unavailable: the driver does not expose )"
+                R"(health_status/hw_error_event"}],"error":""}},)" +
+                kEmptyInfo);
+  EXPECT_EQ(Render(report, kAwsOnly),
+            std::string(R"({"neuron_runtime_data":[],"system_data":{},)") + kEmptyInfo);
 }
 
 // ---- merging reports ----

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "proto/names/names.h"
+
 namespace neuronmon::exporter {
 namespace {
 
@@ -204,6 +206,47 @@ instance-id: i-09e7a3b60c6a6eac8
 | 0      | 2      | 0-1      | 32 GB  | 0000:00:1e.0 | 16237 | 0-7      | -1   | python equinox_mnist_verification.py | 2.27.23 |
 +--------+--------+----------+--------+--------------+-------+----------+------+--------------------------------------+---------+
 )");
+}
+
+// --who: USER and JOB after the AWS columns; JOB is the Slurm job (with its array task), else
+// namespace/pod, else the container; unknown is NA, and the default table does not change.
+TEST(RenderTable, WhoAddsUserAndJobColumns) {
+  v1::Inventory inventory = Trn1_2xlarge();
+  inventory.mutable_instance_info()->set_instance_id("i-09e7a3b60c6a6eac8");
+  const std::string aws = RenderTable(inventory, {});
+  v1::Attribution* a = inventory.mutable_processes(0)->mutable_attribution();
+  a->set_user("alice");
+  a->set_slurm_job_id("4242");
+  a->set_slurm_array_job_id("4242");
+  a->set_slurm_array_task_id("7");
+  EXPECT_EQ(RenderTable(inventory, {}), aws);
+  const std::string who = RenderTable(inventory, {.who = true});
+  EXPECT_NE(who.find("|  PID  |   CPU    | NUMA |               COMMAND                | RUNTIME | "
+                     "USER  |  JOB   |\n"),
+            std::string::npos)
+      << who;
+  EXPECT_NE(who.find("| python equinox_mnist_verification.py | 2.27.23 | alice | 4242_7 |\n"),
+            std::string::npos)
+      << who;
+  a->Clear();
+  a->set_uid(1000);
+  a->set_pod("vllm-0\x1b[2J");
+  a->set_namespace_("inference");
+  const std::string pod = RenderTable(inventory, {.wide = true, .who = true});
+  EXPECT_NE(pod.find("| 1000 | inference/vllm-0 |"), std::string::npos) << pod;
+  EXPECT_EQ(pod.find('\x1b'), std::string::npos);
+  a->Clear();
+  EXPECT_NE(RenderTable(inventory, {.who = true}).find("| 2.27.23 | NA   | NA  |"),
+            std::string::npos)
+      << RenderTable(inventory, {.who = true});
+  // The JSON: an attribution object with what is known, only with --who.
+  a->set_user("alice");
+  a->set_container_id(std::string(64, 'a'));
+  EXPECT_EQ(RenderJson(inventory, {}).find("attribution"), std::string::npos);
+  const std::string json = RenderJson(inventory, {.who = true});
+  EXPECT_NE(json.find("\"attribution\": {\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"user\": \"alice\""), std::string::npos) << json;
+  EXPECT_EQ(JobOf(*a), std::string(12, 'a'));
 }
 
 TEST(RenderTable, Trn2FirstRowAndHeaderLines) {

@@ -117,6 +117,46 @@ TEST(Host, WhatTheDriverCannotGiveIsUnmeasuredWithTheReason) {
   EXPECT_EQ(s.UnmeasuredReason(Signal::kCoreActivity), "");
 }
 
+// Health is judged on the driver's own totals since it loaded — counted already at the first read —
+// and its power reading; what an older driver lacks is named, never read as 0.
+TEST(Host, HealthCountersAndPowerAreTheDriversOwn) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();  // device 3: 2 uncorrected, 4 repairable HBM ECC errors
+  tree.Write(tree.Device(5, "neuron_core1/stats/status/hw_nc_ue_error/total"), "3\n");
+  tree.Write(tree.Device(5, "neuron_core0/stats/status/hw_dma_abort_error/total"), "1\n");
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  ASSERT_EQ(s.devices.size(), 16u);
+  EXPECT_EQ(s.devices[3].errors.mem_ecc_uncorrected, 2u);
+  EXPECT_EQ(s.devices[3].errors.mem_ecc_repairable, 4u);
+  EXPECT_EQ(s.devices[2].errors.Total(), 0u);
+  EXPECT_EQ(s.devices[5].errors.nc_uncorrectable, 3u);
+  EXPECT_EQ(s.devices[5].errors.dma_abort, 1u);
+  // Driver 2.26 has no health_status: its event counter is named as missing.
+  EXPECT_EQ(s.devices[0].errors_unavailable,
+            "the driver does not expose health_status/hw_error_event (driver 2.28+)");
+  const DevicePower& p = s.devices[1].power;
+  EXPECT_EQ(p.unavailable, "");
+  EXPECT_DOUBLE_EQ(p.average_percent, 24.76);
+  EXPECT_DOUBLE_EQ(p.min_percent, 12.01);
+  EXPECT_DOUBLE_EQ(p.max_percent, 31.01);
+  EXPECT_EQ(p.sampled_unix_ns, 1'758'000'001'000'000'000);
+}
+
+TEST(Host, APowerFileWithoutAReadingSaysWhy) {
+  FakeTree tree;
+  tree.WritePartialTree();  // neuron0: no stats/power; neuron1: POWER_STATUS_NO_DATA
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  ASSERT_EQ(s.devices.size(), 3u);
+  EXPECT_EQ(s.devices[0].power.unavailable, "the driver exposes no stats/power/utilization");
+  EXPECT_EQ(s.devices[1].power.unavailable, "the driver has no reading yet (POWER_STATUS_NO_DATA)");
+  EXPECT_EQ(s.devices[2].power.unavailable, "");
+  EXPECT_EQ(s.devices[2].errors_unavailable, "");  // driver 2.28's tree has every counter
+}
+
 TEST(Host, LiveCountersGiveUtilization) {
   FakeTree tree;
   tree.WriteTrn2_48xlarge_Driver230();

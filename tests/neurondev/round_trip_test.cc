@@ -124,6 +124,22 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
       EXPECT_EQ(next.devices[d].ecc.sram_uncorrected - read.devices[d].ecc.sram_uncorrected,
                 next_truth.devices[d].ecc.sram_uncorrected - truth.devices[d].ecc.sram_uncorrected)
           << "device " << d;
+      // Health: the driver's totals and its power reading, as the simulator had them.
+      const HardwareErrors& e = next.devices[d].errors;
+      const HardwareErrors& w = next_truth.devices[d].errors;
+      EXPECT_EQ(e.mem_ecc_uncorrected, w.mem_ecc_uncorrected) << "device " << d;
+      EXPECT_EQ(e.sram_ecc_uncorrected, w.sram_ecc_uncorrected) << "device " << d;
+      EXPECT_EQ(e.mem_ecc_repairable, w.mem_ecc_repairable) << "device " << d;
+      EXPECT_EQ(e.events, w.events) << "device " << d;
+      EXPECT_EQ(e.nc_uncorrectable, w.nc_uncorrectable) << "device " << d;
+      const DevicePower& p = next.devices[d].power;
+      const DevicePower& q = next_truth.devices[d].power;
+      EXPECT_EQ(p.unavailable.empty(), q.unavailable.empty())
+          << p.unavailable << " / " << q.unavailable;
+      if (p.unavailable.empty() && q.unavailable.empty()) {
+        EXPECT_NEAR(p.average_percent, q.average_percent, 0.006) << "device " << d;
+        EXPECT_NEAR(p.max_percent, q.max_percent, 0.006) << "device " << d;
+      }
     }
     ASSERT_EQ(next.runtimes.size(), next_truth.runtimes.size());
     for (std::size_t r = 0; r < next.runtimes.size(); ++r) {

@@ -213,8 +213,13 @@ TEST_F(DriverTreeTrn2, WritesADeviceAsTheDriverPrintsIt) {
             Line(s.devices[3].ecc.mem_uncorrected));
   EXPECT_EQ(Slurp(roots.Device(3, "stats/hardware/health_status/hw_error_event")), "0\n");
   const auto wall = std::chrono::duration_cast<seconds>(s.wall.time_since_epoch()).count();
-  EXPECT_EQ(Slurp(roots.Device(3, "stats/power/utilization")),
-            "POWER_STATUS_NO_DATA," + std::to_string(wall) + ",0.00,0.00,0.00\n");
+  const DevicePower& power = s.devices[3].power;
+  ASSERT_EQ(power.unavailable, "");
+  char line[96];
+  std::snprintf(line, sizeof line, "POWER_STATUS_VALID,%lld,%.2f,%.2f,%.2f\n",
+                static_cast<long long>(wall), power.min_percent, power.max_percent,
+                power.average_percent);
+  EXPECT_EQ(Slurp(roots.Device(3, "stats/power/utilization")), line);
 
   // Executions count on the first physical core of the worker's lowest logical core.
   ASSERT_GT(worker->executions.completed, 0u);

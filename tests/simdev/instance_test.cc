@@ -137,6 +137,12 @@ bool SameCounters(const Snapshot& a, const Snapshot& b) {
   }
   for (std::size_t d = 0; d < a.devices.size(); ++d) {
     if (a.devices[d].hbm_read_bytes != b.devices[d].hbm_read_bytes) return false;
+    const DevicePower& p = a.devices[d].power;
+    const DevicePower& q = b.devices[d].power;
+    if (p.unavailable != q.unavailable || p.average_percent != q.average_percent ||
+        p.max_percent != q.max_percent ||
+        a.devices[d].errors.Total() != b.devices[d].errors.Total())
+      return false;
   }
   for (std::size_t r = 0; r < a.runtimes.size(); ++r) {
     const RuntimeSample& x = a.runtimes[r];
@@ -424,6 +430,84 @@ TEST(Instance, FaultsHaveTheirEffects) {
   EXPECT_EQ(Tagged(s61, "b"), nullptr);
   const std::uint64_t core8 = s61.cores[8].busy_ns;
   EXPECT_EQ(inst->Read(seconds(90)).cores[8].busy_ns, core8) << "exited runtime's core stays idle";
+}
+
+constexpr std::string_view kHealthScenario = R"({
+  "name": "health",
+  "runtimes": [
+    {"name": "a", "tag": "a{rank}", "devices": "0-1", "load": "1s",
+     "training": {"tokens_per_step": 65536, "warmup": {"steps": 0}}}
+  ],
+  "faults": [
+    {"type": "hardware_error", "device": 1, "error": "dma", "start": "10s", "end": "15s",
+     "per_second": 2},
+    {"type": "hardware_error", "device": 3, "error": "event", "start": "10s", "per_second": 1},
+    {"type": "ecc", "device": 0, "severity": "repairable", "start": "10s", "end": "12s",
+     "per_second": 1},
+    {"type": "ecc", "device": 0, "severity": "uncorrected", "start": "20s", "end": "21s",
+     "per_second": 1}
+  ]
+})";
+
+TEST(Instance, HardwareErrorFaultsCountOnTheDeviceAndFailItsExecutions) {
+  auto inst = FromJson(kHealthScenario);
+  const Snapshot s9 = inst->Read(seconds(9));
+  const Snapshot s30 = inst->Read(seconds(30));
+  EXPECT_EQ(s9.devices[1].errors.Total(), 0u);
+  EXPECT_EQ(s30.devices[1].errors.dma_abort, 10u);
+  EXPECT_EQ(s30.devices[1].errors.events, 10u);  // each abort is an event too
+  EXPECT_EQ(s30.devices[3].errors.events, 20u);  // events alone
+  EXPECT_EQ(s30.devices[3].errors.dma_abort, 0u);
+  EXPECT_EQ(s30.devices[0].errors.mem_ecc_repairable, 2u);
+  EXPECT_EQ(s30.devices[0].errors.mem_ecc_uncorrected, 1u);
+  EXPECT_EQ(s30.devices[0].ecc.mem_uncorrected, 1u);  // repairable ones are not in ecc
+  // The runtime on devices 0 and 1 ran into the aborts, the repairable and the uncorrected errors;
+  // the events on device 3 (not its device) fail nothing.
+  EXPECT_EQ(Tagged(s30, "a1")->executions.hardware - Tagged(s9, "a1")->executions.hardware, 10u);
+  EXPECT_EQ(Tagged(s30, "a0")->executions.hardware - Tagged(s9, "a0")->executions.hardware, 3u);
+}
+
+TEST(Instance, PowerFollowsTheLoadOfTheLastWholeMinute) {
+  auto inst = Make("healthy-training", "sim:trn1.32xlarge");
+  EXPECT_FALSE(inst->Read(Nanos(0)).devices[0].power.unavailable.empty()) << "no reading at 0";
+  // Loading (the first seconds): near idle; training at full tilt: most of the full-load figure.
+  const Snapshot early = inst->Read(seconds(3));
+  ASSERT_EQ(early.devices[0].power.unavailable, "");
+  EXPECT_LT(early.devices[0].power.average_percent, 5);
+  const Snapshot busy = inst->Read(seconds(150));
+  const DevicePower& p = busy.devices[0].power;
+  ASSERT_EQ(p.unavailable, "");
+  EXPECT_GT(p.average_percent, 0.6 * inst->spec().power_full_percent);
+  EXPECT_LE(p.average_percent, 1.05 * inst->spec().power_full_percent);
+  EXPECT_LT(p.min_percent, p.average_percent);
+  EXPECT_GT(p.max_percent, p.average_percent);
+  // Refreshed once a minute: the same reading within the minute, a new one after it.
+  EXPECT_EQ(inst->Read(seconds(170)).devices[0].power.average_percent, p.average_percent);
+  // An idle instance draws its idle figure, as inf2 reads idle (0.56%).
+  auto idle = Make("idle", "sim:inf2.48xlarge");
+  const DevicePower q = idle->Read(seconds(150)).devices[5].power;
+  ASSERT_EQ(q.unavailable, "");
+  EXPECT_NEAR(q.average_percent, 0.6, 0.05);
+}
+
+TEST(Instance, MemoryGrowthFillsTheDevicesUpToItsLimit) {
+  auto inst = Make("memory-pressure");
+  const auto device_memory = [&](int t) {
+    const Snapshot s = inst->Read(seconds(t));
+    std::uint64_t bytes = 0;
+    for (const RuntimeSample& r : s.runtimes) {
+      for (const CoreMemory& c : r.memory->cores) {
+        if (c.core / static_cast<std::uint32_t>(inst->spec().cores_per_device()) == 0)
+          bytes += c.Total();
+      }
+    }
+    return static_cast<double>(bytes) / static_cast<double>(inst->spec().hbm_bytes);
+  };
+  const double before = device_memory(50);
+  const double later = device_memory(150);
+  EXPECT_GT(later, before + 0.05) << before << " -> " << later;
+  EXPECT_LE(device_memory(3600), 0.97 + 1e-9);  // the fault's limit
+  EXPECT_GE(device_memory(3600), 0.96);
 }
 
 TEST(Instance, InventoryListsLiveProcessesAndExpectations) {

@@ -31,6 +31,7 @@ TEST(Scenario, EveryBuiltinParsesAndRunsOnItsInstance) {
                                              "idle-allocated",
                                              "inference-serving",
                                              "input-bound",
+                                             "memory-pressure",
                                              "mixed",
                                              "multi-node",
                                              "straggler"};
@@ -118,7 +119,13 @@ TEST(Scenario, ErrorsNameTheFileAndTheField) {
   EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "meteor"}]})"),
             "my.json: faults[0].type: \"meteor\" is not one of ecc, runtime_exit, device_lost, "
             "nan_errors, timeouts, device_reset, slowdown, hang, input_slowdown, "
-            "network_slowdown, stall, hbm_traffic");
+            "network_slowdown, stall, hbm_traffic, hardware_error, memory_growth");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "ecc", "device": 0, "memory": "sram",
+                                                  "severity": "repairable"}]})"),
+            "my.json: faults[0].severity: only HBM errors are repairable");
+  EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "hardware_error", "device": 0,
+                                                  "error": "cosmic"}]})"),
+            "my.json: faults[0].error: \"cosmic\" is not one of nc, hbm, dma, collectives, event");
   EXPECT_EQ(ErrorOf(R"({"name": "x", "faults": [{"type": "ecc"}]})"),
             "my.json: faults[0].device: required for a ecc fault");
   EXPECT_EQ(ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "idle": {}}],
@@ -140,7 +147,7 @@ TEST(Scenario, ErrorsNameTheFileAndTheField) {
       ErrorOf(R"({"name": "x", "runtimes": [{"name": "a", "idle": {},
                        "expect": [{"from": "1s", "diagnosis": "sleepy"}]}]})"),
       "my.json: runtimes[0].expect[0].diagnosis: \"sleepy\" is not one of healthy, input_bound, "
-      "collective_bound, hbm_bound, straggler, idle_allocated, errors, hang");
+      "collective_bound, hbm_bound, straggler, idle_allocated, errors, hang, memory_pressure");
   EXPECT_EQ(ErrorOf("{\"name\": \"x\",\n  \"runtimes\": [}"),
             "my.json: parse error at line 2, column 16: syntax error while parsing value - "
             "unexpected '}'; expected '[', '{', or a literal");

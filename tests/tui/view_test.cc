@@ -208,6 +208,32 @@ TEST(View, ARuntimesTabSaysWhoRunsIt) {
   EXPECT_FALSE(serving.empty());
 }
 
+// A failed device is marked on its grid row and comes first in the Diagnosis with what to do; every
+// HBM row ends with the device's power.
+TEST(View, UnhealthyDevicesAreMarkedAndExplained) {
+  static const Model m = testing::BuildModel("sim:trn2.48xlarge", "ecc-degradation", 200);
+  TextCanvas c(200, 80);
+  Render(m, Plain(), c);
+  const std::string text = c.Text();
+  EXPECT_NE(text.find("\nND3X "), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nND2X"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nND2!"), std::string::npos) << text;
+  const std::size_t diagnosis = text.find("\nDiagnosis");
+  ASSERT_NE(diagnosis, std::string::npos) << text;
+  const std::size_t line = text.find("\nND3 failed: ", diagnosis);
+  ASSERT_NE(line, std::string::npos) << text;
+  EXPECT_EQ(text.find('\n', diagnosis + 1), line) << "the device's line comes first";
+  EXPECT_NE(text.find("uncorrectable HBM ECC errors since the driver loaded", line),
+            std::string::npos);
+  EXPECT_NE(text.find("— replace: drain it and replace the hardware", line), std::string::npos);
+  EXPECT_NE(text.find(" pwr "), std::string::npos) << text;
+  // A healthy instance has no mark and no device line.
+  TextCanvas healthy(200, 80);
+  Render(Trn1Large(), Plain(), healthy);
+  EXPECT_EQ(healthy.Text().find(" failed: "), std::string::npos);
+  EXPECT_EQ(healthy.Text().find(" degraded: "), std::string::npos);
+}
+
 TEST(Format, AttributionSaysWhatIsKnown) {
   v1::Attribution a;
   EXPECT_EQ(AttributionText(a), "");
