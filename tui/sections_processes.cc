@@ -19,7 +19,8 @@ struct Column {
 constexpr int kCommandMin = 12;
 
 // The columns that fit `width`: COMMAND takes what the others leave; when they leave less than
-// kCommandMin, the least needed columns go first (cores, devices, host memory, job, user).
+// kCommandMin, the least needed columns go first (cores, devices, host memory), then JOB narrows,
+// then user and job go.
 std::vector<Column> Columns(int width) {
   std::vector<Column> cols = {
       {ProcessColumn::kPid, 7, true},        {ProcessColumn::kUser, 10, false},
@@ -35,9 +36,17 @@ std::vector<Column> Columns(int width) {
   };
   for (ProcessColumn drop :
        {ProcessColumn::kCores, ProcessColumn::kDevices, ProcessColumn::kHostMemory,
-        ProcessColumn::kJob, ProcessColumn::kUser}) {
+        ProcessColumn::kJob, ProcessColumn::kUser, ProcessColumn::kJob}) {
     if (width - used() >= kCommandMin) break;
-    std::erase_if(cols, [&](const Column& c) { return c.column == drop; });
+    auto it =
+        std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.column == drop; });
+    if (it == cols.end()) continue;
+    // The first time, JOB only narrows (an ellipsis says when it is cut).
+    if (drop == ProcessColumn::kJob && it->width > 12) {
+      it->width = 12;
+    } else {
+      cols.erase(it);
+    }
   }
   cols.push_back({ProcessColumn::kCommand, std::max(0, width - used()), false});
   return cols;
@@ -116,8 +125,11 @@ void DrawPromptLine(Ctx& ctx, int y, int listed, int total) {
     std::string choices;
     for (const SignalChoice& s : SignalChoices())
       choices += std::string(choices.empty() ? "" : " ") + s.key + ":" + (s.name + 3);
+    // A long command is cut so that the keys stay in view.
+    std::string command(TakeColumns(v.confirm_command, 40));
+    if (command.size() < v.confirm_command.size()) command += ctx.glyphs.more;
     const std::string text = " Send " + SignalName(v.confirm_signal) + " to pid " +
-                             std::to_string(*v.confirm_pid) + " (" + v.confirm_command +
+                             std::to_string(*v.confirm_pid) + " (" + command +
                              ")?  y/Enter: send  n/Esc: cancel  " + choices;
     c.Put(0, y, std::string(static_cast<std::size_t>(c.width()), ' '), Role::kBanner);
     Text(c, 0, y, c.width(), text, Role::kBanner);

@@ -126,6 +126,13 @@ TEST(ProcessesView, TheConfirmationNamesSignalPidAndCommand) {
                         "n/Esc: cancel  t:TERM i:INT h:HUP k:KILL"),
             std::string::npos)
       << screen;
+  v.procs.confirm_command = "torchrun --nproc-per-node 6 train_llama.py --model llama3-8b --bf16";
+  v.procs.confirm_signal = SIGKILL;
+  const std::string cut = Draw(testing::ProcessModel(false), v);
+  EXPECT_NE(cut.find("Send SIGKILL to pid 100 (torchrun --nproc-per-node 6 train_llama.…)?  "
+                     "y/Enter: send"),
+            std::string::npos)
+      << cut;
 }
 
 TEST(ProcessesView, ThePickerListsEveryColumnAndMarksTheSortedOne) {
@@ -157,10 +164,17 @@ TEST(ProcessesView, ANoticeTakesTheKeyHelpRow) {
 TEST(ProcessesView, NarrowTerminalsKeepPidUtilizationVerdictAndSomeCommand) {
   const std::string screen = Draw(testing::ProcessModel(false), ProcessesShown(), 80, 12);
   const std::string headings = LineWith(screen, "PID");
-  for (const char* column : {"UTIL", "VERDICT", "DEVICE MEM", "COMMAND"})
+  for (const char* column : {"USER", "JOB", "UTIL", "VERDICT", "DEVICE MEM", "COMMAND"})
     EXPECT_NE(headings.find(column), std::string::npos) << column << "\n" << screen;
   EXPECT_EQ(headings.find("CORES"), std::string::npos) << screen;
   EXPECT_NE(LineWith(screen, "input_bound").find("python"), std::string::npos) << screen;
+  EXPECT_NE(LineWith(screen, "vllm serve").find("inference/v…"), std::string::npos) << screen;
+  // Narrower still: user and job go too; the figures stay.
+  const std::string narrow = Draw(testing::ProcessModel(false), ProcessesShown(), 56, 12);
+  const std::string cols = LineWith(narrow, "PID");
+  EXPECT_EQ(cols.find("USER"), std::string::npos) << narrow;
+  EXPECT_NE(cols.find("UTIL"), std::string::npos) << narrow;
+  EXPECT_NE(cols.find("VERDICT"), std::string::npos) << narrow;
 }
 
 TEST(ProcessesView, EverySizeOnTheMixedScenarioStaysInside) {
