@@ -18,7 +18,6 @@
 #include "tui/keymap.h"
 #include "tui/model.h"
 #include "tui/ncurses_canvas.h"
-#include "tui/process_signal.h"
 #include "tui/replay_player.h"
 #include "tui/view.h"
 
@@ -75,18 +74,6 @@ int RunOnce(const AppOptions& o, client::Client& c) {
   if (!model.info.empty()) std::cerr << "neuron-top: " << model.info << "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
-}
-
-// The Processes view signals pids only when the daemon runs on this host: over TCP it may not.
-SignalTarget SignalTargetFor(const client::Endpoint& endpoint) {
-  SignalTarget target;
-  if (endpoint.kind == client::Endpoint::Kind::kTcp) {
-    target.refusal =
-        "neuron-top is connected over TCP (--connect): the pids shown may be another host's";
-    return target;
-  }
-  target.sender = KillSender();
-  return target;
 }
 
 // Runs the loop's part of a command; false to quit.

@@ -30,6 +30,10 @@ struct TopState {
 // What keys mean on the screen `state` shows (help, Processes view, an open prompt).
 KeyContext KeysFor(const TopState& state);
 
+// How the Processes view may signal the pids a client connected to `endpoint` shows: with kill(2)
+// when the daemon is on this host (its unix socket, or in-process), refused over TCP.
+SignalTarget SignalTargetFor(const client::Endpoint& endpoint);
+
 // The model the screen shows: `frozen` while paused, else `live`.
 const Model& ShownModel(const TopState& state);
 

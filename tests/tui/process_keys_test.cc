@@ -192,6 +192,25 @@ TEST(ProcessKeys, OverTcpTheRefusalIsShown) {
   EXPECT_TRUE(top.sent.empty());
 }
 
+TEST(ProcessKeys, OnlyADaemonOnThisHostGetsASender) {
+  client::Endpoint tcp;
+  tcp.kind = client::Endpoint::Kind::kTcp;
+  tcp.host = "10.0.0.7";
+  tcp.port = 9414;
+  const SignalTarget remote = SignalTargetFor(tcp);
+  EXPECT_FALSE(remote.sender);
+  EXPECT_EQ(remote.refusal,
+            "neuron-top is connected over TCP (--connect): the pids shown may be another host's");
+  for (client::Endpoint::Kind kind : {client::Endpoint::Kind::kUnix, client::Endpoint::Kind::kAuto,
+                                      client::Endpoint::Kind::kStandalone}) {
+    client::Endpoint local;
+    local.kind = kind;
+    const SignalTarget target = SignalTargetFor(local);
+    EXPECT_TRUE(target.sender);  // not called: the real kill(2)
+    EXPECT_EQ(target.refusal, "");
+  }
+}
+
 TEST(ProcessKeys, AFailedKillShowsTheError) {
   Top top;
   top.error = EPERM;
