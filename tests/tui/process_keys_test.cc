@@ -71,6 +71,18 @@ TEST(ProcessKeys, ArrowsSelectAndTheSelectionFollowsThePidThroughResorting) {
   EXPECT_EQ(top.Selected(), 300u);
 }
 
+TEST(ProcessKeys, PagesMoveByTheLinesTheLastFrameShowed) {
+  Top top;
+  top.Press('p');
+  top.state.frame.process_page = 2;
+  top.Press(Key::kPageDown);  // 300 -> two down: 200
+  EXPECT_EQ(top.Selected(), 200u);
+  top.Press(Key::kPageDown);  // stays on the last
+  EXPECT_EQ(top.Selected(), 200u);
+  top.Press(Key::kPageUp);
+  EXPECT_EQ(top.Selected(), 300u);
+}
+
 TEST(ProcessKeys, SOpensThePickerAndEnterSortsByThePickedColumn) {
   Top top;
   top.Press('p');

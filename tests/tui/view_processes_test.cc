@@ -99,6 +99,12 @@ TEST(ProcessesView, GroupedByJobWithATotalsLine) {
   EXPECT_NE(screen.find("grouped by job"), std::string::npos);
   EXPECT_LT(screen.find("job 70_3"), screen.find("python train.py"));
   EXPECT_LT(screen.find("python train.py"), screen.find("job inference"));
+  // Without UTF-8, ASCII marks.
+  v.utf8 = false;
+  const std::string ascii = Draw(testing::ProcessModel(false), v);
+  EXPECT_NE(ascii.find("- job 70_3 (1 process)"), std::string::npos) << ascii;
+  EXPECT_NE(ascii.find("UTILv"), std::string::npos) << ascii;
+  for (unsigned char ch : ascii) EXPECT_LT(ch, 0x80) << ascii;
 }
 
 TEST(ProcessesView, FilterPromptAndMatches) {
