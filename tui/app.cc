@@ -110,6 +110,7 @@ int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas
   TopState state;
   state.view = StartView(o);
   state.view.refresh_seconds = o.delay_seconds;
+  state.signals = SignalTargetFor(o.endpoint);
   bool quit = false;
   bool dirty = true;
   Steady::time_point last_draw{};
@@ -124,11 +125,12 @@ int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas
     if (::poll(fds, 2, timeout) < 0 && errno != EINTR) break;
     bool input = false;
     while (std::optional<Input> in = canvas.ReadInput()) {
-      if (back != nullptr && in->key == Key::kEscape && !state.view.help) {
+      if (back != nullptr && in->key == Key::kEscape && !state.view.help &&
+          !state.view.procs.shown) {
         *back = true;
         return 0;
       }
-      quit |= !Perform(Apply(Translate(*in, state.view.help), state), canvas);
+      quit |= !Perform(Apply(Translate(*in, KeysFor(state)), state), canvas);
       input = true;
     }
     while (std::optional<client::Event> e = c.Next(std::chrono::milliseconds(0))) {
@@ -337,7 +339,7 @@ bool ReplayKey(const Input& in, ReplayPlayer& player, Model& model, Steady::time
 bool PromptKey(const Input& in, std::string& text) {
   const auto c = static_cast<std::int32_t>(in.key);
   if (in.key == Key::kEscape) return false;
-  if (c == 127 || c == 8) {
+  if (in.key == Key::kBackspace || c == 127 || c == 8) {
     if (!text.empty()) text.pop_back();
   } else if (c >= 0x20 && c < 0x7f && text.size() < 40) {
     text.push_back(static_cast<char>(c));
@@ -355,6 +357,7 @@ int RunReplay(const AppOptions& o) {
   TopState state;
   state.view = StartView(o);
   state.view.refresh_seconds = o.delay_seconds;
+  state.signals.refusal = "a recording is replayed: its pids are not running processes";
   Result<std::unique_ptr<ReplayPlayer>> started = ReplayPlayer::Start(
       std::move(*source), o.delay_seconds, o.replay_speed, state.live, Steady::now());
   if (!started.ok()) {
@@ -392,7 +395,8 @@ int RunReplay(const AppOptions& o) {
     const Steady::time_point now = Steady::now();
     while (std::optional<Input> in = canvas.ReadInput()) {
       input = true;
-      if (in->key == Key::kCtrlC || (!prompting && in->key == CharKey('q'))) {
+      const KeyContext keys = KeysFor(state);
+      if (in->key == Key::kCtrlC || (!prompting && !keys.prompt && in->key == CharKey('q'))) {
         quit = true;
         break;
       }
@@ -409,8 +413,12 @@ int RunReplay(const AppOptions& o) {
         continue;
       }
       problem.clear();
-      if (!state.view.help && ReplayKey(*in, player, state.live, now, &prompting)) continue;
-      quit |= !Perform(Apply(Translate(*in, state.view.help), state), canvas);
+      // The Processes view's prompts take every key, and its Home/End select a process.
+      const bool list_key = keys.processes && (in->key == Key::kHome || in->key == Key::kEnd);
+      if (!state.view.help && !keys.prompt && !list_key &&
+          ReplayKey(*in, player, state.live, now, &prompting))
+        continue;
+      quit |= !Perform(Apply(Translate(*in, keys), state), canvas);
     }
     state.view.paused = false;  // pausing a replay stops its clock; the screen shows what it plays
     const bool played = player.Advance(state.live, now);

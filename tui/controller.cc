@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "proto/common/terminal_text.h"
+#include "tui/process_keys.h"
 
 namespace neuronmon::tui {
 namespace {
@@ -60,6 +61,7 @@ void ChangeTab(const Command& command, int tabs, ViewState& v) {
 void Click(const Command& command, const Frame& frame, const Model& shown, ViewState& v) {
   for (const Hit& h : frame.hits) {
     if (command.y != h.y || command.x < h.x0 || command.x >= h.x1) continue;
+    if (h.kind == Hit::Kind::kProcess) continue;  // the Processes view's (process_keys.cc)
     if (h.kind == Hit::Kind::kTab) {
       v.tab = h.index - 1;
       v.tree_cursor = 0;
@@ -99,9 +101,19 @@ const Model& ShownModel(const TopState& state) {
   return state.view.paused ? state.frozen : state.live;
 }
 
+KeyContext KeysFor(const TopState& state) {
+  const ProcessesView& p = state.view.procs;
+  KeyContext k;
+  k.help_open = state.view.help;
+  k.processes = p.shown;
+  k.prompt = p.shown && (p.filtering || p.picking || p.confirm_pid.has_value());
+  return k;
+}
+
 Effect Apply(const Command& command, TopState& state) {
   ViewState& v = state.view;
   const Model& shown = ShownModel(state);
+  if (ApplyProcessCommand(command, state)) return Effect::kNone;
   switch (command.action) {
     case Action::kQuit:
       return Effect::kQuit;
@@ -154,7 +166,13 @@ Effect Apply(const Command& command, TopState& state) {
     case Action::kNextGlyphs:
       v.glyphs = NextGraphStyle(v.glyphs, v.utf8);
       break;
-    case Action::kNone:
+    case Action::kHome:
+      v.tree_cursor = 0;
+      break;
+    case Action::kEnd:
+      v.tree_cursor = std::max(0, static_cast<int>(BuildTree(shown, v).size()) - 1);
+      break;
+    default:  // kNone, and the Processes view's keys outside it
       break;
   }
   return Effect::kNone;
@@ -192,8 +210,9 @@ bool Absorb(const client::Event& event, bool standalone, const std::string& endp
 }
 
 bool NoticeBar::Update(const Model& model, ViewState& view, Time now) {
-  if (model.last_notice != seen_) {
+  if (model.last_notice != seen_ || model.notice_count != seen_count_) {
     seen_ = model.last_notice;
+    seen_count_ = model.notice_count;
     view.notice = seen_;
     until_ =
         now + (seen_.starts_with("incident") ? std::chrono::seconds(60) : std::chrono::seconds(10));

@@ -11,6 +11,7 @@
 #include "client/client.h"
 #include "tui/keymap.h"
 #include "tui/model.h"
+#include "tui/process_signal.h"
 #include "tui/view.h"
 
 namespace neuronmon::tui {
@@ -21,7 +22,17 @@ struct TopState {
   // view.refresh_seconds is the redraw interval the loop keeps (and the title shows).
   ViewState view;
   Frame frame;  // the last rendered frame: where tabs and tree rows landed, and the tree's page
+  // Whether, and how, the Processes view's `k` may signal the pids shown: the loop sets it from
+  // how it connected (a daemon on this host, over TCP, a recording).
+  SignalTarget signals;
 };
+
+// What keys mean on the screen `state` shows (help, Processes view, an open prompt).
+KeyContext KeysFor(const TopState& state);
+
+// How the Processes view may signal the pids a client connected to `endpoint` shows: with kill(2)
+// when the daemon is on this host (its unix socket, or in-process), refused over TCP.
+SignalTarget SignalTargetFor(const client::Endpoint& endpoint);
 
 // The model the screen shows: `frozen` while paused, else `live`.
 const Model& ShownModel(const TopState& state);
@@ -37,6 +48,9 @@ enum class Effect {
 // Applies `command` to `state`. Tree navigation stays on the visible rows of the shown model
 // (pages are state.frame.tree_page rows); tabs wrap, and a tab number past the last is ignored;
 // clicks act on state.frame.hits; the refresh interval halves and doubles within 0.1..60 s.
+// In the Processes view (tui/process_keys.h) the arrows select a process, Enter opens its tab, and
+// `k` signals it through state.signals after a confirmation; what happened, or why nothing was
+// sent, goes to state.live's notice.
 Effect Apply(const Command& command, TopState& state);
 
 // Merges one client event into `model`: a connection (the Welcome and `endpoint`; embedded when
@@ -55,6 +69,7 @@ class NoticeBar {
 
  private:
   std::string seen_;
+  std::uint64_t seen_count_ = 0;
   Time until_{};
 };
 

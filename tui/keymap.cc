@@ -2,13 +2,63 @@
 
 namespace neuronmon::tui {
 
-Command Translate(const Input& in, bool help_open) {
+namespace {
+
+// The Processes view's own keys; kNone for the keys it shares with the main view.
+Action ProcessesKey(Key k) {
+  switch (k) {
+    case Key::kF5:
+      return Action::kTreeByJob;
+    case Key::kF6:
+      return Action::kSortMenu;
+    case Key::kF9:
+      return Action::kSignal;
+    case Key::kEscape:
+      return Action::kBack;
+    default:
+      break;
+  }
+  switch (static_cast<std::int32_t>(k)) {
+    case 'k':
+      return Action::kSignal;
+    case 's':
+      return Action::kSortMenu;
+    case 'r':
+      return Action::kReverseSort;
+    case '/':
+      return Action::kFilter;
+    case 'e':
+      return Action::kTreeByJob;
+    default:
+      return Action::kNone;
+  }
+}
+
+}  // namespace
+
+Command Translate(const Input& in, const KeyContext& context) {
   const Key k = in.key;
-  if (k == CharKey('q') || k == CharKey('Q') || k == Key::kCtrlC) return {Action::kQuit};
+  if (k == Key::kCtrlC) return {Action::kQuit};
   if (k == Key::kResize) return {Action::kResize};
   if (k == Key::kCtrlL) return {Action::kRepaint};
-  if (help_open) return k == Key::kNone ? Command{} : Command{Action::kCloseOverlay};
+  if (context.prompt && !context.help_open) {
+    if (k == Key::kNone) return {};
+    Command c;
+    c.action = Action::kPromptKey;
+    c.key = k;
+    return c;
+  }
+  if (k == CharKey('q') || k == CharKey('Q')) return {Action::kQuit};
+  if (context.help_open) return k == Key::kNone ? Command{} : Command{Action::kCloseOverlay};
+  if (k == CharKey('p') || k == CharKey('P')) return {Action::kProcesses};
+  if (context.processes) {
+    if (const Action a = ProcessesKey(k); a != Action::kNone) return {a};
+  }
   switch (k) {
+    case Key::kHome:
+      return {Action::kHome};
+    case Key::kEnd:
+      return {Action::kEnd};
     case Key::kUp:
       return {Action::kUp};
     case Key::kDown:
@@ -72,6 +122,12 @@ Command Translate(const Input& in, bool help_open) {
   }
 }
 
+Command Translate(const Input& in, bool help_open) {
+  KeyContext context;
+  context.help_open = help_open;
+  return Translate(in, context);
+}
+
 std::vector<std::string> HelpLines() {
   return {
       "neuron-top keys",
@@ -89,8 +145,19 @@ std::vector<std::string> HelpLines() {
       "  g               next history graph (utilization, HBM, collective p99)",
       "  G               next graph glyphs (braille, blocks, ASCII)",
       "  Ctrl-L          repaint the screen",
-      "  mouse           click a tab or a tree row",
+      "  mouse           click a tab, a tree row or a process",
+      "  p               Processes view (again, or Esc, to leave)",
       "  h, ?, F1        this help; any key but q closes it",
+      "",
+      "Processes view (p)",
+      "  Up/Down/j, PgUp/PgDn, Home/End   select a process",
+      "  Enter           the process's tab in the main view",
+      "  s, F6           pick the sort column (Enter sorts)   r   reverse it",
+      "  /               filter: command, user, job/pod, pid (Esc clears it)",
+      "  e, F5           group by job or pod, with totals",
+      "  k, F9           signal it (this host's only), after a confirmation:",
+      "                  t/i/h/k: TERM/INT/HUP/KILL; y/Enter sends, n/Esc does not",
+      "  p, Esc          back to the main view",
       "",
       "replay (--replay)",
       "  Space           pause / resume          . / ,      one sample forward / back",

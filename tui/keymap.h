@@ -1,6 +1,7 @@
 // Keymap: terminal input to neuron-top actions — AWS neuron-top's keys (q, arrows, Enter, x, a/d,
 // 1-9, f) plus ours (h/?/F1 help, +/- refresh interval, Space pause, g/G graphs, Ctrl-L repaint,
-// mouse clicks). Keys arrive as terminal-independent codes; ncurses_canvas.cc translates. Pure.
+// mouse clicks, p the Processes view and its keys). Keys arrive as terminal-independent codes;
+// ncurses_canvas.cc translates. Pure.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,10 @@ enum class Key : std::int32_t {
   kCtrlC,
   kCtrlL,
   kEscape,
+  kF5,
+  kF6,
+  kF9,
+  kBackspace,
 };
 
 inline constexpr Key CharKey(char c) { return static_cast<Key>(static_cast<unsigned char>(c)); }
@@ -53,6 +58,17 @@ enum class Action {
   kClick,        // mouse
   kResize,
   kCloseOverlay,  // Escape or any key while help is shown
+  kHome,          // Home: the first row
+  kEnd,           // End: the last row
+  // The Processes view.
+  kProcesses,    // p: show / leave it
+  kSortMenu,     // s, F6: pick the sort column
+  kReverseSort,  // r
+  kFilter,       // /: type a filter
+  kTreeByJob,    // e, F5: group the processes by job
+  kSignal,       // k, F9: signal the selected process (after a confirmation)
+  kBack,         // Escape: clear the filter, else leave the view
+  kPromptKey,    // any key while a prompt, the sort picker or a confirmation is open: `key`
 };
 
 struct Input {
@@ -66,9 +82,20 @@ struct Command {
   int tab = 0;  // kSelectTab: 1-based
   int x = 0;    // kClick
   int y = 0;
+  Key key = Key::kNone;  // kPromptKey
 };
 
-// `help_open`: while the help overlay shows, every key but the quit keys closes it.
+// What the screen shows, as far as keys go.
+struct KeyContext {
+  bool help_open = false;  // every key but the quit keys closes the help overlay
+  bool processes = false;  // the Processes view: k signals, s sorts, / filters, e groups
+  // A prompt (filter), the sort picker or a signal confirmation is open: every key but Ctrl-C,
+  // Ctrl-L and a resize is the prompt's (q types a q).
+  bool prompt = false;
+};
+
+Command Translate(const Input& input, const KeyContext& context);
+// The main view's keys: Translate(input, {help_open}).
 Command Translate(const Input& input, bool help_open);
 
 // Lines for the help overlay: every key and what it does.

@@ -67,7 +67,10 @@ class Model {
   std::string endpoint;  // "unix:/run/neuron-monitor/neuron-monitord.sock"
   double reconnect_in_seconds = 0;
   std::string last_notice;  // the latest notice or error text, shown briefly
-  std::string info;         // how the client connected, when it fell back (printed on stderr)
+  // Bumped with each notice neuron-top raises itself (a signal refused or sent), so that the same
+  // text twice in a row shows twice.
+  std::uint64_t notice_count = 0;
+  std::string info;  // how the client connected, when it fell back (printed on stderr)
 
   // Per logical core utilization for the runtimes selected by `pid` (0: all, summed and capped at
   // 100 as AWS's "all" tab does); cores without data are 0.

@@ -232,6 +232,20 @@ std::optional<Input> NcursesCanvas::ReadInput() {
     case KEY_F(1):
       in.key = Key::kF1;
       break;
+    case KEY_F(5):
+      in.key = Key::kF5;
+      break;
+    case KEY_F(6):
+      in.key = Key::kF6;
+      break;
+    case KEY_F(9):
+      in.key = Key::kF9;
+      break;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8:
+      in.key = Key::kBackspace;
+      break;
     case KEY_RESIZE:
       in.key = Key::kResize;
       break;

@@ -69,5 +69,7 @@ void DrawVcpu(Ctx& ctx, int y, int rows);
 void DrawMemorySummary(Ctx& ctx, int y, int rows);
 int TreeRows(const Ctx& ctx);
 void DrawTree(Ctx& ctx, int y, int rows);
+// The Processes view's table over `rows` rows from y (its last row: prompt or status).
+void DrawProcesses(Ctx& ctx, int y, int rows);
 
 }  // namespace neuronmon::tui

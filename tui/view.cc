@@ -203,8 +203,16 @@ void DrawHelpBar(Ctx& ctx, int y) {
     return;
   }
   c.Put(0, y, std::string(static_cast<std::size_t>(c.width()), ' '), Role::kHelp);
+  if (ctx.view.procs.shown) {
+    Text(c, 0, y, c.width(),
+         " h: help   q: quit   p/Esc: back   arrows: select   s/F6: sort   r: reverse   /: filter"
+         "   e/F5: group by job   k/F9: signal   enter: its tab",
+         Role::kHelp);
+    return;
+  }
   Text(c, 0, y, c.width(),
-       " h: help   q: quit   arrows: move tree selection   enter: expand/collapse tree item   x: "
+       " h: help   q: quit   p: processes   arrows: move tree selection   enter: expand/collapse "
+       "tree item   x: "
        "expand/collapse entire tree   a/d: previous/next tab   f: FLOPS on/off   1-9: select tab",
        Role::kHelp);
 }
@@ -281,6 +289,22 @@ void Allocate(std::vector<Slot>& slots, int rows) {
   }
 }
 
+// The Processes view: the table in place of the sections and the tab bar, the key help below.
+void RenderProcesses(Ctx& ctx) {
+  const int h = ctx.canvas.height();
+  const bool bar = h >= 3;
+  if (bar) DrawHelpBar(ctx, h - 1);
+  const int rows = h - 1 - (bar ? 1 : 0);
+  Stale stale(ctx.canvas);
+  const bool out_of_reach = ctx.model.connection == ConnectionState::kReconnecting ||
+                            ctx.model.connection == ConnectionState::kStopped;
+  Canvas& body = out_of_reach && ctx.model.has_data() ? static_cast<Canvas&>(stale) : ctx.canvas;
+  RowClip clip(body, 1, rows, &ctx.frame.overflow);
+  Ctx section{ctx.model, ctx.view, clip, ctx.pid, ctx.glyphs, ctx.frame};
+  DrawProcesses(section, 1, rows);
+  if (ctx.view.help) DrawHelpOverlay(ctx);
+}
+
 }  // namespace
 
 Frame Render(const Model& model, const ViewState& view, Canvas& target) {
@@ -292,6 +316,10 @@ Frame Render(const Model& model, const ViewState& view, Canvas& target) {
   Ctx ctx{model, view, canvas, TabPid(model, view.tab), GlyphsFor(view.utf8), frame};
   DrawTitle(ctx);
   const int h = canvas.height();
+  if (view.procs.shown) {
+    RenderProcesses(ctx);
+    return frame;
+  }
   const bool bars = h >= 4;  // room for the tab bar and the help bar
   if (bars) {
     DrawTabs(ctx, h - 2);

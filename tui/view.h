@@ -1,8 +1,9 @@
 // View: neuron-top's screen as a pure function of the Model, the ViewState and the canvas size.
 // Sections (NeuronCore grid, HBM, collectives, diagnosis, history graphs, vCPU, memory summary and
 // the memory-details tree) shrink to fit, then fold, and a line names what is hidden; nothing is
-// drawn outside the canvas at any size. Render() also returns where tabs and tree rows landed, for
-// mouse clicks. Pure; thread-compatible.
+// drawn outside the canvas at any size. The Processes view (ViewState::procs.shown) replaces them
+// with the table of applications (tui/processes.h). Render() also returns where tabs, tree rows
+// and processes landed, for mouse clicks. Pure; thread-compatible.
 #pragma once
 
 #include <set>
@@ -12,6 +13,7 @@
 #include "tui/canvas.h"
 #include "tui/graph.h"
 #include "tui/model.h"
+#include "tui/processes.h"
 
 namespace neuronmon::tui {
 
@@ -35,6 +37,7 @@ struct ViewState {
   // Shown on the key-help row instead of the keys while non-empty (NoticeBar): "incident saved:
   // ...", "configuration reloaded: ...". Already sanitized.
   std::string notice;
+  ProcessesView procs;  // the Processes view (p)
 };
 
 // One row of the memory-details tree.
@@ -58,18 +61,19 @@ std::uint32_t TabPid(const Model& model, int tab);
 int TabCount(const Model& model);
 
 struct Hit {
-  enum class Kind { kTab, kTreeRow };
+  enum class Kind { kTab, kTreeRow, kProcess };
   Kind kind = Kind::kTab;
   int y = 0;
   int x0 = 0;
   int x1 = 0;     // exclusive
-  int index = 0;  // tab number, or visible tree row index
+  int index = 0;  // tab number, visible tree row index, or a process's pid
 };
 
 struct Frame {
   std::vector<Hit> hits;
   std::vector<std::string> hidden;  // sections that did not fit
   int tree_page = 1;                // tree rows visible at once
+  int process_page = 1;             // process table lines visible at once
   // Writes a section attempted outside the rows it was given (clipped). Always 0 unless a section
   // has a layout bug; the layout sweep test checks it.
   int overflow = 0;

@@ -37,6 +37,41 @@ TEST(Keymap, AwsKeysAndOurs) {
   EXPECT_EQ(Translate({CharKey('f')}, true).action, Action::kCloseOverlay);
   EXPECT_EQ(Translate({CharKey('q')}, true).action, Action::kQuit);
   EXPECT_EQ(act(CharKey('z')), Action::kNone);
+  EXPECT_EQ(act(CharKey('p')), Action::kProcesses);
+  EXPECT_EQ(act(Key::kHome), Action::kHome);
+  EXPECT_EQ(act(Key::kEnd), Action::kEnd);
+}
+
+TEST(Keymap, TheProcessesViewsKeys) {
+  KeyContext procs;
+  procs.processes = true;
+  auto act = [&](Key k) { return Translate({k}, procs).action; };
+  EXPECT_EQ(act(CharKey('k')), Action::kSignal);  // htop's: no longer up
+  EXPECT_EQ(act(Key::kF9), Action::kSignal);
+  EXPECT_EQ(act(CharKey('s')), Action::kSortMenu);
+  EXPECT_EQ(act(Key::kF6), Action::kSortMenu);
+  EXPECT_EQ(act(CharKey('r')), Action::kReverseSort);
+  EXPECT_EQ(act(CharKey('/')), Action::kFilter);
+  EXPECT_EQ(act(CharKey('e')), Action::kTreeByJob);
+  EXPECT_EQ(act(Key::kF5), Action::kTreeByJob);
+  EXPECT_EQ(act(Key::kEscape), Action::kBack);
+  EXPECT_EQ(act(CharKey('p')), Action::kProcesses);
+  EXPECT_EQ(act(CharKey('j')), Action::kDown);
+  EXPECT_EQ(act(Key::kUp), Action::kUp);
+  EXPECT_EQ(act(Key::kEnter), Action::kToggleItem);
+  EXPECT_EQ(act(CharKey('q')), Action::kQuit);
+  // With a prompt open every key is the prompt's, q and Escape included; Ctrl-C still quits.
+  procs.prompt = true;
+  const Command typed = Translate({CharKey('q')}, procs);
+  EXPECT_EQ(typed.action, Action::kPromptKey);
+  EXPECT_EQ(typed.key, CharKey('q'));
+  EXPECT_EQ(act(Key::kEscape), Action::kPromptKey);
+  EXPECT_EQ(act(Key::kBackspace), Action::kPromptKey);
+  EXPECT_EQ(act(Key::kCtrlC), Action::kQuit);
+  EXPECT_EQ(act(Key::kResize), Action::kResize);
+  // Help over the view: any key closes it.
+  procs.help_open = true;
+  EXPECT_EQ(act(CharKey('k')), Action::kCloseOverlay);
 }
 
 }  // namespace
