@@ -113,9 +113,10 @@ struct PodResourcesClient::Call {
 };
 
 PodResourcesClient::PodResourcesClient(PodResourcesOptions options)
-    : options_(std::move(options)), grpc_(std::make_unique<Grpc>()) {}
+    : options_(std::move(options)) {}
 
 PodResourcesClient::~PodResourcesClient() {
+  if (grpc_ == nullptr) return;
   void* tag = nullptr;
   bool ok = false;
   if (call_ != nullptr) {
@@ -181,7 +182,9 @@ void PodResourcesClient::Start(MonoTime now) {
     status_ = "kubelet PodResources at " + options_.socket_path + ": not a socket";
     return;
   }
-  if (grpc_->channel == nullptr) {
+  // gRPC (and its threads) starts with the first socket found: never on a host without one.
+  if (grpc_ == nullptr) {
+    grpc_ = std::make_unique<Grpc>();
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
     args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);

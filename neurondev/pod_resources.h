@@ -6,8 +6,9 @@
 // the answer of the call in flight and starts the next when one is due, without blocking (unless
 // told to wait), and every call ends by its deadline, so a slow or hung kubelet never stalls the
 // sampler. Answers are bounded (message size, entries, ids, string lengths); what exceeds the
-// bounds is dropped or cut and counted. gRPC stays inside pod_resources.cc. Not thread-safe: one
-// owner (Host, on the daemon's read thread) calls every method; gRPC's threads are its own.
+// bounds is dropped or cut and counted. gRPC stays inside pod_resources.cc, and starts (with its
+// own threads) only once a socket is found. Not thread-safe: one owner (Host, on the daemon's
+// read thread) calls every method.
 #pragma once
 
 #include <chrono>
@@ -73,7 +74,7 @@ class PodResourcesClient {
   void Start(MonoTime now);
 
   PodResourcesOptions options_;
-  struct Grpc;  // channel, stub and completion queue
+  struct Grpc;  // channel, stub and completion queue; made when a socket is first found
   std::unique_ptr<Grpc> grpc_;
   std::unique_ptr<Call> call_;
   bool started_any_ = false;
