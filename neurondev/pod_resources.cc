@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <utility>
 
@@ -186,7 +187,8 @@ void PodResourcesClient::Start(MonoTime now) {
   if (grpc_ == nullptr) {
     grpc_ = std::make_unique<Grpc>();
     grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
+    args.SetMaxReceiveMessageSize(
+        static_cast<int>(std::min<std::size_t>(options_.max_message_bytes, INT_MAX)));
     args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
     // A kubelet that restarts is dialled again within a refresh, not after gRPC's 2 minutes.
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
