@@ -390,7 +390,23 @@ std::string Host::Describe() const {
            ")";
   }
   const std::string runtime = RuntimeStatus();
-  return out + (runtime.empty() ? ", runtime figures from neuron-monitor" : "");
+  out += runtime.empty() ? ", runtime figures from neuron-monitor" : "";
+  // Said once, at startup: a node whose kubelet cannot be asked shows why (not on Kubernetes:
+  // nothing).
+  if (pod_resources_ != nullptr) {
+    switch (pod_resources_->state()) {
+      case PodResourcesState::kKnown:
+        out += ", pods from the kubelet";
+        break;
+      case PodResourcesState::kPending:
+      case PodResourcesState::kFailed:
+        out += ", pods unknown: " + pod_resources_->status();
+        break;
+      case PodResourcesState::kNotKubernetes:
+        break;
+    }
+  }
+  return out;
 }
 
 std::string Host::RuntimeStatus() const {

@@ -77,7 +77,8 @@ class Host {
   // container alone (never when two containers share one of its devices).
   v1::Inventory Inventory(MonoTime now);
   Snapshot Read(MonoTime now);
-  // "neuron: 16 x Trainium2, driver 2.30.2.0, runtime figures from neuron-monitor"
+  // "neuron: 16 x Trainium2, driver 2.30.2.0, runtime figures from neuron-monitor, pods from the
+  // kubelet" (or ", pods unknown: <why>" on a node whose kubelet cannot be asked).
   std::string Describe() const;
   // Empty when per-application figures come from neuron-monitor; else why not (for logs and
   // neuron-top's title): "install aws-neuronx-tools for per-application figures".

@@ -232,6 +232,7 @@ TEST(HostOnKubernetes, AllocationsAndThePodsOfProcessesComeFromTheKubelet) {
   (*host)->Read(Now());
   const v1::Inventory inv = (*host)->Inventory(Now());
   EXPECT_EQ(inv.kubernetes_status(), "");
+  EXPECT_NE((*host)->Describe().find(", pods from the kubelet"), std::string::npos);
 
   ASSERT_EQ(inv.allocations_size(), 3);
   const v1::PodAllocation& train = inv.allocations(0);
@@ -280,6 +281,7 @@ TEST(HostOnKubernetes, NoKubeletSocketIsNotKubernetesAndSaysNothing) {
   ASSERT_EQ(inv.processes_size(), 1);
   EXPECT_EQ(inv.processes(0).attribution().pod(), "");
   EXPECT_EQ(inv.processes(0).attribution().pod_uid(), "1f2e3d4c-5b6a-7980-1a2b-3c4d5e6f7a8b");
+  EXPECT_EQ((*host)->Describe().find("pods"), std::string::npos) << (*host)->Describe();
 }
 
 TEST(HostOnKubernetes, AFailingKubeletIsNamedInTheInventoryAndReadsGoOn) {
@@ -300,6 +302,10 @@ TEST(HostOnKubernetes, AFailingKubeletIsNamedInTheInventoryAndReadsGoOn) {
       << inv.kubernetes_status();
   EXPECT_EQ(inv.allocations_size(), 0);
   EXPECT_EQ(inv.processes(0).attribution().pod(), "");
+  EXPECT_NE((*host)->Describe().find(", pods unknown: kubelet PodResources at " + tree.root() +
+                                     "/kubelet.sock: UNAVAILABLE: kubelet is restarting"),
+            std::string::npos)
+      << (*host)->Describe();
 }
 
 TEST(HostOnKubernetes, OffAsksNoKubelet) {
