@@ -391,8 +391,8 @@ std::string Host::Describe() const {
   }
   const std::string runtime = RuntimeStatus();
   out += runtime.empty() ? ", runtime figures from neuron-monitor" : "";
-  // Said once, at startup: a node whose kubelet cannot be asked shows why (not on Kubernetes:
-  // nothing).
+  // A node whose kubelet cannot be asked says why (not on Kubernetes: nothing). The text changes
+  // only when the kubelet's state does, so the recorder keeps few versions of it.
   if (pod_resources_ != nullptr) {
     switch (pod_resources_->state()) {
       case PodResourcesState::kKnown:
