@@ -96,6 +96,7 @@ void BM_HostRead_Trn2_16Devices(benchmark::State& state) {
   options.sysfs_root = tree.root();
   options.proc_root = tree.root() + "/proc";
   options.neuron_monitor = "";
+  options.kubernetes = false;
   MonoTime now{};
   auto host = neurondev::Host::Open(options, now);
   if (!host.ok()) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "neurondev/inventory.h"
+#include "neurondev/pod_allocations.h"
 #include "proto/common/file_reader.h"
 
 namespace neuronmon::neurondev {
@@ -115,6 +116,13 @@ Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
         std::make_unique<RuntimeSource>(o.neuron_monitor, dir.empty() ? "/tmp" : dir,
                                         host->inventory_.host_vcpu_count(), o.child_limits);
   }
+  if (o.kubernetes) {
+    // The first answer is waited for (at most the call's deadline), so that the first inventory
+    // names the pods; later calls never block a read.
+    host->pod_resources_ = std::make_unique<PodResourcesClient>(o.pod_resources);
+    host->pod_resources_->Poll(now);
+    host->pod_resources_->Poll(now, o.pod_resources.deadline + std::chrono::milliseconds(500));
+  }
   host->runtime_status_ = o.neuron_monitor.empty() ? "neuron-monitor is not used (configured \"\")"
                                                    : "neuron-monitor is starting";
   return host;
@@ -169,7 +177,40 @@ v1::Inventory Host::Inventory(MonoTime now) {
       for (std::uint32_t c = 0; c < per_device; ++c) out->add_core_ids(d * per_device + c);
     }
   }
+  AddKubernetes(inv);
   return inv;
+}
+
+void Host::AddKubernetes(v1::Inventory& inv) const {
+  if (pod_resources_ == nullptr) return;
+  const PodResourcesState state = pod_resources_->state();
+  if (state == PodResourcesState::kPending || state == PodResourcesState::kFailed) {
+    inv.set_kubernetes_status(pod_resources_->status());
+  }
+  const std::vector<PodAllocation> allocations = MapAllocations(
+      pod_resources_->listing().entries, inv.hardware_info().neuroncore_per_device_count());
+  for (const PodAllocation& a : allocations) {
+    v1::PodAllocation* out = inv.add_allocations();
+    out->set_pod(a.pod);
+    out->set_namespace_(a.pod_namespace);
+    out->set_container(a.container);
+    out->set_resource_name(a.resource_name);
+    for (std::uint32_t d : a.device_indices) out->add_device_indices(d);
+    for (std::uint32_t c : a.core_ids) out->add_core_ids(c);
+  }
+  for (v1::Process& process : *inv.mutable_processes()) {
+    v1::Attribution& a = *process.mutable_attribution();
+    // A process outside every pod (one on the node itself) holding a pod's device is not that
+    // pod's.
+    if (a.pod_uid().empty()) continue;
+    const std::vector<std::uint32_t> devices(process.device_indices().begin(),
+                                             process.device_indices().end());
+    if (std::optional<PodContainer> c = ContainerOfDevices(devices, allocations)) {
+      a.set_pod(c->pod);
+      a.set_namespace_(c->pod_namespace);
+      a.set_container(c->container);
+    }
+  }
 }
 
 void Host::ScanProcessesIfDue() {
@@ -242,6 +283,7 @@ Snapshot Host::Read(MonoTime now) {
   Refresh(reading);
   tracker_->Fold(reading, now);
   bool runtime_figures = false;
+  if (pod_resources_ != nullptr) pod_resources_->Poll(now);
   if (runtime_source_ != nullptr) {
     runtime_source_->Poll(now);
     runtime_figures = runtime_source_->Current(now);
@@ -348,7 +390,23 @@ std::string Host::Describe() const {
            ")";
   }
   const std::string runtime = RuntimeStatus();
-  return out + (runtime.empty() ? ", runtime figures from neuron-monitor" : "");
+  out += runtime.empty() ? ", runtime figures from neuron-monitor" : "";
+  // A node whose kubelet cannot be asked says why (not on Kubernetes: nothing). The text changes
+  // only when the kubelet's state does, so the recorder keeps few versions of it.
+  if (pod_resources_ != nullptr) {
+    switch (pod_resources_->state()) {
+      case PodResourcesState::kKnown:
+        out += ", pods from the kubelet";
+        break;
+      case PodResourcesState::kPending:
+      case PodResourcesState::kFailed:
+        out += ", pods unknown: " + pod_resources_->status();
+        break;
+      case PodResourcesState::kNotKubernetes:
+        break;
+    }
+  }
+  return out;
 }
 
 std::string Host::RuntimeStatus() const {

@@ -4,7 +4,10 @@
 //     CounterTracker turns it into cumulative counters with epochs);
 //   - /proc: which processes hold which /dev/neuron<N>, their command, user and CPU time;
 //   - AWS's neuron-monitor, when installed, run as a child: per-application utilization,
-//     execution stats, latency and per-model memory (see neurondev/runtime_source.h).
+//     execution stats, latency and per-model memory (see neurondev/runtime_source.h);
+//   - on Kubernetes, the kubelet's PodResources API: which pod container was allocated which
+//     devices (pod_resources.h), asked at most every 10 s without blocking Read, and the pod,
+//     namespace and container of a process whose devices are all one container's.
 // What no source gives (HBM traffic, corrected ECC counts, and without neuron-monitor latency
 // and collectives) is named in Snapshot::unmeasured with the reason. Reads only files under the
 // injected roots. Not thread-safe; Read() takes a few milliseconds on a 16-device host.
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "neurondev/counter_tracker.h"
+#include "neurondev/pod_resources.h"
 #include "neurondev/processes.h"
 #include "neurondev/runtime_source.h"
 #include "neurondev/sysfs_tree.h"
@@ -52,6 +56,10 @@ struct HostOptions {
   // Reads between two scans of the process table (which processes hold which devices); the
   // processes' CPU time is read at every read. 1: scan at every read.
   std::uint32_t process_scan_every = 5;
+  // Ask the kubelet's PodResources API (at pod_resources.socket_path, when it exists) which pods
+  // were allocated which devices. false: never (no pod names, no allocations).
+  bool kubernetes = true;
+  PodResourcesOptions pod_resources;
 };
 
 // Whether `sysfs_root` has a Neuron driver tree with at least one device.
@@ -63,10 +71,14 @@ class Host {
   static Result<std::unique_ptr<Host>> Open(HostOptions options, MonoTime now);
   ~Host();
 
-  // The inventory as of the last Read (devices, hardware figures), with the processes then.
+  // The inventory as of the last Read (devices, hardware figures), with the processes then and,
+  // on Kubernetes, the kubelet's last answer: allocations, and each process's pod, namespace and
+  // container when its cgroup puts it in a pod and every device it holds is allocated to one
+  // container alone (never when two containers share one of its devices).
   v1::Inventory Inventory(MonoTime now);
   Snapshot Read(MonoTime now);
-  // "neuron: 16 x Trainium2, driver 2.30.2.0, runtime figures from neuron-monitor"
+  // "neuron: 16 x Trainium2, driver 2.30.2.0, runtime figures from neuron-monitor, pods from the
+  // kubelet" (or ", pods unknown: <why>" on a node whose kubelet cannot be asked).
   std::string Describe() const;
   // Empty when per-application figures come from neuron-monitor; else why not (for logs and
   // neuron-top's title): "install aws-neuronx-tools for per-application figures".
@@ -76,6 +88,8 @@ class Host {
   explicit Host(HostOptions options);
   void Refresh(const TreeReading& reading);
   void ScanProcessesIfDue();
+  // Allocations and the processes' pods from the kubelet's last answer, into `inv`.
+  void AddKubernetes(v1::Inventory& inv) const;
   // Runtimes from the process table and the driver's tree (without neuron-monitor).
   std::vector<RuntimeSample> RuntimesFromProcesses(const TreeReading& reading);
   std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
@@ -86,6 +100,7 @@ class Host {
   MonoTime start_;
   std::unique_ptr<CounterTracker> tracker_;
   std::unique_ptr<RuntimeSource> runtime_source_;
+  std::unique_ptr<PodResourcesClient> pod_resources_;  // null: kubernetes off
   std::string runtime_status_;
   // Busy time and FLOPs per logical core, accumulated from whichever source had the core in each
   // read (neuron-monitor's utilization, else the driver's counters), so switching is seamless.

@@ -32,8 +32,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${NEURONMON_PACKAGE_HOMEPAGE}")
-# Library dependencies (libprotobuf, libsystemd0, libncursesw6, ...) come from dpkg-shlibdeps;
-# adduser creates the user where systemd-sysusers is missing.
+# Library dependencies (libprotobuf, libgrpc++1.51, libsystemd0, libncursesw6, ...) come from
+# dpkg-shlibdeps; adduser creates the user where systemd-sysusers is missing.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "prometheus, bash-completion")

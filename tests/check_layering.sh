@@ -29,5 +29,11 @@ if [ -d tui ]; then
   hits=$(grep -rlnE '^#include [<"](ncurses|curses)' tui | grep -v 'tui/ncurses_canvas.cc' || true)
   if [ -n "$hits" ]; then echo "only tui/ncurses_canvas.cc may include ncurses: $hits"; bad=1; fi
 fi
+# gRPC stays inside neurondev's client of the kubelet (pod_resources.cc); headers expose plain
+# structs. Tests (the fake kubelet) may use it.
+hits=$(grep -rlnE '^#include [<"](grpcpp/|grpc/|grpc\+\+/|kubelet/podresources/)' \
+  --include='*.h' --include='*.cc' proto simdev neurondev daemon client exporter tui bench 2>/dev/null |
+  grep -v '^neurondev/pod_resources\.cc$' || true)
+if [ -n "$hits" ]; then echo "only neurondev/pod_resources.cc may include gRPC: $hits"; bad=1; fi
 [ $bad -eq 0 ] && echo "layering ok"
 exit $bad

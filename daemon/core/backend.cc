@@ -52,6 +52,8 @@ Result<std::unique_ptr<Backend>> MakeNeuronBackend(const BackendOptions& options
   host.sysfs_root = options.sysfs_root;
   host.proc_root = options.proc_root;
   host.neuron_monitor = options.neuron_monitor;
+  host.kubernetes = options.kubernetes;
+  host.pod_resources.socket_path = options.pod_resources_socket;
   host.tree_limits.max_open_files = options.sysfs_max_open_files;
   host.child_limits.max_line_bytes = options.neuron_monitor_max_line_bytes;
   Result<std::unique_ptr<neurondev::Host>> opened = neurondev::Host::Open(host, start);

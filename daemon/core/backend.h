@@ -43,6 +43,8 @@ struct BackendOptions {
   std::string sysfs_root = "/sys";
   std::string proc_root = "/proc";
   std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
+  bool kubernetes = true;  // ask the kubelet's PodResources API at this socket when it exists
+  std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
   std::size_t sysfs_max_open_files = 8192;
   std::size_t neuron_monitor_max_line_bytes = 4 << 20;
   std::int64_t node = 0;   // a cluster simulation: this is node `node` ...

@@ -161,6 +161,11 @@ DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
   c.sysfs_root = r.String("sysfs_root", c.sysfs_root);
   c.proc_root = r.String("proc_root", c.proc_root);
   c.neuron_monitor = r.String("neuron_monitor", c.neuron_monitor);
+  ReadObject(r, "kubernetes", found, [&](JsonReader& k) {
+    c.kubernetes.enabled = k.Bool("enabled", c.kubernetes.enabled);
+    c.kubernetes.pod_resources_socket =
+        k.String("pod_resources_socket", c.kubernetes.pod_resources_socket);
+  });
   c.scenario = r.String("scenario", c.scenario);
   c.seed = ReadInteger(r, "seed", c.seed);
   c.node = ReadInteger(r, "node", c.node);
@@ -267,6 +272,12 @@ void CheckSampling(const DaemonConfig& c, Found* found) {
   }
   if (!c.neuron_monitor.empty() && c.neuron_monitor.front() != '/') {
     found->push_back("neuron_monitor: must be an absolute path, or \"\" for none");
+  }
+  // A unix socket's path fits in sockaddr_un (108 bytes with its NUL).
+  const std::string& kubelet = c.kubernetes.pod_resources_socket;
+  if (kubelet.empty() || kubelet.front() != '/' || kubelet.size() > 107) {
+    found->push_back(
+        "kubernetes.pod_resources_socket: must be an absolute path of at most 107 bytes");
   }
   // The real device is checked when the daemon starts (it is there or it is not), as is a
   // recording to replay; "auto" falls back to the simulator, whose settings must then be valid.
@@ -653,6 +664,9 @@ std::string ConfigToJson(const DaemonConfig& c) {
                              {"sysfs_root", c.sysfs_root},
                              {"proc_root", c.proc_root},
                              {"neuron_monitor", c.neuron_monitor},
+                             {"kubernetes",
+                              {{"enabled", c.kubernetes.enabled},
+                               {"pod_resources_socket", c.kubernetes.pod_resources_socket}}},
                              {"scenario", c.scenario},
                              {"seed", c.seed},
                              {"node", c.node},

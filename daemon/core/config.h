@@ -115,11 +115,22 @@ struct IncidentsConfig {  // JSON "incidents"
   bool operator==(const IncidentsConfig&) const = default;
 };
 
+// A real host on Kubernetes (docs/attribution.md): the kubelet's PodResources API says which pod
+// container was allocated which Neuron devices.
+struct KubernetesConfig {  // JSON "kubernetes"
+  // true: ask the kubelet when its socket exists (no socket: not on Kubernetes, silently);
+  // false: never (no pod names, no allocations).
+  bool enabled = true;
+  std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
+  bool operator==(const KubernetesConfig&) const = default;
+};
+
 struct DaemonConfig {
   std::string device = "auto";  // "auto", "neuron", or simdev::ParseDeviceSpec syntax
   std::string sysfs_root = "/sys";
   std::string proc_root = "/proc";
   std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
+  KubernetesConfig kubernetes;
   std::string scenario = "healthy-training";  // built-in scenario name or a path to a .json file
   std::int64_t seed = 1;                      // >= 0
   // A cluster simulation: this daemon is node `node` of `nodes` (0: as many as the scenario says).

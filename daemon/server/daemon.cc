@@ -75,6 +75,8 @@ BackendOptions BackendOf(const DaemonConfig& c) {
   o.sysfs_root = c.sysfs_root;
   o.proc_root = c.proc_root;
   o.neuron_monitor = c.neuron_monitor;
+  o.kubernetes = c.kubernetes.enabled;
+  o.pod_resources_socket = c.kubernetes.pod_resources_socket;
   o.sysfs_max_open_files = static_cast<std::size_t>(c.limits.sysfs_max_open_files);
   o.neuron_monitor_max_line_bytes =
       static_cast<std::size_t>(c.limits.neuron_monitor_max_line_bytes);
@@ -87,6 +89,7 @@ bool SameBackend(const DaemonConfig& a, const DaemonConfig& b) {
   return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed && a.node == b.node &&
          a.nodes == b.nodes && a.speed == b.speed && a.sysfs_root == b.sysfs_root &&
          a.proc_root == b.proc_root && a.neuron_monitor == b.neuron_monitor &&
+         a.kubernetes == b.kubernetes &&
          a.limits.sysfs_max_open_files == b.limits.sysfs_max_open_files &&
          a.limits.neuron_monitor_max_line_bytes == b.limits.neuron_monitor_max_line_bytes &&
          a.replay == b.replay && a.replay_from == b.replay_from;

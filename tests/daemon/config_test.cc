@@ -103,6 +103,7 @@ TEST(ConfigTest, PackagedFileIsDefaultConfigText) {
 // A file giving every field a value other than its default.
 constexpr std::string_view kEveryField = R"({
     "device": "sim:trn2.48xlarge:lnc=2", "scenario": "straggler", "seed": 42,
+    "kubernetes": {"enabled": false, "pod_resources_socket": "/run/kubelet/pr.sock"},
     "period": "250ms", "speed": 60.5, "history_retention": "5m",
     "listeners": {
       "unix": {"enabled": false, "path": "/tmp/x.sock", "mode": "0600", "group": "neuron"},
@@ -130,6 +131,8 @@ TEST(ConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.device, "sim:trn2.48xlarge:lnc=2");
   EXPECT_EQ(c.scenario, "straggler");
   EXPECT_EQ(c.seed, 42);
+  EXPECT_FALSE(c.kubernetes.enabled);
+  EXPECT_EQ(c.kubernetes.pod_resources_socket, "/run/kubelet/pr.sock");
   EXPECT_EQ(c.period, milliseconds(250));
   EXPECT_EQ(c.speed, 60.5);
   EXPECT_EQ(c.history_retention, minutes(5));
@@ -202,6 +205,19 @@ TEST(ConfigTest, IncidentSettingsAreChecked) {
                           HasSubstr("incidents.before: must be between 0s and 1h"),
                           HasSubstr("incidents.max_count: must be between 1 and 100000"),
                           HasSubstr("incidents.max_bytes: must be between 16777216 and")));
+}
+
+TEST(ConfigTest, TheKubeletSocketIsAnAbsolutePathThatFitsAUnixSocket) {
+  const std::string want =
+      "test.json: kubernetes.pod_resources_socket: must be an absolute path of at most 107 bytes";
+  EXPECT_THAT(Problems(R"({"kubernetes": {"pod_resources_socket": "kubelet.sock"}})"),
+              ElementsAre(want));
+  EXPECT_THAT(Problems(R"({"kubernetes": {"pod_resources_socket": ""}})"), ElementsAre(want));
+  EXPECT_THAT(
+      Problems("{\"kubernetes\": {\"pod_resources_socket\": \"/" + std::string(107, 'k') + "\"}}"),
+      ElementsAre(want));
+  EXPECT_THAT(Problems(R"({"kubernetes": {"enabled": "auto"}})"),
+              ElementsAre(HasSubstr("kubernetes.enabled")));
 }
 
 // Clients take 20 s of silence for a lost connection: a daemon must heartbeat well within it.

@@ -12,6 +12,7 @@
 #include <functional>
 #include <thread>
 
+#include "tests/neurondev/fake_kubelet.h"
 #include "tests/neurondev/tree_writer.h"
 
 namespace neuronmon::neurondev {
@@ -38,6 +39,7 @@ HostOptions OptionsFor(const FakeTree& tree, const std::string& neuron_monitor) 
   o.neuron_monitor = neuron_monitor;
   o.config_dir = tree.root();
   o.dev_root = tree.root() + "/dev";
+  o.pod_resources.socket_path = tree.root() + "/kubelet.sock";  // none unless a test serves one
   return o;
 }
 
@@ -221,4 +223,143 @@ TEST(HostWithNeuronMonitor, GarbageIsReportedAndNotTurnedIntoFigures) {
 }
 
 }  // namespace
+
+namespace {
+
+// A process of the fabricated /proc holding /dev/neuron<N> for each N of `devices`, in `cgroup`.
+void WriteProcess(const FakeTree& tree, int pid, const std::vector<int>& devices,
+                  const std::string& cgroup) {
+  const std::string dir = "proc/" + std::to_string(pid) + "/";
+  tree.Write(dir + "comm", "python\n");
+  tree.Write(dir + "cgroup", "0::" + cgroup + "\n");
+  int fd = 10;
+  for (int d : devices)
+    tree.Symlink("/dev/neuron" + std::to_string(d), dir + "fd/" + std::to_string(fd++));
+}
+
+const std::string kPodCgroup =
+    "/kubepods.slice/kubepods-besteffort.slice/"
+    "kubepods-besteffort-pod1f2e3d4c_5b6a_7980_1a2b_3c4d5e6f7a8b.slice/cri-containerd-" +
+    std::string(64, 'a') + ".scope";
+
+const v1::Process* FindProcess(const v1::Inventory& inv, std::uint32_t pid) {
+  for (const v1::Process& p : inv.processes()) {
+    if (p.pid() == pid) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(HostOnKubernetes, AllocationsAndThePodsOfProcessesComeFromTheKubelet) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();                         // 16 devices of 4 logical cores
+  WriteProcess(tree, 4100, {0, 1}, kPodCgroup);                // both devices: train-0's worker
+  WriteProcess(tree, 4200, {3}, kPodCgroup);                   // device 3: two pods' cores
+  WriteProcess(tree, 4300, {0}, "/system.slice/ssh.service");  // on the node, not in a pod
+  WriteProcess(tree, 4400, {7}, kPodCgroup);                   // device 7: nobody's
+  testing::FakeKubelet kubelet(tree.root() + "/kubelet.sock");
+  kubelet.Serve({
+      {"train-0", "ml", "worker", "aws.amazon.com/neuron", {"0", "1"}},
+      {"infer-a", "serving", "model", "aws.amazon.com/neuroncore", {"12", "13"}},
+      {"infer-b", "serving", "model", "aws.amazon.com/neuroncore", {"14"}},
+      {"gpu", "ml", "cuda", "nvidia.com/gpu", {"GPU-1"}},
+  });
+  HostOptions o = OptionsFor(tree, "");
+  o.process_scan_every = 1;
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  (*host)->Read(Now());
+  const v1::Inventory inv = (*host)->Inventory(Now());
+  EXPECT_EQ(inv.kubernetes_status(), "");
+  EXPECT_NE((*host)->Describe().find(", pods from the kubelet"), std::string::npos);
+
+  ASSERT_EQ(inv.allocations_size(), 3);
+  const v1::PodAllocation& train = inv.allocations(0);
+  EXPECT_EQ(train.pod(), "train-0");
+  EXPECT_EQ(train.namespace_(), "ml");
+  EXPECT_EQ(train.container(), "worker");
+  EXPECT_EQ(train.resource_name(), "aws.amazon.com/neuron");
+  EXPECT_EQ(
+      std::vector<std::uint32_t>(train.device_indices().begin(), train.device_indices().end()),
+      (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(train.core_ids_size(), 8);
+  const v1::PodAllocation& infer = inv.allocations(1);
+  EXPECT_EQ(infer.pod(), "infer-a");
+  EXPECT_EQ(
+      std::vector<std::uint32_t>(infer.device_indices().begin(), infer.device_indices().end()),
+      (std::vector<std::uint32_t>{3}));
+  EXPECT_EQ(std::vector<std::uint32_t>(infer.core_ids().begin(), infer.core_ids().end()),
+            (std::vector<std::uint32_t>{12, 13}));
+
+  ASSERT_EQ(inv.processes_size(), 4);
+  const v1::Attribution& worker = FindProcess(inv, 4100)->attribution();
+  EXPECT_EQ(worker.pod(), "train-0");
+  EXPECT_EQ(worker.namespace_(), "ml");
+  EXPECT_EQ(worker.container(), "worker");
+  EXPECT_EQ(worker.pod_uid(), "1f2e3d4c-5b6a-7980-1a2b-3c4d5e6f7a8b");
+  for (std::uint32_t pid : {4200u, 4300u, 4400u}) {
+    const v1::Attribution& a = FindProcess(inv, pid)->attribution();
+    EXPECT_EQ(a.pod(), "") << pid;
+    EXPECT_EQ(a.namespace_(), "") << pid;
+    EXPECT_EQ(a.container(), "") << pid;
+  }
+}
+
+TEST(HostOnKubernetes, NoKubeletSocketIsNotKubernetesAndSaysNothing) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();
+  WriteProcess(tree, 4100, {0}, kPodCgroup);
+  HostOptions o = OptionsFor(tree, "");
+  o.process_scan_every = 1;
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  (*host)->Read(Now());
+  const v1::Inventory inv = (*host)->Inventory(Now());
+  EXPECT_EQ(inv.kubernetes_status(), "");
+  EXPECT_EQ(inv.allocations_size(), 0);
+  ASSERT_EQ(inv.processes_size(), 1);
+  EXPECT_EQ(inv.processes(0).attribution().pod(), "");
+  EXPECT_EQ(inv.processes(0).attribution().pod_uid(), "1f2e3d4c-5b6a-7980-1a2b-3c4d5e6f7a8b");
+  EXPECT_EQ((*host)->Describe().find("pods"), std::string::npos) << (*host)->Describe();
+}
+
+TEST(HostOnKubernetes, AFailingKubeletIsNamedInTheInventoryAndReadsGoOn) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();
+  WriteProcess(tree, 4100, {0}, kPodCgroup);
+  testing::FakeKubelet kubelet(tree.root() + "/kubelet.sock");
+  kubelet.Serve({{"train-0", "ml", "worker", "aws.amazon.com/neuron", {"0"}}});
+  kubelet.FailWith("kubelet is restarting");
+  HostOptions o = OptionsFor(tree, "");
+  o.process_scan_every = 1;
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  EXPECT_EQ(s.error, "");
+  const v1::Inventory inv = (*host)->Inventory(Now());
+  EXPECT_NE(inv.kubernetes_status().find("UNAVAILABLE: kubelet is restarting"), std::string::npos)
+      << inv.kubernetes_status();
+  EXPECT_EQ(inv.allocations_size(), 0);
+  EXPECT_EQ(inv.processes(0).attribution().pod(), "");
+  EXPECT_NE((*host)->Describe().find(", pods unknown: kubelet PodResources at " + tree.root() +
+                                     "/kubelet.sock: UNAVAILABLE: kubelet is restarting"),
+            std::string::npos)
+      << (*host)->Describe();
+}
+
+TEST(HostOnKubernetes, OffAsksNoKubelet) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();
+  testing::FakeKubelet kubelet(tree.root() + "/kubelet.sock");
+  kubelet.Serve({{"train-0", "ml", "worker", "aws.amazon.com/neuron", {"0"}}});
+  HostOptions o = OptionsFor(tree, "");
+  o.kubernetes = false;
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  (*host)->Read(Now());
+  EXPECT_EQ((*host)->Inventory(Now()).allocations_size(), 0);
+  EXPECT_EQ(kubelet.calls(), 0);
+}
+
 }  // namespace neuronmon::neurondev

@@ -59,6 +59,7 @@ TEST(NeuronLsOnAHost, Trn2TreePrintsWhatTheSimulatorPrints) {
   options.sysfs_root = sys;
   options.proc_root = proc;
   options.neuron_monitor = "";
+  options.kubernetes = false;  // a test host that is a Kubernetes node must not add its pods
   auto host = Host::Open(options, MonoTime(t));
   ASSERT_TRUE(host.ok()) << host.status().message();
   (*host)->Read(MonoTime(t));

@@ -81,6 +81,7 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
   options.sysfs_root = sys.path();
   options.proc_root = proc.path();
   options.neuron_monitor = "";
+  options.kubernetes = false;  // a test host that is a Kubernetes node must not add its pods
   options.logical_nc_config = spec->lnc;
   // The writer replaces files by rename and every field is compared at every read: discover and
   // read everything each time.

@@ -31,7 +31,7 @@ field() { dpkg-deb --field "$deb" "$1"; }
 [ -n "$(field Maintainer)" ] || nm_fail "no Maintainer"
 [ -n "$(field Homepage)" ] || nm_fail "no Homepage"
 depends=$(field Depends)
-for lib in libprotobuf libsystemd0 libstdc++6 adduser; do
+for lib in libprotobuf libgrpc++ libsystemd0 libstdc++6 adduser; do
   grep -q "$lib" <<<"$depends" || nm_fail "Depends lacks $lib: $depends"
 done
 echo "ok: Depends: $depends"
