@@ -154,21 +154,6 @@ const char* ProcessColumnName(ProcessColumn column) {
   return "";
 }
 
-std::string JobText(const v1::Attribution& a) {
-  if (!a.slurm_job_id().empty()) {
-    // An array task is known by its array job and task, as squeue shows it.
-    if (!a.slurm_array_task_id().empty()) {
-      const std::string& array =
-          a.slurm_array_job_id().empty() ? a.slurm_job_id() : a.slurm_array_job_id();
-      return array + "_" + a.slurm_array_task_id();
-    }
-    return a.slurm_job_id();
-  }
-  if (!a.pod().empty()) return (a.namespace_().empty() ? "" : a.namespace_() + "/") + a.pod();
-  if (!a.container_id().empty()) return a.container_id().substr(0, 12);
-  return "";
-}
-
 std::vector<ProcessRow> BuildProcessRows(const Model& model) {
   std::vector<ProcessRow> rows;
   const std::uint32_t per_device = CoresPerDevice(model.inventory());
@@ -183,7 +168,7 @@ std::vector<ProcessRow> BuildProcessRows(const Model& model) {
     const v1::Attribution& a =
         r.has_attribution() || p == nullptr ? r.attribution() : p->attribution();
     row.user = !a.user().empty() ? a.user() : a.has_uid() ? std::to_string(a.uid()) : "";
-    row.job = JobText(a);
+    row.job = JobOf(a);
     row.command = p != nullptr && !p->command().empty() ? p->command() : r.tag();
     row.cores = CoresOf(r, p);
     row.devices = DevicesOf(row.cores, p, per_device);

@@ -35,7 +35,7 @@ struct ProcessRow {
   std::uint32_t pid = 0;
   std::string tag;
   std::string user;                    // "" when unknown; "uid 1000" when only the uid is known
-  std::string job;                     // JobText(); "" when none
+  std::string job;                     // JobOf() (proto/names); "" when none
   std::string command;                 // the inventory's command line, else the tag
   std::vector<std::uint32_t> devices;  // ascending; empty when unknown
   std::vector<std::uint32_t> cores;    // global logical cores, ascending; empty when unknown
@@ -45,10 +45,6 @@ struct ProcessRow {
   v1::FindingKind verdict = v1::FINDING_KIND_UNSPECIFIED;  // its worst finding; none: unspecified
   v1::Severity severity = v1::SEVERITY_UNSPECIFIED;
 };
-
-// What the JOB column says of `a`: the Slurm job ("4242", "4242_7" for array task 7 of job 4242),
-// else the pod ("inference/vllm-0"), else the container id's first 12 digits; "" when none.
-std::string JobText(const v1::Attribution& a);
 
 // One row per runtime of `model`, in pid order. Command, devices and cores come from the
 // inventory's process with the same pid when there is one, else from the runtime's counters.

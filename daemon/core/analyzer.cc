@@ -44,6 +44,7 @@ struct Metrics {
   std::string memory_category;  // its largest category on that device, with its size
   std::string memory_neighbour;
   bool pressured = false;  // its verdict is memory_pressure already (the threshold relaxes)
+  std::string pod;         // "pod inference/vllm-0 (container vllm)" when its pod is known
 
   // It stopped: idle for longer than its steps say a pause may last.
   bool Stopped() const { return stop_after > 0 && idle_seconds >= stop_after; }
@@ -234,6 +235,9 @@ const char* Advice(v1::FindingKind k) {
              "rebalance the work across ranks";
     case v1::FINDING_KIND_IDLE_ALLOCATED:
       return "exit the process or unload the model to free the NeuronCores, or start work on them";
+    case v1::FINDING_KIND_UNALLOCATED:
+      return "run it in a pod that requests the devices (aws.amazon.com/neuron or neuroncore), or "
+             "stop it: the scheduler may give the same devices to a pod";
     case v1::FINDING_KIND_ERRORS:
       return "read the runtime's log; uncorrectable ECC or a lost device means draining the device";
     case v1::FINDING_KIND_MEMORY_PRESSURE:
@@ -330,7 +334,8 @@ v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::s
     kind(v1::FINDING_KIND_IDLE_ALLOCATED,
          Fmt(executions ? "holds its NeuronCores but ran nothing (%.1f%% busy)"
                         : "holds its NeuronCores at %.1f%% busy",
-             u));
+             u) +
+             (m.pod.empty() ? "" : "; " + m.pod));
     return f;
   }
   // It stopped: cores and process idle, nothing completed, for longer than its steps take —
@@ -338,7 +343,8 @@ v1::Finding Classify(const Metrics& m, const AnalyzerThresholds& t, const std::s
   if (m.Stopped()) {
     AddEvidence(f, "idle_seconds", m.idle_seconds, "seconds", m.stop_after, ">=");
     kind(v1::FINDING_KIND_IDLE_ALLOCATED,
-         Fmt("holds its NeuronCores but has run nothing for %.0f s", std::floor(m.idle_seconds)));
+         Fmt("holds its NeuronCores but has run nothing for %.0f s", std::floor(m.idle_seconds)) +
+             (m.pod.empty() ? "" : "; " + m.pod));
     return f;
   }
   consulted.pop_back();
@@ -634,6 +640,79 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, 
   return s;
 }
 
+std::string DeviceList(const std::set<std::uint32_t>& devices) {
+  std::string out;
+  for (std::uint32_t d : devices) out += (out.empty() ? "nd" : ", nd") + std::to_string(d);
+  return out;
+}
+
+// Allocated versus used, where the kubelet's allocations are known: a runtime using devices no
+// pod was allocated gets an `unallocated` finding after its verdict; each pod container whose
+// allocated devices no runtime uses gets an idle_allocated finding of its own.
+// `previous`: the last analysis, whose findings of the same kind and subject keep their `since`.
+void AddAllocationFindings(const v1::Inventory& inv, const Snapshot& end, std::int64_t now_ns,
+                           const Analysis& previous, Analysis& out) {
+  const auto since = [&](const std::vector<v1::Finding>& before, const v1::Finding& f) {
+    for (const v1::Finding& b : before) {
+      if (b.kind() == f.kind() && b.subject() == f.subject()) return b.since_unix_ns();
+    }
+    return now_ns;
+  };
+  if (inv.allocations().empty()) return;
+  const std::uint32_t per = CoresPerDevice(inv);
+  std::set<std::uint32_t> allocated;
+  for (const v1::PodAllocation& a : inv.allocations()) {
+    allocated.insert(a.device_indices().begin(), a.device_indices().end());
+    for (std::uint32_t c : a.core_ids()) allocated.insert(c / per);
+  }
+  std::set<std::uint32_t> used;
+  for (const RuntimeSample& r : end.runtimes) {
+    std::set<std::uint32_t> outside;
+    for (std::uint32_t c : r.cores) {
+      used.insert(c / per);
+      if (!allocated.count(c / per)) outside.insert(c / per);
+    }
+    if (outside.empty()) continue;
+    v1::Finding f;
+    f.set_kind(v1::FINDING_KIND_UNALLOCATED);
+    f.set_severity(v1::SEVERITY_WARNING);
+    f.set_subject(r.tag);
+    f.set_pid(r.pid);
+    f.set_summary("uses " + DeviceList(outside) + ", which Kubernetes allocated to no pod");
+    f.set_advice(Advice(v1::FINDING_KIND_UNALLOCATED));
+    f.set_confidence(1);
+    f.set_since_unix_ns(now_ns);
+    AddEvidence(f, "unallocated_devices_in_use", static_cast<double>(outside.size()), "count", 0,
+                ">");
+    if (auto it = previous.runtimes.find(r.pid); it != previous.runtimes.end())
+      f.set_since_unix_ns(since(it->second, f));
+    out.runtimes[r.pid].push_back(std::move(f));
+  }
+  for (const v1::PodAllocation& a : inv.allocations()) {
+    std::set<std::uint32_t> devices(a.device_indices().begin(), a.device_indices().end());
+    for (std::uint32_t c : a.core_ids()) devices.insert(c / per);
+    if (devices.empty()) continue;
+    std::size_t in_use = 0;
+    for (std::uint32_t d : devices) in_use += used.count(d);
+    if (in_use > 0) continue;
+    const std::string pod = "pod " + (a.namespace_().empty() ? "" : a.namespace_() + "/") + a.pod();
+    v1::Finding f;
+    f.set_kind(v1::FINDING_KIND_IDLE_ALLOCATED);
+    f.set_severity(v1::SEVERITY_WARNING);
+    f.set_subject(pod);
+    f.set_summary(pod + (a.container().empty() ? "" : " (container " + a.container() + ")") +
+                  " was allocated " + DeviceList(devices) +
+                  " but no Neuron application runs on them");
+    f.set_advice("delete the pod, or lower its " + a.resource_name() +
+                 " request, so the scheduler can give the devices to a pod that uses them");
+    f.set_confidence(1);
+    f.set_since_unix_ns(now_ns);
+    AddEvidence(f, "allocated_devices_in_use", 0, "count", 1, "<");
+    f.set_since_unix_ns(since(previous.allocations, f));
+    out.allocations.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 Analyzer::Analyzer(AnalyzerThresholds thresholds) : thresholds_(thresholds) {}
@@ -722,7 +801,15 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   const Snapshot* start = history.AtOrBefore(end->seq > back ? end->seq - back : 0);
   if (start == nullptr || start->epoch != end->epoch || start == end) return;  // counters restarted
   std::map<std::uint32_t, std::string> commands;
-  for (const v1::Process& p : inventory.processes()) commands[p.pid()] = p.command();
+  std::map<std::uint32_t, std::string> pods;
+  for (const v1::Process& p : inventory.processes()) {
+    commands[p.pid()] = p.command();
+    const v1::Attribution& a = p.attribution();
+    if (!a.pod().empty()) {
+      pods[p.pid()] = "pod " + (a.namespace_().empty() ? "" : a.namespace_() + "/") + a.pod() +
+                      (a.container().empty() ? "" : " (container " + a.container() + ")");
+    }
+  }
   const v1::Report window = WindowReport(*start, *end, inventory);
   std::vector<Metrics> metrics;
   for (const v1::RuntimeReport& r : window.runtimes()) {
@@ -731,6 +818,7 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
     if (now == nullptr || before == nullptr) continue;  // too new to judge
     metrics.push_back(Measure(r, window.system().hbm_stats(), *now, *before, inventory));
     metrics.back().command = commands[r.pid()];
+    metrics.back().pod = pods[r.pid()];
     auto track = tracks_.find(r.pid());
     metrics.back().pressured =
         track != tracks_.end() && track->second.verdict.kind() == v1::FINDING_KIND_MEMORY_PRESSURE;
@@ -850,6 +938,7 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
     if (track.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED)
       next.runtimes[m.pid].push_back(track.verdict);
   }
+  AddAllocationFindings(inventory, *end, now_ns, analysis_, next);
   // Forget runtimes that exited.
   std::erase_if(tracks_, [&](const auto& t) { return FindRuntime(*end, t.first) == nullptr; });
   next.instance = Summarize(next, !end->runtimes.empty(), now_ns, gaps);

@@ -7,9 +7,11 @@
 // newest metrics alone agrees (a checkpoint darkens every window that contains it, not the short
 // one after it); errors, hang and a stopped runtime's idle_allocated are reported at once (those
 // rules themselves wait several step times); a straggler or hang comes or goes on a few agreeing
-// evaluations. Memory pressure (a device the runtime holds memory on nearly full) is said at once,
-// before the performance rules, naming who holds the memory. The instance gets one summary
-// finding. Thresholds live in one table
+// evaluations. Where the kubelet's allocations are known, an idle_allocated verdict names the
+// runtime's pod, a runtime using devices no pod was allocated gets a second finding, unallocated,
+// and a pod allocated devices nothing uses is told (Analysis::allocations). Memory pressure (a
+// device the runtime holds memory on nearly full) is said at once, before the performance rules,
+// naming who holds the memory. The instance gets one summary finding. Thresholds live in one table
 // (AnalyzerThresholds, docs/diagnosis.md). A signal the backend cannot measure
 // (Snapshot::unmeasured) is never read as a 0: a rule that needs it is skipped, a verdict reached
 // without a signal an earlier rule needed ends its summary with "signals unavailable: <signal>
@@ -81,6 +83,10 @@ struct AnalyzerThresholds {
 struct Analysis {
   std::map<std::uint32_t, std::vector<v1::Finding>> runtimes;  // by pid
   v1::Finding instance;
+  // Where the kubelet's allocations are known (Inventory.allocations): each pod container that
+  // Kubernetes allocated devices no application uses, as an idle_allocated finding whose subject
+  // is "pod NAMESPACE/NAME". Reports list them after the instance summary.
+  std::vector<v1::Finding> allocations;
 };
 
 class Analyzer {

@@ -142,8 +142,10 @@ v1::Report DaemonCore::Build(const Subscription& sub, const Snapshot& end, bool 
         }
       }
       // Before the first evaluation there is no verdict for the instance yet.
-      if (analysis->instance.kind() != v1::FINDING_KIND_UNSPECIFIED)
+      if (analysis->instance.kind() != v1::FINDING_KIND_UNSPECIFIED) {
         *report.add_findings() = analysis->instance;
+        for (const v1::Finding& f : analysis->allocations) *report.add_findings() = f;
+      }
     }
   }
   if (annotator_) annotator_(sub, report);

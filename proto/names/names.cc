@@ -24,6 +24,8 @@ const char* FindingKindName(v1::FindingKind kind) {
       return "hang";
     case v1::FINDING_KIND_MEMORY_PRESSURE:
       return "memory_pressure";
+    case v1::FINDING_KIND_UNALLOCATED:
+      return "unallocated";
     default:
       return "unspecified";
   }
@@ -43,6 +45,7 @@ int VerdictRank(v1::FindingKind kind) {
     case v1::FINDING_KIND_HBM_BOUND:
     case v1::FINDING_KIND_INPUT_BOUND:
     case v1::FINDING_KIND_IDLE_ALLOCATED:
+    case v1::FINDING_KIND_UNALLOCATED:
       return 2;
     case v1::FINDING_KIND_HEALTHY:
       return 1;
@@ -52,9 +55,13 @@ int VerdictRank(v1::FindingKind kind) {
 }
 
 std::string JobOf(const v1::Attribution& a) {
-  if (!a.slurm_array_job_id().empty() && !a.slurm_array_task_id().empty())
-    return a.slurm_array_job_id() + "_" + a.slurm_array_task_id();
-  if (!a.slurm_job_id().empty()) return a.slurm_job_id();
+  if (!a.slurm_job_id().empty()) {
+    // An array task is known by its array job and task, as squeue shows it.
+    if (a.slurm_array_task_id().empty()) return a.slurm_job_id();
+    const std::string& array =
+        a.slurm_array_job_id().empty() ? a.slurm_job_id() : a.slurm_array_job_id();
+    return array + "_" + a.slurm_array_task_id();
+  }
   if (!a.pod().empty()) return a.namespace_().empty() ? a.pod() : a.namespace_() + "/" + a.pod();
   if (!a.container_id().empty()) return a.container_id().substr(0, 12);
   return "";

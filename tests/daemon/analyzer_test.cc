@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -23,8 +24,10 @@ using std::chrono::seconds;
 
 // A DaemonCore over an in-memory simdev instance, sampled once per simulated second.
 struct SimRun {
+  // `edit` (when given) changes every inventory the backend gives (e.g. adds the kubelet's
+  // allocations, which the simulator does not make).
   explicit SimRun(const simdev::InstanceSpec& spec, const simdev::Scenario& scenario,
-                  std::uint64_t seed = 1) {
+                  std::uint64_t seed = 1, std::function<void(v1::Inventory&)> edit = nullptr) {
     auto instance = simdev::Instance::Create(spec, scenario, seed);
     EXPECT_TRUE(instance.ok()) << instance.status().ToString();
     truth = std::move(*instance);
@@ -32,14 +35,18 @@ struct SimRun {
     // The backend the daemon samples: the same scenario, seed and times as `truth`.
     struct Backend final : daemon::Backend {
       std::unique_ptr<simdev::Instance> sim;
+      std::function<void(v1::Inventory&)> edit;
       v1::Inventory Inventory(MonoTime now) override {
-        return sim->Inventory(now.time_since_epoch());
+        v1::Inventory inv = sim->Inventory(now.time_since_epoch());
+        if (edit) edit(inv);
+        return inv;
       }
       Snapshot Read(MonoTime now) override { return sim->Read(now.time_since_epoch()); }
       std::string Describe() const override { return "test"; }
     };
     auto backend = std::make_unique<Backend>();
     backend->sim = std::move(*made);
+    backend->edit = std::move(edit);
     core = std::make_unique<DaemonCore>(CoreOptions{seconds(1), std::chrono::minutes(2), "test"},
                                         std::move(backend), nullptr);
   }
@@ -650,6 +657,68 @@ TEST(Analyzer, MemoryPressureNamesTheNeighbourOnTheSameDevice) {
     return;
   }
   FAIL() << "never said";
+}
+
+// Allocated versus used, with the kubelet's allocations in the inventory: an idle pod's runtime
+// names its pod, a runtime on devices no pod was allocated gets `unallocated` after its verdict,
+// and a pod allocated devices nothing uses is told on its own, after the instance summary.
+TEST(Analyzer, KubernetesAllocationsAreComparedWithUse) {
+  Result<simdev::Scenario> scenario = simdev::ParseScenario(R"({
+    "name": "pods",
+    "instance": "inf2.48xlarge",
+    "runtimes": [
+      {"name": "serve", "tag": "serve", "pid": 700, "workers": "single", "devices": [0],
+       "pod": "vllm-0", "namespace": "inference", "container": "vllm",
+       "load": "5s", "inference": {"parameters": 7.0e9, "requests_per_second": 5}},
+      {"name": "notebook", "tag": "notebook", "pid": 900, "workers": "single", "devices": [1],
+       "pod": "notebook-0", "namespace": "research", "container": "jupyter",
+       "load": "5s", "idle": {}},
+      {"name": "rogue", "tag": "rogue", "pid": 950, "workers": "single", "devices": [2],
+       "load": "5s", "inference": {"parameters": 7.0e9, "requests_per_second": 5}}
+    ]
+  })",
+                                                            "pods.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().ToString();
+  const auto allocate = [](v1::Inventory& inv) {
+    const auto add = [&](const char* ns, const char* pod, std::uint32_t device) {
+      v1::PodAllocation* a = inv.add_allocations();
+      a->set_namespace_(ns);
+      a->set_pod(pod);
+      a->set_container("main");
+      a->set_resource_name("aws.amazon.com/neuron");
+      a->add_device_indices(device);
+    };
+    add("inference", "vllm-0", 0);
+    add("research", "notebook-0", 1);
+    add("batch", "forgotten-0", 5);
+  };
+  SimRun run(*simdev::FindPreset("inf2.48xlarge"), *scenario, 1, allocate);
+  const Analysis* a = nullptr;
+  for (int t = 0; t <= 40; ++t) a = &run.At(t);
+  ASSERT_EQ(Verdict(*a, 900), "idle_allocated");
+  EXPECT_NE(
+      a->runtimes.at(900).front().summary().find("; pod research/notebook-0 (container jupyter)"),
+      std::string::npos)
+      << a->runtimes.at(900).front().summary();
+  // The rogue process: its verdict, then unallocated.
+  const std::vector<v1::Finding>& rogue = a->runtimes.at(950);
+  ASSERT_EQ(rogue.size(), 2u);
+  EXPECT_EQ(rogue.back().kind(), v1::FINDING_KIND_UNALLOCATED);
+  EXPECT_EQ(rogue.back().summary(), "uses nd2, which Kubernetes allocated to no pod");
+  for (const v1::Finding& f : a->runtimes.at(700))
+    EXPECT_NE(f.kind(), v1::FINDING_KIND_UNALLOCATED);
+  ASSERT_EQ(a->allocations.size(), 1u);
+  EXPECT_EQ(a->allocations[0].subject(), "pod batch/forgotten-0");
+  EXPECT_EQ(a->allocations[0].summary(),
+            "pod batch/forgotten-0 (container main) was allocated nd5 but no Neuron application "
+            "runs on them");
+  // Its `since` holds from one evaluation to the next.
+  const std::int64_t since = a->allocations[0].since_unix_ns();
+  a = &run.At(41);
+  ASSERT_EQ(a->allocations.size(), 1u);
+  EXPECT_EQ(a->allocations[0].since_unix_ns(), since);
+  std::string example;
+  EXPECT_EQ(FalseEvidence(*a, &example), 0) << example;
 }
 
 }  // namespace

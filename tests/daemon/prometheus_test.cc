@@ -252,7 +252,9 @@ TEST(Prometheus, DeviceHealthIsAStateSetWithItsReasons) {
   ASSERT_NE(reasons, nullptr);
   for (const MetricSample& s : reasons->samples) {
     EXPECT_EQ(LabelOf(s, "neuron_device_index"), "3") << "only the unhealthy device has reasons";
-    if (LabelOf(s, "code") == "mem_ecc_uncorrected") EXPECT_EQ(LabelOf(s, "action"), "replace");
+    if (LabelOf(s, "code") == "mem_ecc_uncorrected") {
+      EXPECT_EQ(LabelOf(s, "action"), "replace");
+    }
   }
   const DeviceCounters& nd3 = sim.core().history().newest()->devices[3];
   EXPECT_EQ(Value(e, "neuron_device_hardware_errors_total",

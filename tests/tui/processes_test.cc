@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "proto/names/names.h"
 #include "tests/tui/process_model_fixture.h"
 #include "tui/process_signal.h"
 
@@ -77,17 +78,17 @@ TEST(ProcessRows, AnApplicationMissingFromTheInventoryShowsWhatItsCountersSay) {
 
 TEST(ProcessRows, JobIsSlurmThenPodThenContainer) {
   v1::Attribution a;
-  EXPECT_EQ(JobText(a), "");
+  EXPECT_EQ(JobOf(a), "");
   a.set_container_id("3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e");
-  EXPECT_EQ(JobText(a), "3f4e5d6c7b8a");
+  EXPECT_EQ(JobOf(a), "3f4e5d6c7b8a");
   a.set_pod("vllm-0");
-  EXPECT_EQ(JobText(a), "vllm-0");
+  EXPECT_EQ(JobOf(a), "vllm-0");
   a.set_namespace_("inference");
-  EXPECT_EQ(JobText(a), "inference/vllm-0");
+  EXPECT_EQ(JobOf(a), "inference/vllm-0");
   a.set_slurm_job_id("4242");
-  EXPECT_EQ(JobText(a), "4242");
+  EXPECT_EQ(JobOf(a), "4242");
   a.set_slurm_array_task_id("7");
-  EXPECT_EQ(JobText(a), "4242_7");
+  EXPECT_EQ(JobOf(a), "4242_7");
 }
 
 TEST(ProcessCells, RangesCountsAndClipping) {
