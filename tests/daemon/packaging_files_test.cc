@@ -34,8 +34,12 @@ std::set<std::string> ExportedNames() {
   f.add_evidence()->set_name("hbm_utilization_percent");
   const FindingsByPid findings = {{r.pid, {f}}};
   std::set<std::string> names = {"up"};  // Prometheus's own
-  const Exposition exposition = sim.Build(nullptr, &findings);
-  for (const MetricFamily& family : exposition.families()) {
+  // A failed device has health reasons (a healthy one has none to export).
+  testing::SimCore failed("trn2.48xlarge", "ecc-degradation", {200, 205});
+  std::vector<MetricFamily> families = sim.Build(nullptr, &findings).families();
+  const Exposition unhealthy = failed.Build();
+  for (const MetricFamily& more : unhealthy.families()) families.push_back(more);
+  for (const MetricFamily& family : families) {
     names.insert(family.name);
     if (family.type == MetricType::kHistogram) {
       for (const char* suffix : {"_bucket", "_sum", "_count"}) names.insert(family.name + suffix);
