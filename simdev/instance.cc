@@ -600,7 +600,9 @@ Snapshot Instance::Read(Nanos t) {
   const std::vector<Nanos>& resets = faults_.Resets();
   // Reads at the resets passed (baselines) and at the ends of the power interval not yet seen,
   // in time order: RawRead only moves forward.
-  const auto [power_from, power_to] = PowerInterval(t);
+  const auto interval = PowerInterval(t);
+  const Nanos power_from = interval.first;
+  const Nanos power_to = interval.second;
   std::erase_if(loads_, [&](const auto& l) {
     return l.first != power_from.count() && l.first != power_to.count();
   });
