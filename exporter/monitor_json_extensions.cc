@@ -59,6 +59,11 @@ void WriteErrorCounts(JsonWriter& w, const char* key, const v1::HardwareErrorCou
   UintField(w, "dma_abort", e.dma_abort());
   UintField(w, "collectives", e.collectives());
   UintField(w, "events", e.events());
+  UintField(w, "kernel_sram_uncorrectable", e.kernel_sram_uncorrectable());
+  UintField(w, "kernel_nc_uncorrectable", e.kernel_nc_uncorrectable());
+  UintField(w, "kernel_hbm_uncorrectable", e.kernel_hbm_uncorrectable());
+  UintField(w, "kernel_dma", e.kernel_dma());
+  UintField(w, "kernel_other", e.kernel_other());
   w.EndObject();
 }
 
@@ -96,6 +101,7 @@ void WriteHealth(JsonWriter& w, const v1::DeviceHealth& device) {
   WriteErrorCounts(w, "hardware_errors", device.errors());
   WriteErrorCounts(w, "hardware_errors_total", device.errors_total());
   StringField(w, "error", Unavailable("hardware errors", device.errors_unavailable()));
+  StringField(w, "kernel_log_error", Unavailable("kernel log", device.kernel_log_unavailable()));
   w.EndObject();
 }
 
@@ -155,7 +161,21 @@ void WriteHbmStats(JsonWriter& w, const v1::HbmStats& hbm) {
     }
     UintField(w, "used_bytes", device.used_bytes());
     UintField(w, "total_bytes", device.total_bytes());
-    StringField(w, "error", device.error());
+    if (device.memory_categories_size() > 0) {
+      w.Key("memory_categories");
+      w.BeginObject();
+      for (const v1::MemoryCategoryUsage& m : device.memory_categories()) {
+        w.Key(m.category());
+        w.BeginObject();
+        UintField(w, "used_bytes", m.used_bytes());
+        UintField(w, "peak_bytes", m.peak_bytes());
+        w.EndObject();
+      }
+      w.EndObject();
+    }
+    StringField(w, "error",
+                JoinErrors(device.error(), Unavailable("memory categories",
+                                                       device.memory_categories_unavailable())));
     w.EndObject();
   }
   w.EndArray();

@@ -153,6 +153,20 @@ void FillHealthCounters(const DeviceReading& d, DeviceCounters& out) {
   }
 }
 
+// The device's memory by the driver's categories, summed over its cores (`total` is the usage,
+// `peak` the high-water mark; a name not in kDeviceMemoryCategories counts as uncategorized).
+void FillDeviceMemory(const DeviceReading& d, DeviceCounters& out) {
+  out.memory = DeviceMemory{};
+  for (const CoreReading& c : d.cores) {
+    for (const MemoryCategory& m : c.device_memory) {
+      const std::size_t i = DeviceMemoryCategory(m.name);
+      out.memory.measured = true;
+      out.memory.used[i] += m.total;
+      out.memory.peak[i] += std::max(m.peak.value_or(m.total), m.total);
+    }
+  }
+}
+
 }  // namespace
 
 CounterTracker::CounterTracker(int lnc, bool live) : lnc_(std::max(1, lnc)), live_(live) {}
@@ -219,6 +233,7 @@ void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Devi
     out.ecc.sram_uncorrected += Grown(d.sram_ecc_uncorrected.value_or(s->sram_ue), s->sram_ue);
   }
   FillHealthCounters(d, out);
+  FillDeviceMemory(d, out);
   s->seen = true;
   s->mem_ue = d.mem_ecc_uncorrected.value_or(s->mem_ue);
   s->sram_ue = d.sram_ecc_uncorrected.value_or(s->sram_ue);

@@ -123,6 +123,11 @@ Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
     host->pod_resources_->Poll(now);
     host->pod_resources_->Poll(now, o.pod_resources.deadline + std::chrono::milliseconds(500));
   }
+  if (o.kernel_log) {
+    host->kernel_log_ = std::make_unique<KernelLog>(o.kernel_log_options);
+    host->kernel_log_epoch_ = host->tracker_->epoch();
+    host->kernel_log_->Poll();
+  }
   host->runtime_status_ = o.neuron_monitor.empty() ? "neuron-monitor is not used (configured \"\")"
                                                    : "neuron-monitor is starting";
   return host;
@@ -297,6 +302,7 @@ Snapshot Host::Read(MonoTime now) {
   for (const DeviceReading& d : reading.devices) {
     s.devices[static_cast<std::size_t>(d.index)].error = JoinErrors(d.errors);
   }
+  AddKernelLog(s);
   if (reading.devices.empty()) {
     s.error = "no Neuron devices readable under " + options_.sysfs_root;
     if (!reading.errors.empty()) s.error += ": " + JoinErrors(reading.errors);
@@ -308,6 +314,31 @@ Snapshot Host::Read(MonoTime now) {
       runtime_figures ? runtime_source_->integrator().Runtimes() : RuntimesFromProcesses(reading);
   s.unmeasured = UnmeasuredNow(!shared_devices_, runtime_figures);
   return s;
+}
+
+void Host::AddKernelLog(Snapshot& s) {
+  if (kernel_log_ == nullptr) {
+    for (DeviceCounters& d : s.devices) {
+      d.kernel_log_unavailable = "the kernel log is not read (kernel_log.enabled is false)";
+    }
+    return;
+  }
+  // A reset or reload starts the devices afresh: the events before it no longer describe them.
+  if (tracker_->epoch() != kernel_log_epoch_) {
+    kernel_log_->Clear();
+    kernel_log_epoch_ = tracker_->epoch();
+  }
+  kernel_log_->Poll();
+  for (std::size_t n = 0; n < s.devices.size(); ++n) {
+    DeviceCounters& d = s.devices[n];
+    d.kernel_log_unavailable = kernel_log_->unavailable();
+    const KernelErrorCounts k = kernel_log_->Counts(static_cast<int>(n));
+    d.errors.kernel_sram_uncorrectable = k.sram_uncorrectable;
+    d.errors.kernel_nc_uncorrectable = k.nc_uncorrectable;
+    d.errors.kernel_hbm_uncorrectable = k.hbm_uncorrectable;
+    d.errors.kernel_dma = k.dma;
+    d.errors.kernel_other = k.other;
+  }
 }
 
 std::vector<CoreCounters> Host::MergeCores(bool runtime_figures) {
@@ -391,6 +422,9 @@ std::string Host::Describe() const {
   }
   const std::string runtime = RuntimeStatus();
   out += runtime.empty() ? ", runtime figures from neuron-monitor" : "";
+  if (kernel_log_ != nullptr && !kernel_log_->unavailable().empty()) {
+    out += ", hardware error events unknown: " + kernel_log_->unavailable();
+  }
   // A node whose kubelet cannot be asked says why (not on Kubernetes: nothing). The text changes
   // only when the kubelet's state does, so the recorder keeps few versions of it.
   if (pod_resources_ != nullptr) {

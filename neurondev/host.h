@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "neurondev/counter_tracker.h"
+#include "neurondev/kernel_log.h"
 #include "neurondev/pod_resources.h"
 #include "neurondev/processes.h"
 #include "neurondev/runtime_source.h"
@@ -60,6 +61,10 @@ struct HostOptions {
   // were allocated which devices. false: never (no pod names, no allocations).
   bool kubernetes = true;
   PodResourcesOptions pod_resources;
+  // Count the driver's NEURON_HW_ERR events in the kernel log (kernel_log.path, /dev/kmsg).
+  // false: never (the devices' kernel_log_unavailable says so).
+  bool kernel_log = true;
+  KernelLogOptions kernel_log_options;
 };
 
 // Whether `sysfs_root` has a Neuron driver tree with at least one device.
@@ -88,6 +93,8 @@ class Host {
   explicit Host(HostOptions options);
   void Refresh(const TreeReading& reading);
   void ScanProcessesIfDue();
+  // The kernel log's events since the counters' epoch began, into each device of `s`.
+  void AddKernelLog(Snapshot& s);
   // Allocations and the processes' pods from the kubelet's last answer, into `inv`.
   void AddKubernetes(v1::Inventory& inv) const;
   // Runtimes from the process table and the driver's tree (without neuron-monitor).
@@ -101,6 +108,8 @@ class Host {
   std::unique_ptr<CounterTracker> tracker_;
   std::unique_ptr<RuntimeSource> runtime_source_;
   std::unique_ptr<PodResourcesClient> pod_resources_;  // null: kubernetes off
+  std::unique_ptr<KernelLog> kernel_log_;              // null: kernel_log off
+  std::uint64_t kernel_log_epoch_ = 0;                 // the counters' epoch its counts are of
   std::string runtime_status_;
   // Busy time and FLOPs per logical core, accumulated from whichever source had the core in each
   // read (neuron-monitor's utilization, else the driver's counters), so switching is seamless.

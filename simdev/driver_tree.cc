@@ -344,13 +344,55 @@ Status DriverTreeWriter::Write(const v1::Inventory& inventory, const Snapshot& s
     if (listed.count(n) != 0) continue;
     if (Status s = RemoveDevice(n); !s.ok()) return s;
   }
+  if (Status s = AppendKernelLog(snapshot); !s.ok()) return s;
   return options_.write_proc ? WriteProcesses(view) : Status::Ok();
+}
+
+Status DriverTreeWriter::AppendKernelLog(const Snapshot& snapshot) {
+  if (options_.kernel_log.empty()) return Status::Ok();
+  std::string records;
+  for (std::size_t n = 0; n < snapshot.devices.size(); ++n) {
+    const HardwareErrors& now = snapshot.devices[n].errors;
+    HardwareErrors& logged = kernel_logged_[static_cast<std::uint32_t>(n)];
+    for (const auto& [count, type] :
+         {std::pair{&HardwareErrors::kernel_sram_uncorrectable, "SRAM_UNCORRECTABLE_ERROR"},
+          {&HardwareErrors::kernel_nc_uncorrectable, "NC_UNCORRECTABLE_ERROR"},
+          {&HardwareErrors::kernel_hbm_uncorrectable, "HBM_UNCORRECTABLE_ERROR"},
+          {&HardwareErrors::kernel_dma, "DMA_ERROR"},
+          {&HardwareErrors::kernel_other, "NOTIFICATION_ERROR"}}) {
+      for (; logged.*count < now.*count; ++(logged.*count)) {
+        const auto us = std::max<std::int64_t>(0, snapshot.device_time.count() / 1000);
+        records += "3," + std::to_string(kernel_seq_++) + "," + std::to_string(us) + ",-;neuron" +
+                   std::to_string(n) + ": NEURON_HW_ERR=" + type +
+                   " instance-id=i-0000000000000000 hostname=simulated nd-id=" + std::to_string(n) +
+                   " nc-id=0 action=TERMINATE_INSTANCE\n";
+      }
+    }
+  }
+  // Created at the first Write, as /dev/kmsg is always there.
+  if (records.empty() && kernel_log_created_) return Status::Ok();
+  if (Status s = MakeParent(options_.kernel_log); !s.ok()) return s;
+  const int fd =
+      ::open(options_.kernel_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Status::IoError("cannot open " + options_.kernel_log + ": " + std::strerror(errno));
+  }
+  kernel_log_created_ = true;
+  const bool ok = records.empty() || ::write(fd, records.data(), records.size()) ==
+                                         static_cast<ssize_t>(records.size());
+  const int error = errno;
+  ::close(fd);
+  if (!ok) {
+    return Status::IoError("cannot append to " + options_.kernel_log + ": " + std::strerror(error));
+  }
+  return Status::Ok();
 }
 
 void DriverTreeWriter::Restart(std::uint64_t epoch) {
   started_ = true;
   epoch_ = epoch;
   counters_.clear();
+  kernel_logged_.clear();  // the counts restart; the log keeps what it has
   retired_.clear();
   flat_.clear();
   seen_.clear();
@@ -495,12 +537,7 @@ Status DriverTreeWriter::WriteCore(const View& view, const std::string& dir, std
       {"reset_req_count", 0},
       {"reset_fail_count", 0},
       {"inference_count", 0}};
-  const std::pair<const char*, std::uint64_t> device_mem[] = {
-      {"constants", memory.constants},
-      {"model_code", memory.model_code},
-      {"model_shared_scratchpad", memory.model_shared_scratchpad},
-      {"runtime_memory", memory.runtime_memory},
-      {"tensors", memory.tensors}};
+  const auto device_mem = memory.ByCategory();
   const std::string stats = dir + "/stats/";
   Status s;
   auto counter = [&](const std::string& path, std::uint64_t value, bool with_peak) {

@@ -113,6 +113,10 @@ struct DriverTreeOptions {
   // counters are live (2.30.2 and later) or flat. Numbers separated by dots.
   std::string driver_version = "2.30.2.0";
   bool write_proc = true;
+  // Non-empty: the kernel log the driver writes to, as a file: each Write appends a /dev/kmsg
+  // record ("3,<seq>,<us>,-;neuron<N>: NEURON_HW_ERR=<TYPE> ... nd-id=<N> ...") for every
+  // NEURON_HW_ERR event the snapshot's kernel_* counts gained since the last Write.
+  std::string kernel_log = "";
 };
 
 class DriverTreeWriter {
@@ -159,6 +163,7 @@ class DriverTreeWriter {
   Status WriteCore(const View& view, const std::string& dir, std::uint32_t logical,
                    std::uint32_t j);
   Status WriteProcesses(const View& view);
+  Status AppendKernelLog(const Snapshot& snapshot);
   Status WriteProcessFiles(const View& view, const RuntimeSample& runtime, const std::string& dir);
   // Builds `dir`, which is not on disk yet, under a hidden name with `write(staging dir)`, then
   // renames it into place: a reader sees a new device or process whole or not at all.
@@ -192,6 +197,9 @@ class DriverTreeWriter {
   std::map<std::uint64_t, FlatCore> flat_;                  // by (N << 32 | K)
   std::map<std::uint32_t, SeenRuntime> seen_;               // runtimes of the last Write, by pid
   std::set<std::uint32_t> devices_written_;                 // device directories on disk
+  std::map<std::uint32_t, HardwareErrors> kernel_logged_;   // events in the kernel log, by device
+  std::uint64_t kernel_seq_ = 0;
+  bool kernel_log_created_ = false;
   std::map<std::uint32_t, std::size_t> processes_written_;  // pid -> fd links on disk
 };
 

@@ -564,6 +564,54 @@ std::shared_ptr<const RuntimeMemory> Instance::Grown(const Worker& w,
   return changed ? out : memory;
 }
 
+void Instance::FillDeviceMemory(Snapshot& s, Nanos t) const {
+  const std::size_t cpd = static_cast<std::size_t>(spec_.cores_per_device());
+  using Categories = std::array<std::uint64_t, kDeviceMemoryCategories.size()>;
+  const auto add = [](Categories& to, const CoreMemory& m, bool keep_max) {
+    for (const auto& [name, bytes] : m.ByCategory()) {
+      std::uint64_t& v = to[DeviceMemoryCategory(name)];
+      v = keep_max ? std::max(v, bytes) : v + bytes;
+    }
+  };
+  std::vector<Categories> used(s.devices.size(), Categories{});
+  for (const RuntimeSample& r : s.runtimes) {
+    if (r.memory == nullptr) continue;
+    for (const CoreMemory& m : r.memory->cores) {
+      if (m.core / cpd < used.size()) add(used[m.core / cpd], m, false);
+    }
+  }
+  // Per logical core, the most each category held since the last reset.
+  Nanos since{0};
+  for (Nanos reset : faults_.Resets()) {
+    if (reset <= t) since = reset;
+  }
+  std::vector<Categories> core_peak(s.devices.size() * cpd, Categories{});
+  for (const Worker& w : workers_) {
+    if (w.start > t || (w.stop && *w.stop <= since) || !w.memory.running) continue;
+    const Nanos at = w.stop ? std::min(t, *w.stop - Nanos(1)) : t;
+    std::shared_ptr<const RuntimeMemory> m =
+        at < w.run_start ? Grown(w,
+                                 Loading(*w.memory.running,
+                                         ToSeconds(at - w.start) /
+                                             std::max(1e-9, ToSeconds(w.run_start - w.start))),
+                                 at)
+                         : Grown(w, w.memory.running, at);
+    for (const CoreMemory& c : m->cores) {
+      if (c.core < core_peak.size()) add(core_peak[c.core], c, true);
+    }
+  }
+  for (std::size_t d = 0; d < s.devices.size(); ++d) {
+    DeviceMemory& out = s.devices[d].memory;
+    out.measured = true;
+    out.used = used[d];
+    for (std::size_t k = 0; k < cpd; ++k) {
+      for (std::size_t i = 0; i < out.peak.size(); ++i) out.peak[i] += core_peak[d * cpd + k][i];
+    }
+    for (std::size_t i = 0; i < out.peak.size(); ++i)
+      out.peak[i] = std::max(out.peak[i], out.used[i]);
+  }
+}
+
 void Instance::FillPower(Snapshot& s, Nanos t) const {
   const auto [from, to] = PowerInterval(t);
   const auto a = loads_.find(from.count()), b = loads_.find(to.count());
@@ -639,6 +687,7 @@ Snapshot Instance::Read(Nanos t) {
   while (next_end != ends.end()) capture(*next_end++);
   Snapshot s = RawRead(t);
   FillPower(s, t);
+  FillDeviceMemory(s, t);
   if (!baselines_.empty()) Subtract(s, baselines_.back());
   s.epoch = baselines_.size();
   last_read_ = t;

@@ -63,6 +63,10 @@ class Instance {
   bool Alive(const Worker& w, Nanos t) const;
   // Fills each device's power reading at `t` from the loads cached at its interval's ends.
   void FillPower(Snapshot& s, Nanos t) const;
+  // Fills each device's memory by category at `t` (the runtimes' memory on its cores) and the
+  // high-water marks since the last reset: per core, the most any runtime held there, at its
+  // latest moment (a runtime's memory only grows while it runs), summed over the device's cores.
+  void FillDeviceMemory(Snapshot& s, Nanos t) const;
   // A runtime's memory at `t` with its `memory_growth` faults applied.
   std::shared_ptr<const RuntimeMemory> Grown(const Worker& w,
                                              std::shared_ptr<const RuntimeMemory> memory,

@@ -54,6 +54,9 @@ Result<std::unique_ptr<Backend>> MakeNeuronBackend(const BackendOptions& options
   host.neuron_monitor = options.neuron_monitor;
   host.kubernetes = options.kubernetes;
   host.pod_resources.socket_path = options.pod_resources_socket;
+  host.kernel_log = options.kernel_log;
+  host.kernel_log_options.path = options.kernel_log_path;
+  host.kernel_log_options.max_records_per_poll = options.kernel_log_max_records;
   host.tree_limits.max_open_files = options.sysfs_max_open_files;
   host.child_limits.max_line_bytes = options.neuron_monitor_max_line_bytes;
   Result<std::unique_ptr<neurondev::Host>> opened = neurondev::Host::Open(host, start);

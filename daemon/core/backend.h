@@ -45,6 +45,9 @@ struct BackendOptions {
   std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
   bool kubernetes = true;  // ask the kubelet's PodResources API at this socket when it exists
   std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
+  bool kernel_log = true;  // count the driver's NEURON_HW_ERR events in this kernel log
+  std::string kernel_log_path = "/dev/kmsg";
+  std::size_t kernel_log_max_records = 10000;  // per read
   std::size_t sysfs_max_open_files = 8192;
   std::size_t neuron_monitor_max_line_bytes = 4 << 20;
   std::int64_t node = 0;   // a cluster simulation: this is node `node` ...

@@ -166,6 +166,12 @@ DaemonConfig ReadConfig(const nlohmann::json& json, Found* found) {
     c.kubernetes.pod_resources_socket =
         k.String("pod_resources_socket", c.kubernetes.pod_resources_socket);
   });
+  ReadObject(r, "kernel_log", found, [&](JsonReader& k) {
+    c.kernel_log.enabled = k.Bool("enabled", c.kernel_log.enabled);
+    c.kernel_log.path = k.String("path", c.kernel_log.path);
+    c.kernel_log.max_records_per_read =
+        ReadInteger(k, "max_records_per_read", c.kernel_log.max_records_per_read);
+  });
   c.scenario = r.String("scenario", c.scenario);
   c.seed = ReadInteger(r, "seed", c.seed);
   c.node = ReadInteger(r, "node", c.node);
@@ -279,6 +285,11 @@ void CheckSampling(const DaemonConfig& c, Found* found) {
     found->push_back(
         "kubernetes.pod_resources_socket: must be an absolute path of at most 107 bytes");
   }
+  if (c.kernel_log.path.empty() || c.kernel_log.path.front() != '/') {
+    found->push_back("kernel_log.path: must be an absolute path");
+  }
+  CheckRange(found, "kernel_log.max_records_per_read", c.kernel_log.max_records_per_read, 1,
+             1000000);
   // The real device is checked when the daemon starts (it is there or it is not), as is a
   // recording to replay; "auto" falls back to the simulator, whose settings must then be valid.
   if (c.device == "neuron") return;
@@ -667,6 +678,10 @@ std::string ConfigToJson(const DaemonConfig& c) {
                              {"kubernetes",
                               {{"enabled", c.kubernetes.enabled},
                                {"pod_resources_socket", c.kubernetes.pod_resources_socket}}},
+                             {"kernel_log",
+                              {{"enabled", c.kernel_log.enabled},
+                               {"path", c.kernel_log.path},
+                               {"max_records_per_read", c.kernel_log.max_records_per_read}}},
                              {"scenario", c.scenario},
                              {"seed", c.seed},
                              {"node", c.node},

@@ -125,12 +125,21 @@ struct KubernetesConfig {  // JSON "kubernetes"
   bool operator==(const KubernetesConfig&) const = default;
 };
 
+// A real host's kernel log (docs/health.md): the driver's NEURON_HW_ERR events, per device.
+struct KernelLogConfig {  // JSON "kernel_log"
+  bool enabled = true;    // false: never read it (the events are reported unavailable)
+  std::string path = "/dev/kmsg";
+  std::int64_t max_records_per_read = 10000;  // records read per sample; the rest wait
+  bool operator==(const KernelLogConfig&) const = default;
+};
+
 struct DaemonConfig {
   std::string device = "auto";  // "auto", "neuron", or simdev::ParseDeviceSpec syntax
   std::string sysfs_root = "/sys";
   std::string proc_root = "/proc";
   std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
   KubernetesConfig kubernetes;
+  KernelLogConfig kernel_log;
   std::string scenario = "healthy-training";  // built-in scenario name or a path to a .json file
   std::int64_t seed = 1;                      // >= 0
   // A cluster simulation: this daemon is node `node` of `nodes` (0: as many as the scenario says).

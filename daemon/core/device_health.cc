@@ -17,6 +17,11 @@ void Count(const HardwareErrors& e, v1::HardwareErrorCounts& out) {
   out.set_dma_abort(e.dma_abort);
   out.set_collectives(e.collectives);
   out.set_events(e.events);
+  out.set_kernel_sram_uncorrectable(e.kernel_sram_uncorrectable);
+  out.set_kernel_nc_uncorrectable(e.kernel_nc_uncorrectable);
+  out.set_kernel_hbm_uncorrectable(e.kernel_hbm_uncorrectable);
+  out.set_kernel_dma(e.kernel_dma);
+  out.set_kernel_other(e.kernel_other);
 }
 
 std::string Plural(std::uint64_t n, const char* one, const char* many) {
@@ -53,6 +58,7 @@ v1::DeviceHealth DeviceHealthOf(const Snapshot& start, const Snapshot& end, std:
   const DeviceCounters& b = reset || device >= start.devices.size() ? zero : start.devices[device];
   wire::PowerToProto(e.power, *h.mutable_power());
   h.set_errors_unavailable(e.errors_unavailable);
+  h.set_kernel_log_unavailable(e.kernel_log_unavailable);
   Count(e.errors, *h.mutable_errors_total());
   Count(e.errors.Minus(b.errors), *h.mutable_errors());
   const EccCounters window_ecc = e.ecc.Minus(b.ecc);
@@ -128,6 +134,35 @@ v1::DeviceHealth DeviceHealthOf(const Snapshot& start, const Snapshot& end, std:
              Plural(t.events - attributed, "hardware error event", "hardware error events") +
                  " reported" + since,
              HEALTH_STATE_DEGRADED, HEALTH_ACTION_DRAIN);
+    }
+    // The kernel log's NEURON_HW_ERR events, where they tell more than the driver's counters (an
+    // older driver without them, or events the counters do not count): the same rules.
+    const struct {
+      const char* code;
+      const char* type;
+      std::uint64_t logged;
+      std::uint64_t counted;
+      v1::HealthState state;
+      v1::HealthAction action;
+    } kernel[] = {
+        {"kernel_hbm_uncorrectable", "HBM_UNCORRECTABLE_ERROR", t.kernel_hbm_uncorrectable,
+         t.mem_ecc_uncorrected + t.hbm_uncorrectable, HEALTH_STATE_FAILED, HEALTH_ACTION_REPLACE},
+        {"kernel_nc_uncorrectable", "NC_UNCORRECTABLE_ERROR", t.kernel_nc_uncorrectable,
+         t.nc_uncorrectable, HEALTH_STATE_FAILED, HEALTH_ACTION_RESET},
+        {"kernel_sram_uncorrectable", "SRAM_UNCORRECTABLE_ERROR", t.kernel_sram_uncorrectable,
+         t.sram_ecc_uncorrected, HEALTH_STATE_DEGRADED, HEALTH_ACTION_RESET},
+        {"kernel_dma_error", "DMA_ERROR", t.kernel_dma, t.dma_abort, HEALTH_STATE_DEGRADED,
+         HEALTH_ACTION_RESET},
+        {"kernel_hw_error", "another type", t.kernel_other, 0, HEALTH_STATE_DEGRADED,
+         HEALTH_ACTION_DRAIN},
+    };
+    for (const auto& k : kernel) {
+      if (k.logged <= k.counted) continue;
+      std::string text = Plural(k.logged, "NEURON_HW_ERR event", "NEURON_HW_ERR events") + " (" +
+                         k.type + ") in the kernel log";
+      if (k.counted > 0)
+        text += ", more than the driver's counters show (" + std::to_string(k.counted) + ")";
+      reason(k.code, std::move(text), k.state, k.action);
     }
     const double minutes =
         static_cast<double>((end.device_time - start.device_time).count()) / 60e9;

@@ -286,6 +286,15 @@ bool AddHbmStats(const GroupContext& c) {
   FamilyBuilder used("neuron_hbm_used_bytes", "HBM allocated by runtimes, by device", kGauge,
                      "bytes");
   FamilyBuilder total("neuron_hbm_total_bytes", "HBM capacity, by device", kGauge, "bytes");
+  FamilyBuilder category_used(
+      "neuron_device_memory_used_bytes",
+      "Device memory in use by the driver's category, summed over the device's cores", kGauge,
+      "bytes");
+  FamilyBuilder category_peak(
+      "neuron_device_memory_peak_bytes",
+      "The most device memory each category held since the driver loaded (the cores' high-water "
+      "marks, summed)",
+      kGauge, "bytes");
   const bool traffic = Measured(c, Signal::kHbmTraffic);
   bool ok = true;
   const auto& hbm = c.window.system().hbm_stats().devices();
@@ -305,8 +314,13 @@ bool AddHbmStats(const GroupContext& c) {
     }
     used.Add(labels, AsDouble(w.used_bytes()));
     total.Add(labels, AsDouble(w.total_bytes()));
+    for (const v1::MemoryCategoryUsage& m : w.memory_categories()) {
+      const std::vector<Label> by = WithLabels(labels, {{"category", m.category()}});
+      category_used.Add(by, AsDouble(m.used_bytes()));
+      category_peak.Add(by, AsDouble(m.peak_bytes()));
+    }
   }
-  return AddAll(c, {&read, &write, &util, &used, &total}) && ok;
+  return AddAll(c, {&read, &write, &util, &used, &total, &category_used, &category_peak}) && ok;
 }
 
 bool AddDeviceHealth(const GroupContext& c) {
@@ -346,6 +360,15 @@ bool AddDeviceHealth(const GroupContext& c) {
           {"dma_abort", t.dma_abort()},
           {"collectives", t.collectives()},
           {"events", t.events()}}) {
+      errors.Add(WithLabels(labels, {{"type", type}}), AsDouble(n));
+    }
+    if (!h.kernel_log_unavailable().empty()) continue;
+    for (const auto& [type, n] : {std::pair<const char*, std::uint64_t>{
+                                      "kernel_sram_uncorrectable", t.kernel_sram_uncorrectable()},
+                                  {"kernel_nc_uncorrectable", t.kernel_nc_uncorrectable()},
+                                  {"kernel_hbm_uncorrectable", t.kernel_hbm_uncorrectable()},
+                                  {"kernel_dma", t.kernel_dma()},
+                                  {"kernel_other", t.kernel_other()}}) {
       errors.Add(WithLabels(labels, {{"type", type}}), AsDouble(n));
     }
   }

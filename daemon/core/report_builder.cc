@@ -299,6 +299,18 @@ void FillHbm(const Span& s, const v1::Inventory& inv, v1::HbmStats* out) {
     }
     dev->set_used_bytes(used[d]);
     dev->set_total_bytes(inv.hardware_info().neuron_device_memory_size());
+    if (e.memory.measured) {
+      for (std::size_t i = 0; i < kDeviceMemoryCategories.size(); ++i) {
+        v1::MemoryCategoryUsage* m = dev->add_memory_categories();
+        m->set_category(kDeviceMemoryCategories[i]);
+        m->set_used_bytes(e.memory.used[i]);
+        m->set_peak_bytes(std::max(e.memory.peak[i], e.memory.used[i]));
+      }
+    } else {
+      dev->set_memory_categories_unavailable(
+          "not measured (the driver's tree has no stats/memory_usage/device_mem, or the "
+          "recording predates them)");
+    }
     if (!bandwidth) continue;
     const double read =
         Rate(static_cast<double>(Delta(e.hbm_read_bytes, b.hbm_read_bytes, s.reset)), s);

@@ -77,6 +77,9 @@ BackendOptions BackendOf(const DaemonConfig& c) {
   o.neuron_monitor = c.neuron_monitor;
   o.kubernetes = c.kubernetes.enabled;
   o.pod_resources_socket = c.kubernetes.pod_resources_socket;
+  o.kernel_log = c.kernel_log.enabled;
+  o.kernel_log_path = c.kernel_log.path;
+  o.kernel_log_max_records = static_cast<std::size_t>(c.kernel_log.max_records_per_read);
   o.sysfs_max_open_files = static_cast<std::size_t>(c.limits.sysfs_max_open_files);
   o.neuron_monitor_max_line_bytes =
       static_cast<std::size_t>(c.limits.neuron_monitor_max_line_bytes);
@@ -89,7 +92,7 @@ bool SameBackend(const DaemonConfig& a, const DaemonConfig& b) {
   return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed && a.node == b.node &&
          a.nodes == b.nodes && a.speed == b.speed && a.sysfs_root == b.sysfs_root &&
          a.proc_root == b.proc_root && a.neuron_monitor == b.neuron_monitor &&
-         a.kubernetes == b.kubernetes &&
+         a.kubernetes == b.kubernetes && a.kernel_log == b.kernel_log &&
          a.limits.sysfs_max_open_files == b.limits.sysfs_max_open_files &&
          a.limits.neuron_monitor_max_line_bytes == b.limits.neuron_monitor_max_line_bytes &&
          a.replay == b.replay && a.replay_from == b.replay_from;

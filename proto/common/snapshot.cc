@@ -25,7 +25,12 @@ HardwareErrors HardwareErrors::Minus(const HardwareErrors& e) const {
           Grown(hbm_uncorrectable, e.hbm_uncorrectable),
           Grown(dma_abort, e.dma_abort),
           Grown(collectives, e.collectives),
-          Grown(events, e.events)};
+          Grown(events, e.events),
+          Grown(kernel_sram_uncorrectable, e.kernel_sram_uncorrectable),
+          Grown(kernel_nc_uncorrectable, e.kernel_nc_uncorrectable),
+          Grown(kernel_hbm_uncorrectable, e.kernel_hbm_uncorrectable),
+          Grown(kernel_dma, e.kernel_dma),
+          Grown(kernel_other, e.kernel_other)};
 }
 
 // Every field of ExecutionCounters, so that field-wise operations cannot miss one.
@@ -87,12 +92,23 @@ const RuntimeSample* FindRuntime(const Snapshot& snapshot, std::uint32_t pid) {
   return it != rs.end() && it->pid == pid ? &*it : nullptr;
 }
 
+std::size_t DeviceMemoryCategory(std::string_view name) {
+  for (std::size_t i = 0; i < kDeviceMemoryCategories.size(); ++i) {
+    if (name == kDeviceMemoryCategories[i]) return i;
+  }
+  return kDeviceMemoryCategories.size() - 1;
+}
+
 std::size_t OwnBytes(const Snapshot& s) {
   std::size_t bytes = sizeof(Snapshot) + StringBytes(s.error) + VectorBytes(s.cores) +
                       VectorBytes(s.devices) + VectorBytes(s.runtimes) +
                       VectorBytes(s.host.per_cpu) + StringBytes(s.host.cpu_error) +
                       StringBytes(s.host.memory_error);
   for (const CoreCounters& c : s.cores) bytes += VectorBytes(c.physical_busy_ns);
+  for (const DeviceCounters& d : s.devices) {
+    bytes += StringBytes(d.error) + StringBytes(d.errors_unavailable) +
+             StringBytes(d.kernel_log_unavailable) + StringBytes(d.power.unavailable);
+  }
   for (const RuntimeSample& r : s.runtimes) {
     bytes += StringBytes(r.tag) + StringBytes(r.error) + VectorBytes(r.cores) +
              HistogramBytes(r.total_latency) + HistogramBytes(r.device_latency);

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "proto/common/clock.h"
@@ -59,11 +61,23 @@ struct HardwareErrors {
   std::uint64_t dma_abort = 0;
   std::uint64_t collectives = 0;
   std::uint64_t events = 0;
+  // NEURON_HW_ERR events the driver logged in the kernel log naming the device (docs/health.md),
+  // by type: SRAM, NeuronCore and HBM uncorrectable errors, DMA errors, any other type.
+  std::uint64_t kernel_sram_uncorrectable = 0;
+  std::uint64_t kernel_nc_uncorrectable = 0;
+  std::uint64_t kernel_hbm_uncorrectable = 0;
+  std::uint64_t kernel_dma = 0;
+  std::uint64_t kernel_other = 0;
   // What each counter grew by since `earlier` (one that went backwards counts its own value).
   HardwareErrors Minus(const HardwareErrors& earlier) const;
+  // The driver's counters (the kernel log's events repeat what they count).
   std::uint64_t Total() const {
     return mem_ecc_uncorrected + sram_ecc_uncorrected + mem_ecc_repairable + nc_uncorrectable +
            hbm_uncorrectable + dma_abort + collectives + events;
+  }
+  std::uint64_t KernelTotal() const {
+    return kernel_sram_uncorrectable + kernel_nc_uncorrectable + kernel_hbm_uncorrectable +
+           kernel_dma + kernel_other;
   }
 };
 
@@ -77,6 +91,25 @@ struct DevicePower {
   std::int64_t sampled_unix_ns = 0;  // when the interval ended (0: unknown)
 };
 
+// The driver's device memory categories (stats/memory_usage/device_mem/<category> of each core),
+// in this order: what the runtimes hold (model code, tensors, constants, shared scratchpad,
+// runtime memory) and what the driver itself does.
+inline constexpr std::array<const char*, 11> kDeviceMemoryCategories = {
+    "model_code",     "tensors",       "constants",    "model_shared_scratchpad",
+    "runtime_memory", "driver_memory", "collectives",  "nonshared_scratchpad",
+    "notifications",  "dma_rings",     "uncategorized"};
+
+// Index of `name` in kDeviceMemoryCategories, or of "uncategorized" for a name it lacks.
+std::size_t DeviceMemoryCategory(std::string_view name);
+
+// A device's memory by category, summed over its cores: bytes in use now and the high-water marks
+// (the sum of the cores' own, since the driver loaded or the device was reset). A gauge.
+struct DeviceMemory {
+  bool measured = false;  // false: the backend cannot tell (outputs say unavailable, not 0)
+  std::array<std::uint64_t, kDeviceMemoryCategories.size()> used{};
+  std::array<std::uint64_t, kDeviceMemoryCategories.size()> peak{};
+};
+
 struct DeviceCounters {
   bool present = true;  // false: the device does not answer; its counters are meaningless
   // Non-empty: parts of the device could not be read ("PATH: problem; ..."); those counters keep
@@ -88,7 +121,10 @@ struct DeviceCounters {
   HardwareErrors errors;
   // Non-empty: some of `errors` cannot be read (an older driver), and why; those stay 0.
   std::string errors_unavailable;
+  // Non-empty: the kernel log cannot be read (the kernel_* counts of `errors` stay 0), and why.
+  std::string kernel_log_unavailable;
   DevicePower power;
+  DeviceMemory memory;
 };
 
 struct CollectiveCounters {
@@ -141,6 +177,14 @@ struct CoreMemory {
   std::uint64_t tensors = 0;
   std::uint64_t Total() const {
     return constants + model_code + model_shared_scratchpad + runtime_memory + tensors;
+  }
+  // Each field with the driver's device memory category it is in.
+  std::array<std::pair<const char*, std::uint64_t>, 5> ByCategory() const {
+    return {{{"constants", constants},
+             {"model_code", model_code},
+             {"model_shared_scratchpad", model_shared_scratchpad},
+             {"runtime_memory", runtime_memory},
+             {"tensors", tensors}}};
   }
 };
 

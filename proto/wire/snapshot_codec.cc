@@ -207,7 +207,21 @@ void SnapshotToProto(const Snapshot& s, v1::Snapshot& out) {
     h->set_dma_abort(d.errors.dma_abort);
     h->set_collectives(d.errors.collectives);
     h->set_events(d.errors.events);
+    h->set_kernel_sram_uncorrectable(d.errors.kernel_sram_uncorrectable);
+    h->set_kernel_nc_uncorrectable(d.errors.kernel_nc_uncorrectable);
+    h->set_kernel_hbm_uncorrectable(d.errors.kernel_hbm_uncorrectable);
+    h->set_kernel_dma(d.errors.kernel_dma);
+    h->set_kernel_other(d.errors.kernel_other);
     p->set_errors_unavailable(d.errors_unavailable);
+    p->set_kernel_log_unavailable(d.kernel_log_unavailable);
+    if (d.memory.measured) {
+      v1::DeviceMemorySample* m = p->mutable_memory();
+      m->set_measured(true);
+      for (std::size_t i = 0; i < kDeviceMemoryCategories.size(); ++i) {
+        m->add_used_bytes(d.memory.used[i]);
+        m->add_peak_bytes(d.memory.peak[i]);
+      }
+    }
     PowerToProto(d.power, *p->mutable_power());
   }
   for (const RuntimeSample& r : s.runtimes) {
@@ -285,11 +299,29 @@ Result<Snapshot> SnapshotDecoder::Decode(const v1::Snapshot& p) {
                d.ecc().sram_uncorrected()};
     // An archive from before these fields: none of them was recorded.
     const v1::HardwareErrorCounts& h = d.errors();
-    out.errors = {h.mem_ecc_uncorrected(), h.sram_ecc_uncorrected(),
-                  h.mem_ecc_repairable(),  h.nc_uncorrectable(),
-                  h.hbm_uncorrectable(),   h.dma_abort(),
-                  h.collectives(),         h.events()};
+    out.errors = {h.mem_ecc_uncorrected(),
+                  h.sram_ecc_uncorrected(),
+                  h.mem_ecc_repairable(),
+                  h.nc_uncorrectable(),
+                  h.hbm_uncorrectable(),
+                  h.dma_abort(),
+                  h.collectives(),
+                  h.events(),
+                  h.kernel_sram_uncorrectable(),
+                  h.kernel_nc_uncorrectable(),
+                  h.kernel_hbm_uncorrectable(),
+                  h.kernel_dma(),
+                  h.kernel_other()};
     out.errors_unavailable = d.has_errors() ? d.errors_unavailable() : "not recorded";
+    out.kernel_log_unavailable = d.has_errors() ? d.kernel_log_unavailable() : "not recorded";
+    // Categories beyond the ones known here (a newer writer) are left out; missing ones read 0.
+    const v1::DeviceMemorySample& m = d.memory();
+    out.memory.measured = m.measured();
+    for (std::size_t i = 0; out.memory.measured && i < kDeviceMemoryCategories.size(); ++i) {
+      const int k = static_cast<int>(i);
+      out.memory.used[i] = k < m.used_bytes_size() ? m.used_bytes(k) : 0;
+      out.memory.peak[i] = k < m.peak_bytes_size() ? m.peak_bytes(k) : 0;
+    }
     out.power = d.has_power() ? PowerFromProto(d.power()) : DevicePower{"not recorded"};
   }
   std::map<std::uint32_t, std::pair<std::string, std::shared_ptr<const RuntimeMemory>>> memory;

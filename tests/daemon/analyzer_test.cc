@@ -424,6 +424,69 @@ TEST(Analyzer, GeneratedVariantsAreClassifiedAtLeast95PercentOfTheTime) {
   EXPECT_GE(accuracy, 0.95) << "misclassified:\n" << wrong;
 }
 
+// The allocation findings over generated workloads on a Kubernetes node: pod "half" was allocated
+// the first half of the devices and pod "last" the last device. Every runtime using a device in
+// between gets `unallocated` naming exactly those devices (and no other runtime does), and each
+// pod none of whose devices any runtime uses gets its idle_allocated finding — never a pod in use.
+TEST(Analyzer, AllocationFindingsHoldAcrossGeneratedVariants) {
+  std::mt19937_64 rng(11);
+  int unallocated = 0, idle_pods = 0;
+  for (const char* preset : {"trn2.48xlarge", "trn1.32xlarge"}) {
+    const simdev::InstanceSpec spec = *simdev::FindPreset(preset);
+    const auto n = static_cast<std::uint32_t>(spec.device_count);
+    for (const char* label : {"healthy", "input_bound", "straggler", "idle_allocated"}) {
+      for (int i = 0; i < 2; ++i) {
+        const Variant v = MakeVariant(label, spec, rng);
+        SimRun run(spec, v.scenario, v.seed, [n](v1::Inventory& inv) {
+          v1::PodAllocation* half = inv.add_allocations();
+          half->set_pod("half");
+          half->set_resource_name("aws.amazon.com/neuron");
+          for (std::uint32_t d = 0; d < n / 2; ++d) half->add_device_indices(d);
+          v1::PodAllocation* last = inv.add_allocations();
+          last->set_pod("last");
+          last->set_resource_name("aws.amazon.com/neuron");
+          last->add_device_indices(n - 1);
+        });
+        const Analysis* a = nullptr;
+        for (int t = 0; t <= 60; ++t) a = &run.At(t);
+        const std::uint32_t per = static_cast<std::uint32_t>(spec.cores_per_device());
+        std::set<std::uint32_t> used;
+        for (const RuntimeSample& r : run.core->history().newest()->runtimes) {
+          std::set<std::uint32_t> outside;
+          for (std::uint32_t c : r.cores) {
+            used.insert(c / per);
+            if (c / per >= n / 2 && c / per < n - 1) outside.insert(c / per);
+          }
+          std::string want;
+          for (std::uint32_t d : outside)
+            want += (want.empty() ? "nd" : ", nd") + std::to_string(d);
+          ASSERT_TRUE(a->runtimes.count(r.pid)) << v.description;
+          const std::vector<v1::Finding>& f = a->runtimes.at(r.pid);
+          ASSERT_FALSE(f.empty()) << v.description;
+          const bool has = f.back().kind() == v1::FINDING_KIND_UNALLOCATED;
+          EXPECT_EQ(has, !outside.empty()) << v.description << ", pid " << r.pid;
+          if (has) {
+            ++unallocated;
+            EXPECT_EQ(f.back().summary(),
+                      "uses " + want + ", which Kubernetes allocated to no pod");
+            EXPECT_GE(f.size(), 2u) << "the verdict comes first";
+          }
+        }
+        std::set<std::string> idle;
+        for (const v1::Finding& f : a->allocations) idle.insert(f.subject());
+        bool half_used = false;
+        for (std::uint32_t d = 0; d < n / 2; ++d) half_used = half_used || used.count(d) > 0;
+        EXPECT_EQ(idle.count("pod half"), half_used ? 0u : 1u) << v.description;
+        EXPECT_EQ(idle.count("pod last"), used.count(n - 1) ? 0u : 1u) << v.description;
+        idle_pods += static_cast<int>(idle.size());
+      }
+    }
+  }
+  // Both kinds were exercised.
+  EXPECT_GT(unallocated, 0);
+  EXPECT_GT(idle_pods, 0);
+}
+
 }  // namespace
 }  // namespace neuronmon::daemon
 

@@ -104,6 +104,7 @@ TEST(ConfigTest, PackagedFileIsDefaultConfigText) {
 constexpr std::string_view kEveryField = R"({
     "device": "sim:trn2.48xlarge:lnc=2", "scenario": "straggler", "seed": 42,
     "kubernetes": {"enabled": false, "pod_resources_socket": "/run/kubelet/pr.sock"},
+    "kernel_log": {"enabled": false, "path": "/var/log/kern.log", "max_records_per_read": 50},
     "period": "250ms", "speed": 60.5, "history_retention": "5m",
     "listeners": {
       "unix": {"enabled": false, "path": "/tmp/x.sock", "mode": "0600", "group": "neuron"},
@@ -133,6 +134,7 @@ TEST(ConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.seed, 42);
   EXPECT_FALSE(c.kubernetes.enabled);
   EXPECT_EQ(c.kubernetes.pod_resources_socket, "/run/kubelet/pr.sock");
+  EXPECT_EQ(c.kernel_log, (KernelLogConfig{false, "/var/log/kern.log", 50}));
   EXPECT_EQ(c.period, milliseconds(250));
   EXPECT_EQ(c.speed, 60.5);
   EXPECT_EQ(c.history_retention, minutes(5));
@@ -218,6 +220,15 @@ TEST(ConfigTest, TheKubeletSocketIsAnAbsolutePathThatFitsAUnixSocket) {
       ElementsAre(want));
   EXPECT_THAT(Problems(R"({"kubernetes": {"enabled": "auto"}})"),
               ElementsAre(HasSubstr("kubernetes.enabled")));
+}
+
+TEST(ConfigTest, TheKernelLogIsAnAbsolutePathReadInBoundedBatches) {
+  EXPECT_THAT(Problems(R"({"kernel_log": {"path": "kmsg"}})"),
+              ElementsAre("test.json: kernel_log.path: must be an absolute path"));
+  EXPECT_THAT(Problems(R"({"kernel_log": {"max_records_per_read": 0}})"),
+              ElementsAre(HasSubstr("kernel_log.max_records_per_read: must be between 1 and")));
+  EXPECT_THAT(Problems(R"({"kernel_log": {"enabled": "yes"}})"),
+              ElementsAre(HasSubstr("kernel_log.enabled")));
 }
 
 // Clients take 20 s of silence for a lost connection: a daemon must heartbeat well within it.

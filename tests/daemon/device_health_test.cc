@@ -170,3 +170,47 @@ TEST(DeviceHealth, NamesAreThoseOutputsUse) {
 
 }  // namespace
 }  // namespace neuronmon::daemon
+
+namespace neuronmon::daemon {
+namespace {
+
+// The kernel log's NEURON_HW_ERR events add a reason only where the driver's counters show fewer
+// of the same errors (an older driver without them): the same error never counts twice.
+TEST(DeviceHealth, KernelLogEventsBeyondTheCountersAreReasons) {
+  Pair p;
+  HardwareErrors& e = p.end.devices[0].errors;
+  e.sram_ecc_uncorrected = 2;
+  e.kernel_sram_uncorrectable = 2;  // the same two errors
+  EXPECT_EQ(Codes(p.Health()), (std::vector<std::string>{"sram_ecc_uncorrected"}));
+  EXPECT_EQ(p.Health().errors_total().kernel_sram_uncorrectable(), 2u);
+  EXPECT_EQ(p.Health().errors().kernel_sram_uncorrectable(), 2u);
+  // An HBM error the counters do not show: the device failed, to be replaced.
+  e.kernel_hbm_uncorrectable = 1;
+  v1::DeviceHealth h = p.Health();
+  EXPECT_EQ(h.state(), v1::HEALTH_STATE_FAILED);
+  EXPECT_EQ(h.action(), v1::HEALTH_ACTION_REPLACE);
+  ASSERT_EQ(Codes(h),
+            (std::vector<std::string>{"kernel_hbm_uncorrectable", "sram_ecc_uncorrected"}));
+  EXPECT_EQ(h.reasons(0).text(),
+            "1 NEURON_HW_ERR event (HBM_UNCORRECTABLE_ERROR) in the kernel log");
+  // More DMA errors logged than the counters show; an unknown type.
+  e = {};
+  e.dma_abort = 1;
+  e.kernel_dma = 3;
+  e.kernel_other = 1;
+  h = p.Health();
+  EXPECT_EQ(h.state(), v1::HEALTH_STATE_DEGRADED);
+  EXPECT_EQ(h.action(), v1::HEALTH_ACTION_RESET);
+  ASSERT_EQ(Codes(h),
+            (std::vector<std::string>{"dma_abort", "kernel_dma_error", "kernel_hw_error"}));
+  EXPECT_EQ(h.reasons(1).text(),
+            "3 NEURON_HW_ERR events (DMA_ERROR) in the kernel log, more than the driver's "
+            "counters show (1)");
+  EXPECT_EQ(h.reasons(2).action(), v1::HEALTH_ACTION_DRAIN);
+  // A kernel log that cannot be read is said so.
+  p.end.devices[0].kernel_log_unavailable = "cannot read /dev/kmsg: Operation not permitted";
+  EXPECT_EQ(p.Health().kernel_log_unavailable(), "cannot read /dev/kmsg: Operation not permitted");
+}
+
+}  // namespace
+}  // namespace neuronmon::daemon

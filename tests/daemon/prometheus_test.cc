@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -262,9 +263,54 @@ TEST(Prometheus, DeviceHealthIsAStateSetWithItsReasons) {
             static_cast<double>(nd3.errors.events));
   EXPECT_NEAR(Value(e, "neuron_device_power_utilization_ratio", {{"neuron_device_index", "3"}}),
               nd3.power.average_percent / 100, 1e-12);
+  // The driver's NEURON_HW_ERR kernel log events, by type; unknown (not 0) when the log cannot
+  // be read, while the driver's counters stay.
+  ASSERT_GT(nd3.errors.kernel_hbm_uncorrectable, 0u);
+  EXPECT_EQ(Value(e, "neuron_device_hardware_errors_total",
+                  {{"neuron_device_index", "3"}, {"type", "kernel_hbm_uncorrectable"}}),
+            static_cast<double>(nd3.errors.kernel_hbm_uncorrectable));
+  Snapshot unread = *sim.core().history().newest();
+  for (DeviceCounters& d : unread.devices) d.kernel_log_unavailable = "cannot read /dev/kmsg";
+  const Exposition without = sim.Build(&unread);
+  const MetricFamily* errors = Family(without, "neuron_device_hardware_errors_total");
+  ASSERT_NE(errors, nullptr);
+  for (const MetricSample& s : errors->samples) {
+    EXPECT_EQ(LabelOf(s, "type").rfind("kernel_", 0), std::string::npos) << LabelOf(s, "type");
+  }
+  EXPECT_EQ(Value(without, "neuron_device_hardware_errors_total",
+                  {{"neuron_device_index", "3"}, {"type", "events"}}),
+            static_cast<double>(nd3.errors.events));
   if (access(testing::kPromtool, X_OK) != 0) GTEST_SKIP() << "promtool is not installed";
   std::string output;
   EXPECT_EQ(RunPromtool(RenderText(e), &output), 0) << output;
+}
+
+// Device memory by the driver's categories, with high-water marks: the KV cache of
+// memory-pressure grows the tensors category; a device whose categories are unknown has none.
+TEST(Prometheus, DeviceMemoryByCategoryWithPeaks) {
+  SimCore sim("trn2.48xlarge", "memory-pressure", {100, 105});
+  const Exposition e = sim.Build();
+  const DeviceCounters& nd0 = sim.core().history().newest()->devices[0];
+  ASSERT_TRUE(nd0.memory.measured);
+  const std::size_t tensors = DeviceMemoryCategory("tensors");
+  EXPECT_GT(nd0.memory.used[tensors], 10ull << 30);
+  EXPECT_EQ(Value(e, "neuron_device_memory_used_bytes",
+                  {{"neuron_device_index", "0"}, {"category", "tensors"}}),
+            static_cast<double>(nd0.memory.used[tensors]));
+  EXPECT_EQ(Value(e, "neuron_device_memory_peak_bytes",
+                  {{"neuron_device_index", "0"}, {"category", "tensors"}}),
+            static_cast<double>(nd0.memory.peak[tensors]));
+  EXPECT_GE(nd0.memory.peak[tensors], nd0.memory.used[tensors]);
+  EXPECT_EQ(Value(e, "neuron_device_memory_used_bytes",
+                  {{"neuron_device_index", "9"}, {"category", "driver_memory"}}),
+            0);
+  Snapshot unknown = *sim.core().history().newest();
+  unknown.devices[0].memory = DeviceMemory{};
+  const Exposition without = sim.Build(&unknown);
+  EXPECT_TRUE(std::isnan(Value(without, "neuron_device_memory_used_bytes",
+                               {{"neuron_device_index", "0"}, {"category", "tensors"}})));
+  EXPECT_FALSE(std::isnan(Value(without, "neuron_device_memory_used_bytes",
+                                {{"neuron_device_index", "1"}, {"category", "tensors"}})));
 }
 
 TEST(Prometheus, TwoRuntimesWithOneTagStayApart) {

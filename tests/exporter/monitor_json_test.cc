@@ -451,6 +451,15 @@ TEST(MonitorJson, ExtensionGroupsLayout) {
   v1::DeviceHbm& hbm = *report.mutable_system()->mutable_hbm_stats()->add_devices();
   hbm.set_neuron_device_index(3);
   hbm.set_error("device is not responding");
+  v1::DeviceHbm& unknown = *report.mutable_system()->mutable_hbm_stats()->add_devices();
+  unknown.set_neuron_device_index(4);
+  unknown.set_memory_categories_unavailable("not measured");
+  v1::DeviceHbm& known = *report.mutable_system()->mutable_hbm_stats()->add_devices();
+  known.set_neuron_device_index(5);
+  v1::MemoryCategoryUsage& tensors = *known.add_memory_categories();
+  tensors.set_category("tensors");
+  tensors.set_used_bytes(2048);
+  tensors.set_peak_bytes(4096);
   const std::string op = R"({"count":4,"bytes":1024,"operations_per_second":2,)"
                          R"("bytes_per_second":512,"mean_message_bytes":256,"time_share":0.25,)"
                          R"("latency":null})";
@@ -465,7 +474,14 @@ TEST(MonitorJson, ExtensionGroupsLayout) {
                 R"("straggler":"nd5"}],"error":""},"hbm_stats":{"period":0,"neuron_devices":[{)"
                 R"("neuron_device_index":3,"read_bytes_per_second":0,"write_bytes_per_second":0,)"
                 R"("bandwidth_utilization_percent":0,"used_bytes":0,"total_bytes":0,)"
-                R"("error":"device is not responding"}],"error":""}},)" +
+                R"("error":"device is not responding"},{"neuron_device_index":4,)"
+                R"("read_bytes_per_second":0,"write_bytes_per_second":0,)"
+                R"("bandwidth_utilization_percent":0,"used_bytes":0,"total_bytes":0,)"
+                R"("error":"memory categories unavailable: not measured"},)"
+                R"({"neuron_device_index":5,"read_bytes_per_second":0,"write_bytes_per_second":0,)"
+                R"("bandwidth_utilization_percent":0,"used_bytes":0,"total_bytes":0,)"
+                R"("memory_categories":{"tensors":{"used_bytes":2048,"peak_bytes":4096}},)"
+                R"("error":""}],"error":""}},)" +
                 kEmptyInfo);
   EXPECT_EQ(Render(report, kAwsOnly),
             std::string(R"({"neuron_runtime_data":[{"pid":1,"neuron_runtime_tag":"1","error":"",)"
@@ -496,28 +512,38 @@ TEST(MonitorJson, DeviceHealthLayout) {
   reason.set_action(v1::HEALTH_ACTION_REPLACE);
   bad.mutable_power()->set_unavailable("the driver has no reading yet (POWER_STATUS_NO_DATA)");
   bad.mutable_errors_total()->set_mem_ecc_uncorrected(2);
+  bad.mutable_errors_total()->set_kernel_hbm_uncorrectable(2);
   bad.set_errors_unavailable("the driver does not expose health_status/hw_error_event");
+  bad.set_kernel_log_unavailable("cannot read /dev/kmsg: Operation not permitted");
+  const std::string kernel_zero =
+      R"("kernel_sram_uncorrectable":0,"kernel_nc_uncorrectable":0,)"
+      R"("kernel_hbm_uncorrectable":0,"kernel_dma":0,"kernel_other":0})";
   const std::string zero = R"({"mem_ecc_uncorrected":0,"mem_ecc_repairable":0,)"
                            R"("sram_ecc_uncorrected":0,"nc_uncorrectable":0,"hbm_uncorrectable":0,)"
-                           R"("dma_abort":0,"collectives":0,"events":0})";
+                           R"("dma_abort":0,"collectives":0,"events":0,)" +
+                           kernel_zero;
   const std::string two = R"({"mem_ecc_uncorrected":2,"mem_ecc_repairable":0,)"
                           R"("sram_ecc_uncorrected":0,"nc_uncorrectable":0,"hbm_uncorrectable":0,)"
-                          R"("dma_abort":0,"collectives":0,"events":0})";
-  EXPECT_EQ(Render(report),
-            R"({"neuron_runtime_data":[],"system_data":{"device_health":{"period":5,)"
-            R"("neuron_devices":[{"neuron_device_index":0,"state":"ok","action":"none",)"
-            R"("advice":"","reasons":[],"power":{"utilization_percent":18.86,"min_percent":0.86,)"
-            R"("max_percent":25,"sampled":1767225600,"error":""},"hardware_errors":)" +
-                zero + R"(,"hardware_errors_total":)" + zero +
-                R"(,"error":""},{"neuron_device_index":1,"state":"failed","action":"replace",)"
-                R"("advice":"replace it","reasons":[{"code":"mem_ecc_uncorrected","text":)"
-                R"("2 uncorrectable HBM ECC errors since the driver loaded","state":"failed",)"
-                R"("action":"replace"}],"power":{"error":"power unavailable: the driver has no )"
-                R"x(reading yet (POWER_STATUS_NO_DATA)"},"hardware_errors":)x" +
-                zero + R"(,"hardware_errors_total":)" + two +
-                R"(,"error":"hardware errors unavailable: the driver does not expose )"
-                R"(health_status/hw_error_event"}],"error":""}},)" +
-                kEmptyInfo);
+                          R"("dma_abort":0,"collectives":0,"events":0,)"
+                          R"("kernel_sram_uncorrectable":0,"kernel_nc_uncorrectable":0,)"
+                          R"("kernel_hbm_uncorrectable":2,"kernel_dma":0,"kernel_other":0})";
+  EXPECT_EQ(
+      Render(report),
+      R"({"neuron_runtime_data":[],"system_data":{"device_health":{"period":5,)"
+      R"("neuron_devices":[{"neuron_device_index":0,"state":"ok","action":"none",)"
+      R"("advice":"","reasons":[],"power":{"utilization_percent":18.86,"min_percent":0.86,)"
+      R"("max_percent":25,"sampled":1767225600,"error":""},"hardware_errors":)" +
+          zero + R"(,"hardware_errors_total":)" + zero +
+          R"(,"error":"","kernel_log_error":""},{"neuron_device_index":1,"state":"failed","action":"replace",)"
+          R"("advice":"replace it","reasons":[{"code":"mem_ecc_uncorrected","text":)"
+          R"("2 uncorrectable HBM ECC errors since the driver loaded","state":"failed",)"
+          R"("action":"replace"}],"power":{"error":"power unavailable: the driver has no )"
+          R"x(reading yet (POWER_STATUS_NO_DATA)"},"hardware_errors":)x" +
+          zero + R"(,"hardware_errors_total":)" + two +
+          R"(,"error":"hardware errors unavailable: the driver does not expose )"
+          R"(health_status/hw_error_event","kernel_log_error":"kernel log unavailable: )"
+          R"(cannot read /dev/kmsg: Operation not permitted"}],"error":""}},)" +
+          kEmptyInfo);
   EXPECT_EQ(Render(report, kAwsOnly),
             std::string(R"({"neuron_runtime_data":[],"system_data":{},)") + kEmptyInfo);
 }

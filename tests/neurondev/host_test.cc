@@ -40,6 +40,7 @@ HostOptions OptionsFor(const FakeTree& tree, const std::string& neuron_monitor) 
   o.config_dir = tree.root();
   o.dev_root = tree.root() + "/dev";
   o.pod_resources.socket_path = tree.root() + "/kubelet.sock";  // none unless a test serves one
+  o.kernel_log_options.path = tree.root() + "/kmsg";            // none unless a test writes one
   return o;
 }
 
@@ -157,6 +158,71 @@ TEST(Host, APowerFileWithoutAReadingSaysWhy) {
   EXPECT_EQ(s.devices[1].power.unavailable, "the driver has no reading yet (POWER_STATUS_NO_DATA)");
   EXPECT_EQ(s.devices[2].power.unavailable, "");
   EXPECT_EQ(s.devices[2].errors_unavailable, "");  // driver 2.28's tree has every counter
+}
+
+// The driver's NEURON_HW_ERR lines in the kernel log count for the device they name; a log that
+// cannot be read leaves them unknown, with the reason, and the host's description says so.
+TEST(Host, KernelLogEventsCountForTheirDevice) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  HostOptions o = OptionsFor(tree, "");
+  {
+    Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+    ASSERT_TRUE(host.ok()) << host.status().message();
+    const Snapshot s = (*host)->Read(Now());
+    const std::string why = "cannot read " + tree.root() + "/kmsg: No such file or directory";
+    EXPECT_EQ(s.devices[0].kernel_log_unavailable, why);
+    EXPECT_NE((*host)->Describe().find("hardware error events unknown: " + why), std::string::npos);
+  }
+  tree.Write("kmsg",
+             "3,7,100,-;neuron9: NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR instance-id=i-1 nd-id=9 "
+             "nc-id=1 action=TERMINATE_INSTANCE\n"
+             "6,8,101,-;neuron9: resetting\n");
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  Snapshot s = (*host)->Read(Now());
+  EXPECT_EQ(s.devices[9].kernel_log_unavailable, "");
+  EXPECT_EQ(s.devices[9].errors.kernel_nc_uncorrectable, 1u);
+  EXPECT_EQ(s.devices[9].errors.KernelTotal(), 1u);
+  EXPECT_EQ(s.devices[8].errors.KernelTotal(), 0u);
+  EXPECT_EQ((*host)->Describe().find("hardware error events unknown"), std::string::npos);
+  std::ofstream(tree.root() + "/kmsg", std::ios::app)
+      << "3,9,102,-;neuron2: NEURON_HW_ERR=DMA_ERROR nd-id=2\n";
+  s = (*host)->Read(Now());
+  EXPECT_EQ(s.devices[2].errors.kernel_dma, 1u);
+  EXPECT_EQ(s.devices[9].errors.kernel_nc_uncorrectable, 1u);
+  // Off by configuration: said so.
+  o.kernel_log = false;
+  host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  s = (*host)->Read(Now());
+  EXPECT_EQ(s.devices[9].errors.KernelTotal(), 0u);
+  EXPECT_EQ(s.devices[9].kernel_log_unavailable,
+            "the kernel log is not read (kernel_log.enabled is false)");
+}
+
+// Device memory by the driver's categories: each core's `total` (the usage) and `peak` summed over
+// the device; a peak below the usage (a counter just cleared) counts as the usage.
+TEST(Host, DeviceMemoryCategoriesAreTheCoresSummed) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();
+  for (int k = 0; k < 8; ++k) {
+    const std::string dir = "neuron_core" + std::to_string(k) + "/stats/memory_usage/device_mem/";
+    tree.Write(tree.Device(2, dir + "tensors/total"), std::to_string(1000 * (k + 1)) + "\n");
+    tree.Write(tree.Device(2, dir + "tensors/peak"),
+               std::to_string(k == 0 ? 1 : 2000 * (k + 1)) + "\n");
+  }
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  const DeviceMemory& m = s.devices[2].memory;
+  ASSERT_TRUE(m.measured);
+  const std::size_t tensors = DeviceMemoryCategory("tensors");
+  EXPECT_EQ(m.used[tensors], 36000u);
+  EXPECT_EQ(m.peak[tensors], 1000u + 2000u * 35);
+  // Every category the driver has is there, and a device's figures are its own.
+  EXPECT_GT(m.used[DeviceMemoryCategory("driver_memory")], 0u);
+  EXPECT_NE(s.devices[3].memory.used[tensors], m.used[tensors]);
 }
 
 TEST(Host, LiveCountersGiveUtilization) {

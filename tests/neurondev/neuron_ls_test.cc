@@ -60,6 +60,7 @@ TEST(NeuronLsOnAHost, Trn2TreePrintsWhatTheSimulatorPrints) {
   options.proc_root = proc;
   options.neuron_monitor = "";
   options.kubernetes = false;  // a test host that is a Kubernetes node must not add its pods
+  options.kernel_log = false;  // nor this machine's kernel log its events
   auto host = Host::Open(options, MonoTime(t));
   ASSERT_TRUE(host.ok()) << host.status().message();
   (*host)->Read(MonoTime(t));

@@ -74,6 +74,7 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
   TempRoot sys, proc;
   simdev::DriverTreeOptions tree_options;
   tree_options.driver_version = driver;
+  tree_options.kernel_log = sys.path() + "/kmsg";  // the driver's NEURON_HW_ERR lines
   simdev::DriverTreeWriter writer(sys.path(), proc.path(), tree_options);
   Snapshot truth = (*sim)->Read(from);
   ASSERT_TRUE(writer.Write((*sim)->Inventory(from), truth).ok());
@@ -82,6 +83,7 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
   options.proc_root = proc.path();
   options.neuron_monitor = "";
   options.kubernetes = false;  // a test host that is a Kubernetes node must not add its pods
+  options.kernel_log_options.path = tree_options.kernel_log;
   options.logical_nc_config = spec->lnc;
   // The writer replaces files by rename and every field is compared at every read: discover and
   // read everything each time.
@@ -133,6 +135,21 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
       EXPECT_EQ(e.mem_ecc_repairable, w.mem_ecc_repairable) << "device " << d;
       EXPECT_EQ(e.events, w.events) << "device " << d;
       EXPECT_EQ(e.nc_uncorrectable, w.nc_uncorrectable) << "device " << d;
+      // The kernel log's events, read back from the lines the writer logged.
+      EXPECT_EQ(next.devices[d].kernel_log_unavailable, "") << "device " << d;
+      EXPECT_EQ(e.kernel_sram_uncorrectable, w.kernel_sram_uncorrectable) << "device " << d;
+      EXPECT_EQ(e.kernel_nc_uncorrectable, w.kernel_nc_uncorrectable) << "device " << d;
+      EXPECT_EQ(e.kernel_hbm_uncorrectable, w.kernel_hbm_uncorrectable) << "device " << d;
+      EXPECT_EQ(e.kernel_dma, w.kernel_dma) << "device " << d;
+      // Memory by the driver's categories: what is in use now, and high-water marks at least
+      // that (the driver's are per core, read once a minute here).
+      const DeviceMemory& m = next.devices[d].memory;
+      const DeviceMemory& n = next_truth.devices[d].memory;
+      EXPECT_TRUE(m.measured) << "device " << d;
+      for (std::size_t i = 0; i < kDeviceMemoryCategories.size(); ++i) {
+        EXPECT_EQ(m.used[i], n.used[i]) << "device " << d << " " << kDeviceMemoryCategories[i];
+        EXPECT_GE(m.peak[i], m.used[i]) << "device " << d << " " << kDeviceMemoryCategories[i];
+      }
       const DevicePower& p = next.devices[d].power;
       const DevicePower& q = next_truth.devices[d].power;
       EXPECT_EQ(p.unavailable.empty(), q.unavailable.empty())
