@@ -172,7 +172,9 @@ TEST(DaemonProcess, ReadyReloadAndStopUnderATestNotifySocket) {
   ASSERT_TRUE(report.has_value());
   const double period_ms =
       static_cast<double>(report->report().runtimes(0).neuroncore_counters().period_ns()) / 1e6;
-  EXPECT_NEAR(period_ms, 200, 60);
+  // The old period was 100 ms: at least the new one's (less its jitter) is in force. A loaded
+  // machine may sample late, so no upper bound.
+  EXPECT_GE(period_ms, 150);
 
   // SIGHUP with a broken config: reported, the old one kept, clients keep their stream.
   std::ofstream(config) << "{ \"period\": \"5\" ";
