@@ -332,12 +332,7 @@ void Host::AddKernelLog(Snapshot& s) {
   for (std::size_t n = 0; n < s.devices.size(); ++n) {
     DeviceCounters& d = s.devices[n];
     d.kernel_log_unavailable = kernel_log_->unavailable();
-    const KernelErrorCounts k = kernel_log_->Counts(static_cast<int>(n));
-    d.errors.kernel_sram_uncorrectable = k.sram_uncorrectable;
-    d.errors.kernel_nc_uncorrectable = k.nc_uncorrectable;
-    d.errors.kernel_hbm_uncorrectable = k.hbm_uncorrectable;
-    d.errors.kernel_dma = k.dma;
-    d.errors.kernel_other = k.other;
+    kernel_log_->SetCounts(static_cast<int>(n), d.errors);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <utility>
 
 namespace neuronmon::neurondev {
 namespace {
@@ -24,12 +25,19 @@ std::optional<int> SmallIndex(std::string_view digits) {
   return v;
 }
 
-KernelErrorKind KindOf(std::string_view type) {
-  if (type == "SRAM_UNCORRECTABLE_ERROR") return KernelErrorKind::kSramUncorrectable;
-  if (type == "NC_UNCORRECTABLE_ERROR") return KernelErrorKind::kNcUncorrectable;
-  if (type == "HBM_UNCORRECTABLE_ERROR") return KernelErrorKind::kHbmUncorrectable;
-  if (type == "DMA_ERROR") return KernelErrorKind::kDma;
-  return KernelErrorKind::kOther;
+// The driver's event types and the count each adds to (any other type: kernel_other).
+constexpr std::pair<std::string_view, std::uint64_t HardwareErrors::*> kTypes[] = {
+    {"SRAM_UNCORRECTABLE_ERROR", &HardwareErrors::kernel_sram_uncorrectable},
+    {"NC_UNCORRECTABLE_ERROR", &HardwareErrors::kernel_nc_uncorrectable},
+    {"HBM_UNCORRECTABLE_ERROR", &HardwareErrors::kernel_hbm_uncorrectable},
+    {"DMA_ERROR", &HardwareErrors::kernel_dma},
+    {"", &HardwareErrors::kernel_other}};
+
+std::uint64_t HardwareErrors::*CountOf(std::string_view type) {
+  for (const auto& [name, count] : kTypes) {
+    if (name == type) return count;
+  }
+  return &HardwareErrors::kernel_other;
 }
 
 // "neuron12:" names device 12.
@@ -70,7 +78,7 @@ std::optional<KernelHwError> ParseKernelLogRecord(std::string_view record) {
     if (auto v = value(token, "NEURON_HW_ERR="); v && !found) {
       if (v->empty() || v->size() > kMaxFieldBytes) return std::nullopt;
       e.type = std::string(*v);
-      e.kind = KindOf(*v);
+      e.count = CountOf(*v);
       found = true;
     } else if (auto id = value(token, "nd-id=")) {
       nd_id = SmallIndex(*id);
@@ -116,24 +124,7 @@ void KernelLog::Count(const KernelHwError& e) {
   }
   const auto index = static_cast<std::size_t>(e.device);
   if (counts_.size() <= index) counts_.resize(index + 1);
-  KernelErrorCounts& c = counts_[index];
-  switch (e.kind) {
-    case KernelErrorKind::kSramUncorrectable:
-      ++c.sram_uncorrectable;
-      break;
-    case KernelErrorKind::kNcUncorrectable:
-      ++c.nc_uncorrectable;
-      break;
-    case KernelErrorKind::kHbmUncorrectable:
-      ++c.hbm_uncorrectable;
-      break;
-    case KernelErrorKind::kDma:
-      ++c.dma;
-      break;
-    case KernelErrorKind::kOther:
-      ++c.other;
-      break;
-  }
+  ++(counts_[index].*e.count);
 }
 
 void KernelLog::Poll() {
@@ -184,9 +175,14 @@ void KernelLog::Poll() {
   }
 }
 
-KernelErrorCounts KernelLog::Counts(int device) const {
+HardwareErrors KernelLog::Counts(int device) const {
   if (device < 0 || static_cast<std::size_t>(device) >= counts_.size()) return {};
   return counts_[static_cast<std::size_t>(device)];
+}
+
+void KernelLog::SetCounts(int device, HardwareErrors& errors) const {
+  const HardwareErrors mine = Counts(device);
+  for (const auto& [name, count] : kTypes) errors.*count = mine.*count;
 }
 
 void KernelLog::Clear() { counts_.clear(); }

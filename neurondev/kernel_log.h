@@ -16,19 +16,14 @@
 #include <string_view>
 #include <vector>
 
+#include "proto/common/snapshot.h"
+
 namespace neuronmon::neurondev {
 
-// The kinds of NEURON_HW_ERR the driver reports.
-enum class KernelErrorKind {
-  kSramUncorrectable,  // SRAM_UNCORRECTABLE_ERROR
-  kNcUncorrectable,    // NC_UNCORRECTABLE_ERROR
-  kHbmUncorrectable,   // HBM_UNCORRECTABLE_ERROR
-  kDma,                // DMA_ERROR
-  kOther,              // any other type
-};
-
 struct KernelHwError {
-  KernelErrorKind kind = KernelErrorKind::kOther;
+  // The count of HardwareErrors the event adds to: kernel_sram_uncorrectable, _nc_, _hbm_ for the
+  // SRAM, NC and HBM_UNCORRECTABLE_ERROR types, kernel_dma for DMA_ERROR, else kernel_other.
+  std::uint64_t HardwareErrors::*count = &HardwareErrors::kernel_other;
   std::string type;    // as logged, e.g. "SRAM_UNCORRECTABLE_ERROR" (at most 64 bytes)
   int device = -1;     // nd-id=, else the "neuron<N>:" prefix, else device=; -1: not named
   std::string action;  // action=, e.g. "TERMINATE_INSTANCE" (at most 64 bytes); may be empty
@@ -38,18 +33,6 @@ struct KernelHwError {
 // dmesg line — or nothing when the record is not a NEURON_HW_ERR line. Continuation lines (which
 // start with a space) are never events.
 std::optional<KernelHwError> ParseKernelLogRecord(std::string_view record);
-
-// Events of one device, by kind.
-struct KernelErrorCounts {
-  std::uint64_t sram_uncorrectable = 0;
-  std::uint64_t nc_uncorrectable = 0;
-  std::uint64_t hbm_uncorrectable = 0;
-  std::uint64_t dma = 0;
-  std::uint64_t other = 0;
-  std::uint64_t Total() const {
-    return sram_uncorrectable + nc_uncorrectable + hbm_uncorrectable + dma + other;
-  }
-};
 
 struct KernelLogOptions {
   std::string path = "/dev/kmsg";
@@ -67,8 +50,11 @@ class KernelLog {
 
   // Reads the records logged since the last poll (at most max_records_per_poll); never blocks.
   void Poll();
-  // Counts of `device` (zero for a device with none).
-  KernelErrorCounts Counts(int device) const;
+  // The events of `device` so far: the kernel_* counts of the result (zero for a device with
+  // none; its other counts are always zero).
+  HardwareErrors Counts(int device) const;
+  // Sets the kernel_* counts of `errors` to the events of `device`, leaving the others.
+  void SetCounts(int device, HardwareErrors& errors) const;
   // Forgets the counts: the devices were reset (the driver reloaded), so the events before no
   // longer describe them. Records read later count again.
   void Clear();
@@ -85,7 +71,7 @@ class KernelLog {
   int fd_ = -1;
   bool regular_file_ = false;
   std::string pending_;  // a regular file's incomplete last line
-  std::vector<KernelErrorCounts> counts_;
+  std::vector<HardwareErrors> counts_;
   std::string unavailable_;
   std::uint64_t unattributed_ = 0;
   std::uint32_t polls_since_open_ = 0;

@@ -20,27 +20,27 @@ constexpr char kAwsLine[] =
 TEST(KernelLog, ParsesTheDriversLineAsKmsgAndDmesgGiveIt) {
   std::optional<KernelHwError> e = ParseKernelLogRecord(kAwsLine);
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->kind, KernelErrorKind::kSramUncorrectable);
+  EXPECT_EQ(e->count, &HardwareErrors::kernel_sram_uncorrectable);
   EXPECT_EQ(e->type, "SRAM_UNCORRECTABLE_ERROR");
   EXPECT_EQ(e->device, 4);  // nd-id wins over the "neuron0:" prefix
   EXPECT_EQ(e->action, "TERMINATE_INSTANCE");
   // dmesg's form, with the device only in the prefix.
   e = ParseKernelLogRecord("[ 5500.012345] neuron7: NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR");
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->kind, KernelErrorKind::kHbmUncorrectable);
+  EXPECT_EQ(e->count, &HardwareErrors::kernel_hbm_uncorrectable);
   EXPECT_EQ(e->device, 7);
   EXPECT_EQ(e->action, "");
   // device= as some tools write it; DMA and unknown types.
   e = ParseKernelLogRecord("6,1,2,-;kernel: NEURON_HW_ERR=DMA_ERROR device=2");
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->kind, KernelErrorKind::kDma);
+  EXPECT_EQ(e->count, &HardwareErrors::kernel_dma);
   EXPECT_EQ(e->device, 2);
   e = ParseKernelLogRecord("NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR nd-id=1");
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->kind, KernelErrorKind::kNcUncorrectable);
+  EXPECT_EQ(e->count, &HardwareErrors::kernel_nc_uncorrectable);
   e = ParseKernelLogRecord("neuron3: NEURON_HW_ERR=SOMETHING_NEW nd-id=3");
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->kind, KernelErrorKind::kOther);
+  EXPECT_EQ(e->count, &HardwareErrors::kernel_other);
   EXPECT_EQ(e->type, "SOMETHING_NEW");
   // A line naming no device: an event of no device, never guessed.
   e = ParseKernelLogRecord(
@@ -86,28 +86,28 @@ TEST(KernelLog, CountsEachDevicesEventsAndFollowsTheLog) {
   KernelLog log({.path = path, .max_records_per_poll = 100, .max_devices = 128});
   EXPECT_EQ(log.unavailable(), "");
   log.Poll();
-  EXPECT_EQ(log.Counts(4).sram_uncorrectable, 1u);
-  EXPECT_EQ(log.Counts(4).dma, 1u);
-  EXPECT_EQ(log.Counts(4).Total(), 2u);
-  EXPECT_EQ(log.Counts(1).hbm_uncorrectable, 1u);
-  EXPECT_EQ(log.Counts(0).Total(), 0u);
-  EXPECT_EQ(log.Counts(500).Total(), 0u);
+  EXPECT_EQ(log.Counts(4).kernel_sram_uncorrectable, 1u);
+  EXPECT_EQ(log.Counts(4).kernel_dma, 1u);
+  EXPECT_EQ(log.Counts(4).KernelTotal(), 2u);
+  EXPECT_EQ(log.Counts(1).kernel_hbm_uncorrectable, 1u);
+  EXPECT_EQ(log.Counts(0).KernelTotal(), 0u);
+  EXPECT_EQ(log.Counts(500).KernelTotal(), 0u);
   EXPECT_EQ(log.unattributed(), 2u);  // device 500 is beyond max_devices; one named none
   // Written later, and half a line at a time: counted once it is whole.
   Append(path, "3,1030,5500013000,-;neuron1: NEURON_HW_ERR=HBM_UNC");
   log.Poll();
-  EXPECT_EQ(log.Counts(1).hbm_uncorrectable, 1u);
+  EXPECT_EQ(log.Counts(1).kernel_hbm_uncorrectable, 1u);
   Append(path, "ORRECTABLE_ERROR nd-id=1\n");
   log.Poll();
-  EXPECT_EQ(log.Counts(1).hbm_uncorrectable, 2u);
+  EXPECT_EQ(log.Counts(1).kernel_hbm_uncorrectable, 2u);
   log.Poll();  // nothing new
-  EXPECT_EQ(log.Counts(1).hbm_uncorrectable, 2u);
+  EXPECT_EQ(log.Counts(1).kernel_hbm_uncorrectable, 2u);
   // A reset forgets the events before it; later ones count again.
   log.Clear();
-  EXPECT_EQ(log.Counts(1).Total(), 0u);
+  EXPECT_EQ(log.Counts(1).KernelTotal(), 0u);
   Append(path, "3,1031,5500014000,-;neuron1: NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR nd-id=1\n");
   log.Poll();
-  EXPECT_EQ(log.Counts(1).hbm_uncorrectable, 1u);
+  EXPECT_EQ(log.Counts(1).kernel_hbm_uncorrectable, 1u);
 }
 
 TEST(KernelLog, ReadsAtMostItsBoundPerPoll) {
@@ -120,14 +120,14 @@ TEST(KernelLog, ReadsAtMostItsBoundPerPoll) {
   log.Poll();
   // The whole read chunk is parsed (a regular file gives many lines a read); the bound stops the
   // next read.
-  EXPECT_EQ(log.Counts(0).dma, 10u);
+  EXPECT_EQ(log.Counts(0).kernel_dma, 10u);
   std::string many;
   for (int i = 0; i < 5000; ++i) many += "3,1,2,-;NEURON_HW_ERR=DMA_ERROR nd-id=0\n";
   Append(path, many);
   log.Poll();
-  EXPECT_LT(log.Counts(0).dma, 5010u);  // one 16 KiB read, not the whole log
-  for (int i = 0; i < 100 && log.Counts(0).dma < 5010u; ++i) log.Poll();
-  EXPECT_EQ(log.Counts(0).dma, 5010u);
+  EXPECT_LT(log.Counts(0).kernel_dma, 5010u);  // one 16 KiB read, not the whole log
+  for (int i = 0; i < 100 && log.Counts(0).kernel_dma < 5010u; ++i) log.Poll();
+  EXPECT_EQ(log.Counts(0).kernel_dma, 5010u);
 }
 
 TEST(KernelLog, AnUnreadableLogSaysWhyAndIsTriedAgain) {
@@ -139,7 +139,7 @@ TEST(KernelLog, AnUnreadableLogSaysWhyAndIsTriedAgain) {
   Append(path, "3,1,2,-;NEURON_HW_ERR=DMA_ERROR nd-id=3\n");
   log.Poll();  // the second poll opens it again
   EXPECT_EQ(log.unavailable(), "");
-  EXPECT_EQ(log.Counts(3).dma, 1u);
+  EXPECT_EQ(log.Counts(3).kernel_dma, 1u);
 }
 
 }  // namespace
