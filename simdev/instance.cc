@@ -525,8 +525,7 @@ Snapshot Instance::RawRead(Nanos t) {
     r.executions.timed_out +=
         faults_.Timeouts(w.spec->name, t) - faults_.Timeouts(w.spec->name, w.start);
     if (t < w.run_start) {
-      const double f = ToSeconds(t - w.start) / std::max(1e-9, ToSeconds(w.run_start - w.start));
-      r.memory = Grown(w, Loading(*w.memory.running, f), t);
+      r.memory = LoadingMemory(w, t);
     } else {
       const JobState& job = jobs_[w.job];
       const bool running = job.has_current && job.current[0].running && r.error.empty();
@@ -537,6 +536,11 @@ Snapshot Instance::RawRead(Nanos t) {
   std::sort(s.runtimes.begin(), s.runtimes.end(),
             [](const RuntimeSample& a, const RuntimeSample& b) { return a.pid < b.pid; });
   return s;
+}
+
+std::shared_ptr<const RuntimeMemory> Instance::LoadingMemory(const Worker& w, Nanos t) const {
+  const double f = ToSeconds(t - w.start) / std::max(1e-9, ToSeconds(w.run_start - w.start));
+  return Grown(w, Loading(*w.memory.running, f), t);
 }
 
 std::shared_ptr<const RuntimeMemory> Instance::Grown(const Worker& w,
@@ -590,12 +594,7 @@ void Instance::FillDeviceMemory(Snapshot& s, Nanos t) const {
     if (w.start > t || (w.stop && *w.stop <= since) || !w.memory.running) continue;
     const Nanos at = w.stop ? std::min(t, *w.stop - Nanos(1)) : t;
     std::shared_ptr<const RuntimeMemory> m =
-        at < w.run_start ? Grown(w,
-                                 Loading(*w.memory.running,
-                                         ToSeconds(at - w.start) /
-                                             std::max(1e-9, ToSeconds(w.run_start - w.start))),
-                                 at)
-                         : Grown(w, w.memory.running, at);
+        at < w.run_start ? LoadingMemory(w, at) : Grown(w, w.memory.running, at);
     for (const CoreMemory& c : m->cores) {
       if (c.core < core_peak.size()) add(core_peak[c.core], c, true);
     }

@@ -67,6 +67,8 @@ class Instance {
   // high-water marks since the last reset: per core, the most any runtime held there, at its
   // latest moment (a runtime's memory only grows while it runs), summed over the device's cores.
   void FillDeviceMemory(Snapshot& s, Nanos t) const;
+  // A runtime's memory at `t` while it loads (before run_start), with its faults applied.
+  std::shared_ptr<const RuntimeMemory> LoadingMemory(const Worker& w, Nanos t) const;
   // A runtime's memory at `t` with its `memory_growth` faults applied.
   std::shared_ptr<const RuntimeMemory> Grown(const Worker& w,
                                              std::shared_ptr<const RuntimeMemory> memory,
