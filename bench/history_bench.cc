@@ -5,7 +5,7 @@
 #include <malloc.h>
 
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/report_builder.h"
+#include "daemon/core/report/report_builder.h"
 
 namespace {
 

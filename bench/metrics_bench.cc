@@ -16,10 +16,10 @@
 #include <thread>
 
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/exposition_format.h"
-#include "daemon/core/exposition_text.h"
+#include "daemon/core/metrics/exposition_format.h"
+#include "daemon/core/metrics/exposition_text.h"
 #include "daemon/core/host_reader.h"
-#include "daemon/core/prometheus.h"
+#include "daemon/core/metrics/prometheus.h"
 #include "daemon/server/gzip.h"
 #include "daemon/server/http_server.h"
 
@@ -27,6 +27,7 @@ namespace {
 
 using namespace neuronmon;
 using namespace neuronmon::daemon;
+using namespace neuronmon::procfs;
 using std::chrono::seconds;
 
 // /proc/stat of a 192-vCPU host after `n` samples (100 ticks per CPU per sample).

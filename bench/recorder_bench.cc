@@ -16,9 +16,9 @@
 #include <random>
 
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/incident.h"
-#include "daemon/core/recorder.h"
-#include "daemon/core/replay.h"
+#include "daemon/core/archive/incident.h"
+#include "daemon/core/archive/recorder.h"
+#include "daemon/core/archive/replay.h"
 #include "exporter/monitor_config.h"
 #include "exporter/monitor_sink.h"
 #include "proto/archive/archive.h"

@@ -3,7 +3,7 @@
 #include <memory>
 #include <utility>
 
-#include "daemon/core/replay.h"
+#include "daemon/core/archive/replay.h"
 #include "daemon/server/embedded_daemon.h"
 
 namespace neuronmon::client {

@@ -11,7 +11,7 @@ namespace neuronmon::client {
 // `log_fd`: where the daemon logs warnings; -1: nowhere.
 LocalDaemonStarter EmbeddedSimulator(int log_fd = -1);
 
-// Opens recordings with the daemon's replayer (daemon/core/replay.h), for --replay.
+// Opens recordings with the daemon's replayer (daemon/core/archive/replay.h), for --replay.
 ReplayOpener EmbeddedReplay();
 
 }  // namespace neuronmon::client

@@ -16,12 +16,31 @@ deny() {
     bad=1
   fi
 }
+# deny_root: as deny, for the files directly in <folder>, not its subfolders.
+deny_root() {
+  local dir=$1 pattern=$2 why=$3
+  local hits
+  hits=$(grep -nE "^#include [<\"]($pattern)" "$dir"/*.h "$dir"/*.cc 2>/dev/null || true)
+  if [ -n "$hits" ]; then
+    echo "$why:"
+    echo "$hits"
+    bad=1
+  fi
+}
 deny proto 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "proto/ uses only the standard library and protobuf"
 deny simdev 'boost/|ncurses|curses\.h|thread>|daemon/|client/|exporter/|tui/' "simdev/ is pure: no Asio, threads, or higher layers"
 deny neurondev 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "neurondev/ reads the host: no Asio, no simulator, no higher layers"
 deny daemon/core 'boost/asio|boost/beast|ncurses|curses\.h|daemon/server/|client/|exporter/|tui/' "daemon/core is pure: no Asio, no clients"
+# daemon/core's rooms, bottom to top: report, analysis, the root (DaemonCore, config, backend),
+# then metrics and archive, which use the root and not each other.
+core_root='daemon/core/[a-z_]+\.h'
+deny daemon/core/report "daemon/core/(analysis|metrics|archive)/|$core_root|simdev/|neurondev/" "daemon/core/report/ is the lowest room: snapshots to reports only"
+deny daemon/core/analysis "daemon/core/(metrics|archive)/|$core_root|simdev/|neurondev/" "daemon/core/analysis/ uses only the report room"
+deny_root daemon/core 'daemon/core/(metrics|archive)/' "daemon/core's root must not use the metrics or archive rooms above it"
+deny daemon/core/metrics 'daemon/core/archive/|simdev/|neurondev/' "daemon/core/metrics/ must not use the archive room"
+deny daemon/core/archive 'daemon/core/metrics/|simdev/|neurondev/' "daemon/core/archive/ must not use the metrics room"
 deny daemon 'client/|exporter/|tui/|ncurses|curses\.h' "daemon/ must not use client, exporter or tui"
-deny client 'daemon/|exporter/|tui/|ncurses' "client/ uses only the daemon's embedding entry point, in embedded_simulator.cc" '^client/embedded_simulator\.cc:[0-9]+:#include "daemon/(server/embedded_daemon|core/replay)\.h"'
+deny client 'daemon/|exporter/|tui/|ncurses' "client/ uses only the daemon's embedding entry point, in embedded_simulator.cc" '^client/embedded_simulator\.cc:[0-9]+:#include "daemon/(server/embedded_daemon|core/archive/replay)\.h"'
 deny exporter 'tui/|ncurses|curses\.h|daemon/' "exporter/ must not use tui or daemon internals"
 deny tui 'daemon/|exporter/' "tui/ must not reach into the daemon or exporter"
 # Only tui/ncurses_canvas.cc may include ncurses.

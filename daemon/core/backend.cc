@@ -1,6 +1,5 @@
 #include "daemon/core/backend.h"
 
-#include "daemon/core/replay.h"
 #include "neurondev/host.h"
 #include "simdev/instance.h"
 #include "simdev/scenario_library.h"
@@ -93,12 +92,6 @@ void PlaceNode(simdev::Scenario& scenario, std::int64_t node, std::int64_t nodes
 }
 
 Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, MonoTime start) {
-  if (!options.replay.empty()) {
-    Result<std::unique_ptr<ReplayBackend>> replay =
-        ReplayBackend::Open({options.replay, options.replay_from, options.speed}, start);
-    if (!replay.ok()) return replay.status();
-    return std::unique_ptr<Backend>(std::move(*replay));
-  }
   if (options.device == "neuron") return MakeNeuronBackend(options, start);
   if (options.device != "auto") return MakeSimBackend(options, start, "");
   if (neurondev::HasNeuronDevices(options.sysfs_root)) return MakeNeuronBackend(options, start);

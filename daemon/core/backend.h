@@ -1,5 +1,6 @@
 // Backend: the device the daemon samples — the simulator (simdev) or a real Neuron host
-// (neurondev), filling the same Snapshot — or a recording replayed (replay.h). Read() fills
+// (neurondev), filling the same Snapshot — or a recording replayed (archive/replay.h, which the
+// daemon's factory adds: this one knows devices only). Read() fills
 // counters, gauges and device_time; the daemon adds the host sample, seq and wall time (a replay
 // sets the recorded host sample and wall time itself). Not thread-safe.
 #pragma once
@@ -52,7 +53,8 @@ struct BackendOptions {
   std::size_t neuron_monitor_max_line_bytes = 4 << 20;
   std::int64_t node = 0;   // a cluster simulation: this is node `node` ...
   std::int64_t nodes = 0;  // ... of `nodes` (0: as many as the scenario says)
-  // Non-empty: replay this recording (from `replay_from`, at `speed`) instead of any device.
+  // Non-empty: replay this recording (from `replay_from`, at `speed`) instead of any device; the
+  // daemon's factory (server/daemon.h, MakeDaemonBackend) opens it, MakeBackend does not.
   std::string replay = "";
   std::string replay_from = "";
 };
@@ -60,7 +62,7 @@ struct BackendOptions {
 // Makes `scenario` node `node` of a cluster of `nodes` (0: the scenario's own count).
 void PlaceNode(simdev::Scenario& scenario, std::int64_t node, std::int64_t nodes);
 
-// Builds the backend `options.device` names. Simulated time starts at `start`. Errors name the
+// Builds the backend `options.device` names (`options.replay` is not its business). Simulated time starts at `start`. Errors name the
 // device or scenario problem ("neuron" on a machine without devices says where it looked).
 // Describe() of an "auto" choice says why it chose.
 Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, MonoTime start);

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "daemon/core/backend.h"
-#include "daemon/core/history.h"
+#include "daemon/core/report/history.h"
 #include "proto/common/duration.h"
 #include "proto/common/json_reader.h"
 #include "proto/common/state_path.h"

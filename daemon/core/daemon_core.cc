@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "daemon/core/report_builder.h"
+#include "daemon/core/report/report_builder.h"
 #include "daemon/core/stats.h"
 #include "proto/wire/frame_codec.h"
 #include "proto/wire/snapshot_codec.h"

@@ -14,11 +14,11 @@
 #include <optional>
 #include <string>
 
-#include "daemon/core/analyzer.h"
+#include "daemon/core/analysis/analyzer.h"
 #include "daemon/core/backend.h"
-#include "daemon/core/history.h"
+#include "daemon/core/report/history.h"
 #include "daemon/core/host_reader.h"
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 #include "neuronmon/v1/envelope.pb.h"
 
 namespace neuronmon::daemon {

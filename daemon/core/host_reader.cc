@@ -1,8 +1,10 @@
 #include "daemon/core/host_reader.h"
 
-#include "daemon/core/proc_parsers.h"
+#include "proto/procfs/proc_parsers.h"
 
 namespace neuronmon::daemon {
+
+using namespace ::neuronmon::procfs;  // NOLINT: the /proc parsers (proto/procfs)
 namespace {
 
 void FillCpu(std::string_view stat, HostSample& out) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "daemon/core/archive/replay.h"
 #include "daemon/server/http_server.h"
 #include "daemon/server/stream_server.h"
 #include "proto/common/duration.h"
@@ -158,6 +159,14 @@ LogSeverity SeverityOf(LogLevel level) {
       return LogSeverity::kDebug;
   }
   return LogSeverity::kInfo;
+}
+
+Result<std::unique_ptr<Backend>> MakeDaemonBackend(const BackendOptions& options, MonoTime start) {
+  if (options.replay.empty()) return MakeBackend(options, start);
+  Result<std::unique_ptr<ReplayBackend>> replay =
+      ReplayBackend::Open({options.replay, options.replay_from, options.speed}, start);
+  if (!replay.ok()) return replay.status();
+  return std::unique_ptr<Backend>(std::move(*replay));
 }
 
 Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::string>* problems) {

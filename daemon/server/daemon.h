@@ -20,8 +20,8 @@
 
 #include "daemon/core/config.h"
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/incident.h"
-#include "daemon/core/schedule.h"
+#include "daemon/core/archive/incident.h"
+#include "daemon/core/report/schedule.h"
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
 #include "daemon/server/log.h"
@@ -53,16 +53,20 @@ struct CommandLine {
 // validates the result. Every problem is appended to `problems` as "SOURCE: FIELD: what is wrong".
 Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::string>* problems);
 
-// Builds the backend a configuration names (MakeBackend; tests substitute their own).
+// Builds the backend a configuration names (MakeDaemonBackend; tests substitute their own).
 using BackendFactory =
     std::function<Result<std::unique_ptr<Backend>>(const BackendOptions&, MonoTime)>;
+
+// The daemon's backend: the recording `options.replay` names (ReplayBackend), else the device
+// (MakeBackend).
+Result<std::unique_ptr<Backend>> MakeDaemonBackend(const BackendOptions& options, MonoTime start);
 
 struct DaemonMode {
   bool listen = true;   // bind the configured listeners
   bool signals = true;  // handle SIGTERM, SIGINT, SIGHUP
   bool notify = true;   // talk to systemd
   bool record = true;   // keep the archive when the config says so
-  BackendFactory make_backend = MakeBackend;
+  BackendFactory make_backend = MakeDaemonBackend;
 };
 
 class Daemon {

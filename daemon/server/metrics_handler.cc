@@ -9,10 +9,12 @@
 #include <optional>
 #include <vector>
 
-#include "daemon/core/exposition_format.h"
+#include "daemon/core/metrics/exposition_format.h"
 #include "daemon/server/gzip.h"
 
 namespace neuronmon::daemon {
+
+using namespace ::neuronmon::procfs;  // NOLINT: the /proc parsers (proto/procfs)
 namespace {
 
 constexpr std::string_view kAllow = "GET, HEAD";

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/prometheus.h"
+#include "daemon/core/metrics/prometheus.h"
 #include "daemon/core/stats.h"
 
 namespace neuronmon::daemon {
@@ -70,16 +70,16 @@ class MetricsHandler {
   const DaemonCore& core_;
   const DaemonStats& stats_;
   MetricsHandlerOptions options_;
-  std::optional<HostConstants> host_;  // nullopt: /proc/stat unreadable, process_* fail
+  std::optional<procfs::HostConstants> host_;  // nullopt: /proc/stat unreadable, process_* fail
   std::string host_error_;
   ScrapeStats scrapes_;
   std::size_t scrapes_in_flight_ = 0;
 };
 
 // Reads the process_* values of the calling process from `proc_root`/self. Errors name the file.
-Result<ProcessMetrics> ReadProcessMetrics(const HostConstants& host,
+Result<procfs::ProcessMetrics> ReadProcessMetrics(const procfs::HostConstants& host,
                                           const std::string& proc_root = "/proc");
 // Reads the boot time from `proc_root`/stat and the tick rate and page size from sysconf.
-Result<HostConstants> ReadHostConstants(const std::string& proc_root = "/proc");
+Result<procfs::HostConstants> ReadHostConstants(const std::string& proc_root = "/proc");
 
 }  // namespace neuronmon::daemon

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "daemon/core/recorder.h"
+#include "daemon/core/archive/recorder.h"
 
 namespace neuronmon::daemon {
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "daemon/core/stats.h"
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 #include "daemon/server/asio.h"
 #include "neuronmon/v1/envelope.pb.h"
 #include "proto/wire/frame_codec.h"

@@ -1,7 +1,7 @@
 // The bottleneck analyzer against ground truth: every built-in scenario must get its declared
 // verdict within 10 s of the scripted time and keep it, and a sweep of generated training variants
 // must be classified correctly at least 95% of the time. Simulated time only; nothing sleeps.
-#include "daemon/core/analyzer.h"
+#include "daemon/core/analysis/analyzer.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <set>
 
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/report_builder.h"
+#include "daemon/core/report/report_builder.h"
 #include "simdev/collective_model.h"
 #include "simdev/instance.h"
 #include "simdev/job.h"

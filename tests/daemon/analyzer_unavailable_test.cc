@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "daemon/core/analyzer.h"
+#include "daemon/core/analysis/analyzer.h"
 #include "daemon/core/daemon_core.h"
 #include "proto/names/names.h"
 #include "tests/daemon/unmeasured_backend.h"

@@ -1,6 +1,6 @@
 // Device health: each rule of docs/health.md gives its state and action, reasons come worst
 // first, and the window's errors are told apart from the driver's totals.
-#include "daemon/core/device_health.h"
+#include "daemon/core/report/device_health.h"
 
 #include <gtest/gtest.h>
 

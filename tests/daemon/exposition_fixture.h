@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/core/exposition.h"
+#include "daemon/core/metrics/exposition.h"
 
 namespace neuronmon::daemon::testing {
 

@@ -1,5 +1,5 @@
 // Format negotiation: the Content-Type of each format and the format an Accept header chooses.
-#include "daemon/core/exposition_format.h"
+#include "daemon/core/metrics/exposition_format.h"
 
 #include <gtest/gtest.h>
 

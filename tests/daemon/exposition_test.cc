@@ -1,6 +1,6 @@
 // Exposition::Add: the promlint rules it enforces, each refusal with a clear message and nothing
 // added.
-#include "daemon/core/exposition.h"
+#include "daemon/core/metrics/exposition.h"
 
 #include <gtest/gtest.h>
 

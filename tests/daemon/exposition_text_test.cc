@@ -1,6 +1,6 @@
 // Prometheus text format 0.0.4 with literal inputs: numbers as client_golang spells them, escaping,
 // every family type, histograms, and `promtool check metrics` over what the writer renders.
-#include "daemon/core/exposition_text.h"
+#include "daemon/core/metrics/exposition_text.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // History: the bounded ring of snapshots and its lookups by seq.
-#include "daemon/core/history.h"
+#include "daemon/core/report/history.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // whole or not at all, and the directory stays within its count and size. Synthetic analyses for
 // the timing rules, the daemon's own analyzer on a simulated input-bound job end to end. Temp
 // directories; nothing sleeps.
-#include "daemon/core/incident.h"
+#include "daemon/core/archive/incident.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

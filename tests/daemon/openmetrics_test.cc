@@ -1,13 +1,13 @@
 // OpenMetrics 1.0 with literal inputs: number spelling, family names without their type suffix,
 // UNIT lines, `_created` samples, integer histogram counts and the closing EOF.
-#include "daemon/core/openmetrics.h"
+#include "daemon/core/metrics/openmetrics.h"
 
 #include <gtest/gtest.h>
 
 #include <utility>
 
-#include "daemon/core/exposition_format.h"
-#include "daemon/core/exposition_text.h"
+#include "daemon/core/metrics/exposition_format.h"
+#include "daemon/core/metrics/exposition_text.h"
 #include "tests/daemon/exposition_fixture.h"
 
 namespace neuronmon::daemon {

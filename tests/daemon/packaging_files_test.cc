@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "daemon/core/prometheus.h"
+#include "daemon/core/metrics/prometheus.h"
 #include "tests/daemon/prometheus_fixture.h"
 
 namespace neuronmon::daemon {

@@ -13,6 +13,8 @@
 #include "daemon/core/host_reader.h"
 
 namespace neuronmon::daemon::testing {
+
+using namespace ::neuronmon::procfs;  // NOLINT: the /proc parsers (proto/procfs)
 namespace {
 
 using std::chrono::seconds;

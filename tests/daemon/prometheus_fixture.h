@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/prometheus.h"
+#include "daemon/core/metrics/prometheus.h"
 
 namespace neuronmon::daemon::testing {
 
@@ -31,7 +31,7 @@ class SimCore {
   std::unique_ptr<DaemonCore> core_;
   DaemonStats stats_;
   ScrapeStats scrapes_;
-  Result<ProcessMetrics> process_;
+  Result<procfs::ProcessMetrics> process_;
 };
 
 // A trn1.32xlarge scenario file: "short-lived" (device 0) exits at 20 s, "long-lived" (devices

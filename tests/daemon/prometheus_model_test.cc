@@ -5,12 +5,14 @@
 
 #include <cmath>
 
-#include "daemon/core/exposition_text.h"
-#include "daemon/core/openmetrics.h"
-#include "daemon/core/prometheus.h"
+#include "daemon/core/metrics/exposition_text.h"
+#include "daemon/core/metrics/openmetrics.h"
+#include "daemon/core/metrics/prometheus.h"
 #include "tests/daemon/prometheus_fixture.h"
 
 namespace neuronmon::daemon {
+
+using namespace ::neuronmon::procfs;  // NOLINT: the /proc parsers (proto/procfs)
 namespace {
 
 using std::chrono::milliseconds;

@@ -3,7 +3,7 @@
 // counters are the cumulative counters, exited runtimes vanish, hostile tags are escaped, and a
 // failing group loses only its own families. DaemonCores are sampled at fixed simulated times
 // with fixed host data; nothing sleeps.
-#include "daemon/core/prometheus.h"
+#include "daemon/core/metrics/prometheus.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/exposition_text.h"
+#include "daemon/core/metrics/exposition_text.h"
 #include "tests/daemon/prometheus_fixture.h"
 
 namespace neuronmon::daemon {

@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "daemon/core/exposition_text.h"
-#include "daemon/core/prometheus.h"
+#include "daemon/core/metrics/exposition_text.h"
+#include "daemon/core/metrics/prometheus.h"
 #include "proto/names/names.h"
 #include "tests/daemon/prometheus_fixture.h"
 #include "tests/daemon/unmeasured_backend.h"

@@ -1,7 +1,7 @@
 // The recorder's archive and replays: snapshots survive the file format bit for bit, a replay's
 // reports are the live daemon's (same windows, same verdicts), torn tails and full disks are
 // handled, and the size cap holds. Simulated devices and temp directories; nothing sleeps.
-#include "daemon/core/recorder.h"
+#include "daemon/core/archive/recorder.h"
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/replay.h"
+#include "daemon/core/archive/replay.h"
 #include "proto/archive/archive.h"
 #include "proto/wire/frame_codec.h"
 #include "proto/wire/snapshot_codec.h"

@@ -1,6 +1,6 @@
 // BuildReport: window rates against hand-computed values, counter resets, tag filters, lost
 // devices and which groups a report carries.
-#include "daemon/core/report_builder.h"
+#include "daemon/core/report/report_builder.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "daemon/core/schedule.h"
+#include "daemon/core/report/schedule.h"
 
 namespace neuronmon::daemon {
 namespace {

@@ -1,6 +1,6 @@
 // Subscription: periods normalised to base periods, equal requests sharing a key, bad input
 // refused.
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 
 #include <gtest/gtest.h>
 

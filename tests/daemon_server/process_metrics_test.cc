@@ -10,6 +10,8 @@
 #include "daemon/server/metrics_handler.h"
 
 namespace neuronmon::daemon {
+
+using namespace ::neuronmon::procfs;  // NOLINT: the /proc parsers (proto/procfs)
 namespace {
 
 std::uint64_t ListedFds() {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/core/config.h"
-#include "daemon/core/incident.h"
+#include "daemon/core/archive/incident.h"
 #include "tests/temp_dir.h"
 
 namespace neuronmon::exporter {

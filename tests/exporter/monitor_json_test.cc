@@ -22,7 +22,7 @@
 #include "daemon/core/backend.h"
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/host_reader.h"
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::exporter {

@@ -11,7 +11,7 @@
 
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/host_reader.h"
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 #include "exporter/monitor_json.h"
 #include "proto/names/names.h"
 #include "tests/daemon/unmeasured_backend.h"

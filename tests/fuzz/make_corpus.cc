@@ -16,7 +16,7 @@
 #include "daemon/core/config.h"
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/host_reader.h"
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 #include "proto/wire/frame_codec.h"
 #include "simdev/scenario_library.h"
 #include "tests/fuzz/fuzz_input.h"

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 #include "exporter/monitor_config.h"
 #include "exporter/monitor_json.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 #include "proto/common/tag_filter.h"
 #include "proto/names/names.h"
 #include "proto/wire/protobuf_logs.h"

@@ -9,7 +9,7 @@
 
 #include "daemon/core/backend.h"
 #include "daemon/core/daemon_core.h"
-#include "daemon/core/subscription.h"
+#include "daemon/core/report/subscription.h"
 #include "exporter/monitor_json.h"
 #include "neurondev/monitor_document.h"
 #include "proto/names/names.h"

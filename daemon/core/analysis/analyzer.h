@@ -1,0 +1,142 @@
+// Analyzer: why NeuronCores sit below ~80% utilization, said live with the evidence. After each
+// sample it looks at a sliding window of the history (metrics only — never the simulator's
+// scenario — so it works for any backend) and gives each runtime a candidate verdict: hang,
+// errors, idle_allocated, straggler, hbm_bound, collective_bound, input_bound or healthy (a busy,
+// compute-bound core is healthy). A verdict changes only when a new candidate holds for most of
+// the recent evaluations (hysteresis), or for the last few of them while a short window of the
+// newest metrics alone agrees (a checkpoint darkens every window that contains it, not the short
+// one after it); errors, hang and a stopped runtime's idle_allocated are reported at once (those
+// rules themselves wait several step times); a straggler or hang comes or goes on a few agreeing
+// evaluations. Where the kubelet's allocations are known, an idle_allocated verdict names the
+// runtime's pod, a runtime using devices no pod was allocated gets a second finding, unallocated,
+// and a pod allocated devices nothing uses is told (Analysis::allocations). Memory pressure (a
+// device the runtime holds memory on nearly full) is said at once, before the performance rules,
+// naming who holds the memory. The instance gets one summary finding. Thresholds live in one table
+// (AnalyzerThresholds, docs/diagnosis.md). A signal the backend cannot measure
+// (Snapshot::unmeasured) is never read as a 0: a rule that needs it is skipped, a verdict reached
+// without a signal an earlier rule needed ends its summary with "signals unavailable: <signal>
+// (<reason>)", and a runtime no rule can judge (utilization unmeasured; or below the busy threshold
+// without collective figures) gets no verdict, which the instance summary names ("no verdict for N
+// applications: signals unavailable: ..."). Pure and deterministic; not thread-safe (the daemon's
+// io_context thread owns it).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "daemon/core/report/history.h"
+#include "neuronmon/v1/inventory.pb.h"
+#include "neuronmon/v1/report.pb.h"
+#include "proto/names/names.h"
+
+namespace neuronmon::daemon {
+
+struct AnalyzerThresholds {
+  double busy_percent = 80;  // below this, the runtime is losing time
+  double idle_percent = 5;   // below this with no executions: cores held, unused
+  // A process using this many CPUs works on the host (reads input, writes a checkpoint): its idle
+  // cores wait for it, they are not held unused.
+  double host_busy_cpus = 0.5;
+  double collective_share = 0.25;          // time in collectives that makes them the bottleneck
+  double fast_collective_share = 0.15;     // below this, collectives are not the problem
+  double hbm_percent = 85;                 // HBM bandwidth near its peak ...
+  double flops_fraction = 0.35;            // ... while FLOP/s stay below this fraction of peak
+  double straggler_gap_points = 12;        // utilization above the peers' median, percentage points
+  double straggler_peer_share = 0.15;      // peers' median time in collectives (they wait)
+  Nanos window = std::chrono::seconds(5);  // metrics window per evaluation
+  Nanos memory = std::chrono::seconds(15);  // evaluations a verdict is voted over
+  double majority = 0.6;                    // share of votes a new verdict needs
+  // A change also comes at once when the last fast_votes candidates agree on it and the last
+  // `recent` of metrics alone agree too, and — leaving healthy — are no busier than the window
+  // (unless busy anyway): a checkpoint or a slow step darkens every window that holds it, but
+  // once it is over the newest seconds recover first. A return to healthy takes healthy_votes.
+  std::uint32_t fast_votes = 4;
+  std::uint32_t healthy_votes = 3;
+  Nanos recent = std::chrono::seconds(2);
+  // Votes that make a straggler a verdict, or end one: one device apart from its peers is not
+  // what a checkpoint or a slow step looks like (those move every device alike), so it needs no
+  // majority of 15 s.
+  std::uint32_t straggler_votes = 4;
+  Nanos errors_clear = std::chrono::seconds(30);  // error-free time before errors is lifted
+  // A hang: no execution completes for hang_steps of the runtime's recent step times (and at
+  // least hang_min) while it, or a member of its job, sits in a collective that does not complete
+  // (in flight at least hang_in_flight of the last period, no operation finishing).
+  double hang_steps = 2;
+  Nanos hang_min = std::chrono::seconds(3);
+  double hang_in_flight = 0.5;
+  // A runtime that stopped: its cores and process idle, nothing completed, for stop_steps of its
+  // recent step times and at least stop_min (a window's length: a server between requests is
+  // not taken for stopped sooner than the window rule would say so) — adopted at once.
+  double stop_steps = 1.5;
+  Nanos stop_min = std::chrono::seconds(5);
+  // Memory pressure: a device the runtime holds memory on is this full (HBM in use, percent of
+  // its capacity); once said, it holds until the device is memory_pressure_clear points emptier.
+  double memory_pressure_percent = 90;
+  double memory_pressure_clear = 3;
+};
+
+// The current verdicts.
+struct Analysis {
+  std::map<std::uint32_t, std::vector<v1::Finding>> runtimes;  // by pid
+  v1::Finding instance;
+  // Where the kubelet's allocations are known (Inventory.allocations): each pod container that
+  // Kubernetes allocated devices no application uses, as an idle_allocated finding whose subject
+  // is "pod NAMESPACE/NAME". Reports list them after the instance summary.
+  std::vector<v1::Finding> allocations;
+};
+
+class Analyzer {
+ public:
+  explicit Analyzer(AnalyzerThresholds thresholds = {});
+
+  // Evaluates the newest snapshot of `history` against the window before it. `inventory` gives
+  // peaks and which processes belong together (same command line).
+  void Update(const History& history, const v1::Inventory& inventory);
+
+  const Analysis& analysis() const { return analysis_; }
+  // The latest evaluation: its window (history sequence numbers) and each runtime's candidate
+  // verdict before hysteresis, whose evidence holds that window's figures — the figures a report
+  // over the same window shows.
+  struct Evaluation {
+    std::uint64_t start_seq = 0;
+    std::uint64_t end_seq = 0;
+    std::map<std::uint32_t, v1::Finding> candidates;  // by pid
+  };
+  const Evaluation& last_evaluation() const { return evaluation_; }
+  const AnalyzerThresholds& thresholds() const { return thresholds_; }
+  // Forgets every verdict (the device restarted).
+  void Reset();
+
+ private:
+  struct Track {
+    std::deque<int> votes;  // candidate kinds, newest last
+    v1::Finding verdict;    // kind UNSPECIFIED until the first verdict
+    std::int64_t last_error_ns = 0;
+    // Progress, in device time: when an execution last completed, and the step time then.
+    std::int64_t last_progress_ns = -1;  // -1: none seen yet
+    std::int64_t step_ns = 0;
+    // Since when its cores and process have been idle with nothing completing (-1: they are not).
+    std::int64_t idle_since_ns = -1;
+  };
+
+  std::uint32_t VoteLimit(Nanos period) const;
+  // `waited`: the candidate's rule has itself waited several step times (a hang, a stop), so it
+  // is adopted at once. `confirms(kind)`: whether the newest metrics alone bear out a change to
+  // `kind` (computed only when a change is due on a few votes).
+  void Decide(Track& track, const v1::Finding& candidate, bool waited, std::int64_t now_ns,
+              Nanos period, const std::function<bool(v1::FindingKind)>& confirms);
+  // No rule could judge the runtime for want of signals: drops its verdict (except errors, which
+  // stand until errors_clear has passed) and its votes.
+  void Forget(Track& track, std::int64_t now_ns) const;
+
+  AnalyzerThresholds thresholds_;
+  std::map<std::uint32_t, Track> tracks_;
+  Analysis analysis_;
+  Evaluation evaluation_;
+};
+
+}  // namespace neuronmon::daemon
