@@ -21,18 +21,13 @@
 
 #include "neuronmon/v1/envelope.pb.h"
 #include "proto/common/clock.h"
+#include "proto/common/simulator_options.h"
 #include "proto/common/status.h"
 
 namespace neuronmon::client {
 
 // What an in-process daemon simulates (--standalone with --device, --scenario, --seed, --speed).
-struct SimulatorOptions {
-  std::optional<std::string> device;    // default: the daemon's (sim:trn2.48xlarge)
-  std::optional<std::string> scenario;  // default: healthy-training
-  std::optional<std::uint64_t> seed;
-  std::optional<double> speed;
-  std::optional<std::string> period;  // base period, e.g. "1s"
-};
+using SimulatorOptions = neuronmon::SimulatorOptions;
 
 // A daemon inside this process (--standalone, and the fallback when no daemon socket exists),
 // served over a socketpair exactly as a unix-socket client is. The client library does not start

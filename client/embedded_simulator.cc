@@ -71,15 +71,8 @@ ReplayOpener EmbeddedReplay() {
 
 LocalDaemonStarter EmbeddedSimulator(int log_fd) {
   return [log_fd](const SimulatorOptions& o) -> Result<std::shared_ptr<LocalDaemon>> {
-    daemon::EmbeddedOptions options;
-    options.device = o.device;
-    options.scenario = o.scenario;
-    options.seed = o.seed;
-    options.speed = o.speed;
-    options.period = o.period;
-    options.log_fd = log_fd;
     Result<std::unique_ptr<daemon::EmbeddedDaemon>> started =
-        daemon::EmbeddedDaemon::Start(options);
+        daemon::EmbeddedDaemon::Start({o, log_fd});
     if (!started.ok()) return started.status();
     return std::shared_ptr<LocalDaemon>(std::make_shared<Embedded>(std::move(*started)));
   };

@@ -17,22 +17,24 @@ int main(int argc, char** argv) {
   app.add_option("--config", cli.config_path, "config file (JSON, comments allowed)")
       ->capture_default_str()
       ->each([&](const std::string&) { cli.config_path_given = true; });
-  app.add_option("--device", cli.device,
+  app.add_option("--device", cli.simulate.device,
                  "device: auto (default: real Neuron devices if present, else the simulator), "
                  "neuron, or sim:<preset>[:lnc=N]");
   app.add_option("--sysfs-root", cli.sysfs_root, "where sysfs is mounted (default /sys)");
   app.add_option("--proc-root", cli.proc_root, "where procfs is mounted (default /proc)");
   app.add_option("--neuron-monitor", cli.neuron_monitor,
                  "AWS's neuron-monitor for per-application figures ('' for none)");
-  app.add_option("--scenario", cli.scenario, "simulated scenario: a built-in name or a .json file");
-  app.add_option("--seed", cli.seed, "simulation seed");
+  app.add_option("--scenario", cli.simulate.scenario,
+                 "simulated scenario: a built-in name or a .json file");
+  app.add_option("--seed", cli.simulate.seed, "simulation seed");
   app.add_option("--node", cli.node,
                  "simulate node K (from 0) of a cluster job; every node runs the same scenario "
                  "and seed");
   app.add_option("--nodes", cli.nodes,
                  "the simulated cluster's node count (default: the scenario's)");
-  app.add_option("--period", cli.period, "base sampling period, e.g. 1s or 250ms (minimum 10ms)");
-  app.add_option("--speed", cli.speed,
+  app.add_option("--period", cli.simulate.period,
+                 "base sampling period, e.g. 1s or 250ms (minimum 10ms)");
+  app.add_option("--speed", cli.simulate.speed,
                  "run the simulated clock (or a --replay) FACTOR times faster than real time");
   app.add_option("--record", cli.record,
                  "keep the archive in DIR (default: the config's recorder.directory), or 'off' (no "

@@ -65,6 +65,7 @@ struct HostOptions {
   // false: never (the devices' kernel_log_unavailable says so).
   bool kernel_log = true;
   KernelLogOptions kernel_log_options;
+  bool operator==(const HostOptions&) const = default;
 };
 
 // Whether `sysfs_root` has a Neuron driver tree with at least one device.

@@ -39,6 +39,7 @@ struct KernelLogOptions {
   std::size_t max_records_per_poll = 10000;  // the rest waits for the next poll
   int max_devices = 128;                     // events naming a higher device are ignored
   std::uint32_t reopen_every = 60;           // polls between two attempts to open a failed path
+  bool operator==(const KernelLogOptions&) const = default;
 };
 
 class KernelLog {

@@ -49,6 +49,7 @@ struct ChildLimits {
   Nanos kill_grace = std::chrono::seconds(5);              // SIGTERM, then SIGKILL after this
   Nanos not_installed_recheck = std::chrono::seconds(60);  // how often a missing one is retried
   int max_bad_lines = 10;  // consecutive bad lines (reported or overlong) restart it; 0: never
+  bool operator==(const ChildLimits&) const = default;
 };
 
 enum class ChildState {

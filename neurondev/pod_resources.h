@@ -31,6 +31,7 @@ struct PodResourcesOptions {
   std::size_t max_ids_per_entry = 1024;      // device ids kept per entry
   std::size_t max_name_bytes = 253;          // pod, namespace, container, resource name
   std::size_t max_id_bytes = 64;             // a longer device id is dropped
+  bool operator==(const PodResourcesOptions&) const = default;
 };
 
 // The Neuron part of one answer of the kubelet.

@@ -29,6 +29,7 @@ struct ProcessLimits {
   std::size_t max_results = 4096;             // processes holding devices that are reported
   std::size_t max_command_bytes = 4096;       // NeuronProcess::command after cleaning
   std::size_t max_text_bytes = 1024;          // comm, user, cgroup and tag after cleaning
+  bool operator==(const ProcessLimits&) const = default;
 };
 
 struct NeuronProcess {

@@ -118,6 +118,7 @@ struct TreeLimits {
   // RLIMIT_NOFILE's soft limit (read at each discovery), so it never starves the process of
   // descriptors. A trn2.48xlarge (16 devices of 8 cores, driver 2.28) needs 7,185.
   std::size_t max_open_files = 8192;
+  bool operator==(const TreeLimits&) const = default;
 };
 
 class SysfsTree {
@@ -160,6 +161,7 @@ struct SamplerOptions {
   // Re-read pe_cntrs at rare_every: for a driver whose nc_time_in_use moves live (2.30.2+), the
   // tensor engine's counters are not the busy-time source.
   bool slow_pe_counters = false;
+  bool operator==(const SamplerOptions&) const = default;
 };
 
 class TreePlan;  // the discovered layout and its open descriptors (sysfs_tree.cc)

@@ -31,14 +31,15 @@ deny proto 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "pr
 deny simdev 'boost/|ncurses|curses\.h|thread>|daemon/|client/|exporter/|tui/' "simdev/ is pure: no Asio, threads, or higher layers"
 deny neurondev 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "neurondev/ reads the host: no Asio, no simulator, no higher layers"
 deny daemon/core 'boost/asio|boost/beast|ncurses|curses\.h|daemon/server/|client/|exporter/|tui/' "daemon/core is pure: no Asio, no clients"
-# daemon/core's rooms, bottom to top: report, analysis, the root (DaemonCore, config, backend),
-# then metrics and archive, which use the root and not each other.
+# daemon/core's rooms, bottom to top: report, analysis, the root (DaemonCore, backend choice,
+# host reader), then metrics and archive, which use the root and not each other, and config,
+# which embeds the options of them all (and the servers').
 core_root='daemon/core/[a-z_]+\.h'
-deny daemon/core/report "daemon/core/(analysis|metrics|archive)/|$core_root|simdev/|neurondev/" "daemon/core/report/ is the lowest room: snapshots to reports only"
-deny daemon/core/analysis "daemon/core/(metrics|archive)/|$core_root|simdev/|neurondev/" "daemon/core/analysis/ uses only the report room"
-deny_root daemon/core 'daemon/core/(metrics|archive)/' "daemon/core's root must not use the metrics or archive rooms above it"
-deny daemon/core/metrics 'daemon/core/archive/|simdev/|neurondev/' "daemon/core/metrics/ must not use the archive room"
-deny daemon/core/archive 'daemon/core/metrics/|simdev/|neurondev/' "daemon/core/archive/ must not use the metrics room"
+deny daemon/core/report "daemon/core/(analysis|metrics|archive|config)/|$core_root|simdev/|neurondev/" "daemon/core/report/ is the lowest room: snapshots to reports only"
+deny daemon/core/analysis "daemon/core/(metrics|archive|config)/|$core_root|simdev/|neurondev/" "daemon/core/analysis/ uses only the report room"
+deny_root daemon/core 'daemon/core/(metrics|archive|config)/' "daemon/core's root must not use the metrics, archive or config rooms above it"
+deny daemon/core/metrics 'daemon/core/(archive|config)/|simdev/|neurondev/' "daemon/core/metrics/ must not use the archive or config rooms"
+deny daemon/core/archive 'daemon/core/(metrics|config)/|simdev/|neurondev/' "daemon/core/archive/ must not use the metrics or config rooms"
 deny daemon 'client/|exporter/|tui/|ncurses|curses\.h' "daemon/ must not use client, exporter or tui"
 deny client 'daemon/|exporter/|tui/|ncurses' "client/ uses only the daemon's embedding entry point, in embedded_simulator.cc" '^client/embedded_simulator\.cc:[0-9]+:#include "daemon/(server/embedded_daemon|core/archive/replay)\.h"'
 deny exporter 'tui/|ncurses|curses\.h|daemon/' "exporter/ must not use tui or daemon internals"

@@ -47,18 +47,7 @@ class NeuronBackend final : public Backend {
 };
 
 Result<std::unique_ptr<Backend>> MakeNeuronBackend(const BackendOptions& options, MonoTime start) {
-  neurondev::HostOptions host;
-  host.sysfs_root = options.sysfs_root;
-  host.proc_root = options.proc_root;
-  host.neuron_monitor = options.neuron_monitor;
-  host.kubernetes = options.kubernetes;
-  host.pod_resources.socket_path = options.pod_resources_socket;
-  host.kernel_log = options.kernel_log;
-  host.kernel_log_options.path = options.kernel_log_path;
-  host.kernel_log_options.max_records_per_poll = options.kernel_log_max_records;
-  host.tree_limits.max_open_files = options.sysfs_max_open_files;
-  host.child_limits.max_line_bytes = options.neuron_monitor_max_line_bytes;
-  Result<std::unique_ptr<neurondev::Host>> opened = neurondev::Host::Open(host, start);
+  Result<std::unique_ptr<neurondev::Host>> opened = neurondev::Host::Open(options.host, start);
   if (!opened.ok()) return opened.status();
   return std::unique_ptr<Backend>(std::make_unique<NeuronBackend>(std::move(*opened)));
 }
@@ -94,10 +83,12 @@ void PlaceNode(simdev::Scenario& scenario, std::int64_t node, std::int64_t nodes
 Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, MonoTime start) {
   if (options.device == "neuron") return MakeNeuronBackend(options, start);
   if (options.device != "auto") return MakeSimBackend(options, start, "");
-  if (neurondev::HasNeuronDevices(options.sysfs_root)) return MakeNeuronBackend(options, start);
+  if (neurondev::HasNeuronDevices(options.host.sysfs_root))
+    return MakeNeuronBackend(options, start);
   BackendOptions sim = options;
   sim.device = kAutoSimDevice;
-  return MakeSimBackend(sim, start, "(auto: no Neuron devices under " + options.sysfs_root + ") ");
+  return MakeSimBackend(sim, start,
+                        "(auto: no Neuron devices under " + options.host.sysfs_root + ") ");
 }
 
 }  // namespace neuronmon::daemon

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "neurondev/host.h"
 #include "neuronmon/v1/inventory.pb.h"
 #include "proto/common/clock.h"
 #include "proto/common/snapshot.h"
@@ -35,36 +36,28 @@ class Backend {
 inline constexpr char kAutoSimDevice[] = "sim:trn2.48xlarge";
 
 struct BackendOptions {
-  // "auto": the real devices when the Neuron driver shows some under `sysfs_root`, else
+  // "auto": the real devices when the Neuron driver shows some under `host.sysfs_root`, else
   // kAutoSimDevice; "neuron": the real devices; "sim:<preset>[:lnc=N]": the simulator.
   std::string device = "auto";
   std::string scenario = "healthy-training";
   std::uint64_t seed = 1;
-  double speed = 1;  // simulated seconds per real second
-  std::string sysfs_root = "/sys";
-  std::string proc_root = "/proc";
-  std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
-  bool kubernetes = true;  // ask the kubelet's PodResources API at this socket when it exists
-  std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
-  bool kernel_log = true;  // count the driver's NEURON_HW_ERR events in this kernel log
-  std::string kernel_log_path = "/dev/kmsg";
-  std::size_t kernel_log_max_records = 10000;  // per read
-  std::size_t sysfs_max_open_files = 8192;
-  std::size_t neuron_monitor_max_line_bytes = 4 << 20;
-  std::int64_t node = 0;   // a cluster simulation: this is node `node` ...
-  std::int64_t nodes = 0;  // ... of `nodes` (0: as many as the scenario says)
+  double speed = 1;             // simulated seconds per real second
+  std::int64_t node = 0;        // a cluster simulation: this is node `node` ...
+  std::int64_t nodes = 0;       // ... of `nodes` (0: as many as the scenario says)
+  neurondev::HostOptions host;  // a real host: its roots, sources and their limits
   // Non-empty: replay this recording (from `replay_from`, at `speed`) instead of any device; the
   // daemon's factory (server/daemon.h, MakeDaemonBackend) opens it, MakeBackend does not.
   std::string replay = "";
   std::string replay_from = "";
+  bool operator==(const BackendOptions&) const = default;
 };
 
 // Makes `scenario` node `node` of a cluster of `nodes` (0: the scenario's own count).
 void PlaceNode(simdev::Scenario& scenario, std::int64_t node, std::int64_t nodes);
 
-// Builds the backend `options.device` names (`options.replay` is not its business). Simulated time starts at `start`. Errors name the
-// device or scenario problem ("neuron" on a machine without devices says where it looked).
-// Describe() of an "auto" choice says why it chose.
+// Builds the backend `options.device` names (`options.replay` is not its business). Simulated time
+// starts at `start`. Errors name the device or scenario problem ("neuron" on a machine without
+// devices says where it looked). Describe() of an "auto" choice says why it chose.
 Result<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options, MonoTime start);
 
 }  // namespace neuronmon::daemon

@@ -19,39 +19,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-ServerLimits LimitsOf(const DaemonConfig& c) {
-  const auto size = [](std::int64_t v) { return static_cast<std::size_t>(v); };
-  ServerLimits l;
-  l.max_clients = size(c.limits.max_clients);
-  l.max_clients_per_uid = size(c.limits.max_clients_per_uid);
-  l.max_handshaking = size(c.limits.max_handshaking);
-  l.queue_depth = size(c.limits.queue_depth);
-  l.max_queue_bytes = size(c.limits.max_queue_bytes);
-  l.max_control_frames = size(c.limits.max_control_frames);
-  l.max_queued_bytes_total = size(c.limits.max_queued_bytes_total);
-  l.max_tag_filter_bytes = size(c.limits.max_tag_filter_bytes);
-  l.filter_compiles_per_second = static_cast<double>(c.limits.filter_compiles_per_second);
-  l.handshake_timeout = c.limits.handshake_timeout;
-  l.subscribe_timeout = c.limits.subscribe_timeout;
-  l.subscribe_interval = c.limits.subscribe_interval;
-  l.write_timeout = c.limits.write_timeout;
-  l.idle_timeout = c.limits.idle_timeout;
-  l.heartbeat_interval = c.limits.heartbeat_interval;
-  return l;
-}
-
-HttpServerOptions HttpOptionsOf(const DaemonConfig& c, const std::string& token) {
-  HttpServerOptions o;
-  o.handler.max_scrapes = static_cast<std::size_t>(c.limits.max_scrapes);
+// The metrics endpoint's options: the config's, with what only the running daemon knows.
+HttpServerOptions MetricsServerOptions(const DaemonConfig& c, const std::string& token) {
+  HttpServerOptions o = c.metrics;
   o.handler.token = token;
   o.handler.version = NEURONMON_VERSION;
-  o.max_connections = static_cast<std::size_t>(c.limits.metrics_max_connections);
-  o.max_pending = static_cast<std::size_t>(c.limits.metrics_max_pending);
-  o.request_timeout = c.limits.metrics_request_timeout;
-  o.idle_timeout = c.limits.metrics_idle_timeout;
-  o.connection_lifetime = c.limits.metrics_connection_lifetime;
-  o.max_requests = static_cast<std::size_t>(c.limits.metrics_max_requests);
-  o.write_timeout = c.limits.write_timeout;
+  o.write_timeout = c.stream.write_timeout;  // limits.write_timeout bounds every write
   return o;
 }
 
@@ -65,67 +38,26 @@ void UseCredentialToken(DaemonConfig& config) {
   if (::access(path.c_str(), F_OK) == 0) config.auth_token_file = path;
 }
 
-BackendOptions BackendOf(const DaemonConfig& c) {
-  BackendOptions o;
-  o.device = c.device;
-  o.scenario = c.scenario;
-  o.seed = static_cast<std::uint64_t>(c.seed);
-  o.node = c.node;
-  o.nodes = c.nodes;
-  o.speed = c.speed;
-  o.sysfs_root = c.sysfs_root;
-  o.proc_root = c.proc_root;
-  o.neuron_monitor = c.neuron_monitor;
-  o.kubernetes = c.kubernetes.enabled;
-  o.pod_resources_socket = c.kubernetes.pod_resources_socket;
-  o.kernel_log = c.kernel_log.enabled;
-  o.kernel_log_path = c.kernel_log.path;
-  o.kernel_log_max_records = static_cast<std::size_t>(c.kernel_log.max_records_per_read);
-  o.sysfs_max_open_files = static_cast<std::size_t>(c.limits.sysfs_max_open_files);
-  o.neuron_monitor_max_line_bytes =
-      static_cast<std::size_t>(c.limits.neuron_monitor_max_line_bytes);
-  o.replay = c.replay;
-  o.replay_from = c.replay_from;
-  return o;
-}
-
-bool SameBackend(const DaemonConfig& a, const DaemonConfig& b) {
-  return a.device == b.device && a.scenario == b.scenario && a.seed == b.seed && a.node == b.node &&
-         a.nodes == b.nodes && a.speed == b.speed && a.sysfs_root == b.sysfs_root &&
-         a.proc_root == b.proc_root && a.neuron_monitor == b.neuron_monitor &&
-         a.kubernetes == b.kubernetes && a.kernel_log == b.kernel_log &&
-         a.limits.sysfs_max_open_files == b.limits.sysfs_max_open_files &&
-         a.limits.neuron_monitor_max_line_bytes == b.limits.neuron_monitor_max_line_bytes &&
-         a.replay == b.replay && a.replay_from == b.replay_from;
-}
-
 void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::string>* problems) {
   auto problem = [&](const std::string& flag, const std::string& what) {
     problems->push_back("command line: " + flag + ": " + what);
   };
-  if (cli.device) config.device = *cli.device;
-  if (cli.scenario) config.scenario = *cli.scenario;
-  if (cli.sysfs_root) config.sysfs_root = *cli.sysfs_root;
-  if (cli.proc_root) config.proc_root = *cli.proc_root;
-  if (cli.neuron_monitor) config.neuron_monitor = *cli.neuron_monitor;
-  if (cli.seed) config.seed = static_cast<std::int64_t>(*cli.seed);
-  if (cli.node) config.node = *cli.node;
-  if (cli.nodes) config.nodes = *cli.nodes;
-  if (cli.speed) config.speed = *cli.speed;
-  if (cli.history_retention) config.history_retention = *cli.history_retention;
-  if (cli.replay) config.replay = *cli.replay;
-  if (cli.replay_from) config.replay_from = *cli.replay_from;
+  ApplySimulatorOptions(cli.simulate, config, problems);
+  BackendOptions& b = config.backend;
+  if (cli.sysfs_root) b.host.sysfs_root = *cli.sysfs_root;
+  if (cli.proc_root) b.host.proc_root = *cli.proc_root;
+  if (cli.neuron_monitor) b.host.neuron_monitor = *cli.neuron_monitor;
+  if (cli.node) b.node = *cli.node;
+  if (cli.nodes) b.nodes = *cli.nodes;
+  if (cli.replay) b.replay = *cli.replay;
+  if (cli.replay_from) b.replay_from = *cli.replay_from;
   if (cli.record) {
     // "off" keeps nothing on disk: no archive, no incident bundles.
     config.recorder.enabled = *cli.record != "off";
-    if (config.recorder.enabled) config.recorder.directory = *cli.record;
+    if (config.recorder.enabled) config.recorder.options.directory = *cli.record;
     if (*cli.record == "off") config.incidents.enabled = false;
   }
-  if (cli.period) {
-    Result<Nanos> p = ParseDuration(*cli.period);
-    p.ok() ? void(config.period = *p) : problem("--period", p.status().message());
-  }
-  if (cli.socket) config.listeners.unix_socket.path = *cli.socket;
+  if (cli.socket) config.listeners.unix_socket.options.path = *cli.socket;
   if (cli.listen) {
     Result<ListenAddress> a = ParseListenAddress(*cli.listen);
     a.ok() ? void(config.listeners.tcp = *a) : problem("--listen", a.status().message());
@@ -146,6 +78,23 @@ void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::s
 }
 
 }  // namespace
+
+void ApplySimulatorOptions(const SimulatorOptions& simulate, DaemonConfig& config,
+                           std::vector<std::string>* problems) {
+  BackendOptions& b = config.backend;
+  if (simulate.device) b.device = *simulate.device;
+  if (simulate.scenario) b.scenario = *simulate.scenario;
+  if (simulate.seed) b.seed = *simulate.seed;
+  if (simulate.speed) b.speed = *simulate.speed;
+  if (simulate.period) {
+    Result<Nanos> p = ParseDuration(*simulate.period);
+    if (p.ok()) {
+      config.period = *p;
+    } else {
+      problems->push_back("command line: --period: " + p.status().message());
+    }
+  }
+}
 
 LogSeverity SeverityOf(LogLevel level) {
   switch (level) {
@@ -169,6 +118,18 @@ Result<std::unique_ptr<Backend>> MakeDaemonBackend(const BackendOptions& options
   return std::unique_ptr<Backend>(std::move(*replay));
 }
 
+Result<DaemonConfig> ApplyCommandLine(const CommandLine& cli, DaemonConfig config,
+                                      const std::string& source,
+                                      std::vector<std::string>* problems) {
+  const std::size_t before = problems->size();
+  ApplyFlags(cli, config, problems);
+  UseCredentialToken(config);
+  Status valid = ValidateConfig(config, problems, source);
+  if (problems->size() > before) return Status::InvalidArgument((*problems)[before]);
+  if (!valid.ok()) return valid;
+  return config;
+}
+
 Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::string>* problems) {
   DaemonConfig config = DefaultConfig();
   std::vector<std::string> file_problems;
@@ -179,13 +140,7 @@ Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::stri
     problems->insert(problems->end(), file_problems.begin(), file_problems.end());
     return loaded.status();
   }
-  const std::size_t before = problems->size();
-  ApplyFlags(cli, config, problems);
-  UseCredentialToken(config);
-  Status valid = ValidateConfig(config, problems, cli.config_path);
-  if (problems->size() > before) return Status::InvalidArgument((*problems)[before]);
-  if (!valid.ok()) return valid;
-  return config;
+  return ApplyCommandLine(cli, std::move(config), cli.config_path, problems);
 }
 
 Daemon::Daemon(asio::io_context& io, CommandLine cli, DaemonConfig config, Logger& log,
@@ -221,13 +176,13 @@ Status Daemon::Start() {
   if (mode_.listen) RaiseFileLimit(log_);
   log_.SetThreshold(SeverityOf(config_.log_level));
   const MonoTime now = Clock::now();
-  Result<std::unique_ptr<Backend>> backend = mode_.make_backend(BackendOf(config_), now);
+  Result<std::unique_ptr<Backend>> backend = mode_.make_backend(config_.backend, now);
   if (!backend.ok()) return backend.status();
   std::random_device random;
   const std::uint64_t instance_id = (static_cast<std::uint64_t>(random()) << 32) | random();
   // A replay brings its own host sample; a live device gets this host's.
   HostReader host;
-  if (config_.replay.empty()) host = [] { return ReadHost(); };
+  if (config_.backend.replay.empty()) host = [] { return ReadHost(); };
   core_ = std::make_unique<DaemonCore>(
       CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION, instance_id},
       std::move(*backend), std::move(host));
@@ -238,7 +193,7 @@ Status Daemon::Start() {
     token = *t;
     log_.Info("auth token read from " + config_.auth_token_file);
   }
-  server_ = std::make_unique<StreamServer>(io_, *core_, log_, stats_, LimitsOf(config_), token);
+  server_ = std::make_unique<StreamServer>(io_, *core_, log_, stats_, config_.stream, token);
   if (mode_.listen) {
     Status s = Listen();
     if (!s.ok()) return s;
@@ -283,10 +238,8 @@ Status Daemon::Listen() {
   }
   const UnixListenerConfig& u = config_.listeners.unix_socket;
   if (u.enabled && !have_unix) {
-    UnixListenOptions options;
-    options.path = u.path.empty() ? DaemonSocketPath(CurrentSocketEnvironment()) : u.path;
-    options.mode = static_cast<unsigned>(u.mode);
-    options.group = u.group;
+    UnixListenOptions options = u.options;
+    if (options.path.empty()) options.path = DaemonSocketPath(CurrentSocketEnvironment());
     Status st = server_->ListenUnix(options);
     if (!st.ok()) return st;
   }
@@ -300,7 +253,8 @@ Status Daemon::Listen() {
 
 Status Daemon::ServeMetrics(const std::string& token) {
   const ListenAddress& a = *config_.listeners.metrics;
-  http_ = std::make_unique<HttpServer>(io_, *core_, stats_, log_, HttpOptionsOf(config_, token));
+  http_ =
+      std::make_unique<HttpServer>(io_, *core_, stats_, log_, MetricsServerOptions(config_, token));
   Status st = http_->Listen(a.host, a.port, !IsLoopback(a));
   if (!st.ok()) return st;
   log_.Info("serving /metrics on " + http_->url());
@@ -391,19 +345,15 @@ void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now,
 void Daemon::StartRecorder() {
   recorder_.reset();  // writes what is queued, closes the file
   stats_.recorder_enabled = false;
-  if (!mode_.record || !config_.recorder.enabled || !config_.replay.empty()) return;
-  RecorderOptions options;
-  options.directory =
-      config_.recorder.directory.empty() ? DefaultArchiveDirectory() : config_.recorder.directory;
+  if (!mode_.record || !config_.recorder.enabled || !config_.backend.replay.empty()) return;
+  RecorderOptions options = config_.recorder.options;
+  if (options.directory.empty()) options.directory = DefaultArchiveDirectory();
   if (options.directory.empty()) {
     log_.Warn(
         "not recording: no recorder.directory, and neither STATE_DIRECTORY, XDG_STATE_HOME "
         "nor HOME says where");
     return;
   }
-  options.max_bytes = static_cast<std::uint64_t>(config_.recorder.max_bytes);
-  options.retention = config_.recorder.retention;
-  options.segment = config_.recorder.segment;
   recorder_ = std::make_unique<RecorderThread>(
       options, MakeArchiveHeader(),
       [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); },
@@ -429,7 +379,7 @@ void Daemon::StartIncidents() {
   incidents_.reset();
   stats_.incidents_enabled = false;
   const IncidentsConfig& c = config_.incidents;
-  if (!mode_.record || !c.enabled || !config_.replay.empty()) return;
+  if (!mode_.record || !c.enabled || !config_.backend.replay.empty()) return;
   incident_directory_ = c.directory.empty() ? DefaultIncidentDirectory() : c.directory;
   if (incident_directory_.empty()) {
     log_.Warn(
@@ -437,8 +387,7 @@ void Daemon::StartIncidents() {
         "XDG_STATE_HOME nor HOME says where");
     return;
   }
-  incidents_ =
-      std::make_unique<IncidentTracker>(IncidentOptions{c.hold, c.hold_errors, c.before, c.after});
+  incidents_ = std::make_unique<IncidentTracker>(c.tracker);
   if (incident_writer_ == nullptr) {
     incident_writer_ = std::make_unique<ReadThread>(
         [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); });
@@ -455,7 +404,7 @@ void Daemon::CheckIncidents(WallTime wall) {
     // The summary names an application (its command line, on a real host): no control
     // characters reach the log.
     log_.Warn("incident: " + SanitizeForTerminal(step.declared->summary()) + "; saving it in " +
-              FormatDuration(config_.incidents.after));
+              FormatDuration(config_.incidents.tracker.after));
   }
   if (step.due) SaveIncident(std::move(*step.due));
 }
@@ -480,9 +429,7 @@ void Daemon::SaveIncident(v1::Incident incident) {
                                                              at(incident.window_end_unix_ns()));
   if (!snapshots.empty()) incident.set_window_start_unix_ns(ToUnixNanos(snapshots.front().wall));
   *header.mutable_incident() = incident;
-  IncidentLimits limits;
-  limits.max_count = static_cast<std::uint64_t>(config_.incidents.max_count);
-  limits.max_bytes = static_cast<std::uint64_t>(config_.incidents.max_bytes);
+  const IncidentLimits limits = config_.incidents.limits;
   auto result = std::make_shared<Result<IncidentWritten>>(Status::Internal("not written"));
   auto job = [result, directory = incident_directory_, header = std::move(header),
               snapshots = std::move(snapshots), inventory = core_->inventory(),
@@ -614,8 +561,8 @@ void Daemon::Reload() {
     if (mode_.notify) (void)notifier_.Ready();
     return;
   }
-  if (!SameBackend(config_, *next)) {
-    Result<std::unique_ptr<Backend>> backend = mode_.make_backend(BackendOf(*next), Clock::now());
+  if (next->backend != config_.backend) {
+    Result<std::unique_ptr<Backend>> backend = mode_.make_backend(next->backend, Clock::now());
     if (!backend.ok()) {
       log_.Error("configuration not reloaded: " + backend.status().message());
       ++stats_.reload_failures;
@@ -636,8 +583,8 @@ void Daemon::Reload() {
     schedule_->SetPeriod(Clock::now(), next->period);
     ArmSampler();
   }
-  server_->SetLimits(LimitsOf(*next));
-  if (http_) http_->SetLimits(HttpOptionsOf(*next, ""));
+  server_->SetLimits(next->stream);
+  if (http_) http_->SetLimits(MetricsServerOptions(*next, ""));
   const bool recorder_changed = next->recorder != config_.recorder;
   const bool incidents_changed = next->incidents != config_.incidents;
   config_ = std::move(*next);

@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "daemon/server/daemon.h"
-#include "proto/common/duration.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -34,31 +33,19 @@ EmbeddedDaemon::EmbeddedDaemon(std::unique_ptr<Impl> impl) : impl_(std::move(imp
 
 Result<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const EmbeddedOptions& options) {
   auto impl = std::make_unique<Impl>();
-  CommandLine cli;
-  cli.device = options.device;
-  cli.scenario = options.scenario;
-  cli.seed = options.seed;
-  cli.speed = options.speed;
-  cli.period = options.period;
-  // A client's own daemon keeps as many snapshots as the service does by default (10 minutes at
-  // 1 s), whatever its period: enough for the graphs, and within the memory budget.
-  if (options.period) {
-    if (Result<Nanos> p = ParseDuration(*options.period); p.ok()) {
-      cli.history_retention = std::min<Nanos>(*p * kEmbeddedSnapshots, std::chrono::minutes(10));
-    }
-  }
+  // No config file: an embedded daemon is configured by its client's flags alone.
   DaemonConfig config = DefaultConfig();
   std::vector<std::string> problems;
-  // No config file: an embedded daemon is configured by its client's flags alone.
-  cli.config_path = "/nonexistent/neuron-monitord.json";
-  Result<DaemonConfig> resolved = ResolveConfig(cli, &problems);
-  if (!resolved.ok()) {
-    // The problem is in a flag, not in that file: "scenario: unknown scenario ...".
-    std::string message = resolved.status().message();
-    const std::string prefix = cli.config_path + ": ";
-    if (message.starts_with(prefix)) message.erase(0, prefix.size());
-    return Status::InvalidArgument(message);
+  ApplySimulatorOptions(options.simulate, config, &problems);
+  if (!problems.empty()) return Status::InvalidArgument(problems.front());
+  // A client's own daemon keeps as many snapshots as the service does by default (10 minutes at
+  // 1 s), whatever its period: enough for the graphs, and within the memory budget.
+  if (options.simulate.period) {
+    config.history_retention =
+        std::min<Nanos>(config.period * kEmbeddedSnapshots, std::chrono::minutes(10));
   }
+  // Problems name the flag's field, with no source: "scenario: unknown scenario ...".
+  if (Status valid = ValidateConfig(config, &problems, ""); !valid.ok()) return valid;
   LoggerOptions log_options;
   if (options.log_fd >= 0) {
     log_options.fd = options.log_fd;
@@ -69,7 +56,7 @@ Result<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const EmbeddedOpti
     log_options.threshold = LogSeverity::kError;
   }
   impl->log = std::make_unique<Logger>(log_options);
-  impl->daemon = std::make_unique<Daemon>(impl->io, cli, std::move(*resolved), *impl->log,
+  impl->daemon = std::make_unique<Daemon>(impl->io, CommandLine{}, std::move(config), *impl->log,
                                           DaemonMode{false, false, false, false});
   Status started = impl->daemon->Start();
   if (!started.ok()) return started;

@@ -10,17 +10,14 @@
 #include <optional>
 #include <string>
 
+#include "proto/common/simulator_options.h"
 #include "proto/common/status.h"
 
 namespace neuronmon::daemon {
 
 struct EmbeddedOptions {
-  std::optional<std::string> device;    // default: the daemon's (sim:trn2.48xlarge)
-  std::optional<std::string> scenario;  // default: healthy-training
-  std::optional<std::uint64_t> seed;
-  std::optional<double> speed;
-  std::optional<std::string> period;  // base period, e.g. "1s"
-  int log_fd = -1;                    // where the daemon logs warnings; -1: nowhere
+  SimulatorOptions simulate;  // unset fields: the daemon's defaults (sim:trn2.48xlarge, ...)
+  int log_fd = -1;            // where the daemon logs warnings; -1: nowhere
 };
 
 class EmbeddedDaemon {

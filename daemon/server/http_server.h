@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 
+#include "daemon/core/config/server_options.h"
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
@@ -29,20 +30,6 @@
 #include "proto/common/status.h"
 
 namespace neuronmon::daemon {
-
-struct HttpServerOptions {
-  MetricsHandlerOptions handler;
-  std::size_t max_connections = 64;
-  std::size_t max_pending = 16;  // connections without an answered, authorized request yet
-  std::size_t max_header_bytes = 8 * 1024;
-  std::size_t max_body_bytes = 8 * 1024;
-  Nanos request_timeout = std::chrono::seconds(10);  // from accept or the request's first byte
-  Nanos idle_timeout = std::chrono::minutes(2);      // keep-alive wait for the next request
-  Nanos write_timeout = std::chrono::seconds(10);
-  Nanos connection_lifetime = std::chrono::minutes(10);  // then closed after the current reply
-  std::size_t max_requests = 1000;                       // per connection
-  std::size_t send_buffer_bytes = 0;  // SO_SNDBUF of each connection; 0: the kernel's autotuning
-};
 
 class HttpServer {
  public:

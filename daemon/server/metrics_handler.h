@@ -17,18 +17,12 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/core/config/server_options.h"
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/metrics/prometheus.h"
 #include "daemon/core/stats.h"
 
 namespace neuronmon::daemon {
-
-struct MetricsHandlerOptions {
-  std::size_t max_scrapes = 16;                 // /metrics replies being built or written at once
-  Nanos rate_window = std::chrono::seconds(5);  // ratios and percentiles (neuron-monitor's period)
-  std::string token;                            // what a listener that requires one expects
-  std::string version;                          // neuron_monitord_build_info
-};
 
 // The parts of a request the handler reads. Views into the transport's request.
 struct HttpRequestHead {
@@ -78,7 +72,7 @@ class MetricsHandler {
 
 // Reads the process_* values of the calling process from `proc_root`/self. Errors name the file.
 Result<procfs::ProcessMetrics> ReadProcessMetrics(const procfs::HostConstants& host,
-                                          const std::string& proc_root = "/proc");
+                                                  const std::string& proc_root = "/proc");
 // Reads the boot time from `proc_root`/stat and the tick rate and page size from sysconf.
 Result<procfs::HostConstants> ReadHostConstants(const std::string& proc_root = "/proc");
 

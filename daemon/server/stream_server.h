@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/core/config/server_options.h"
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
@@ -29,31 +30,6 @@
 namespace neuronmon::daemon {
 
 class Session;
-
-// The config's `limits` as the stream server uses them (config.h and docs/security.md say more).
-struct ServerLimits {
-  std::size_t max_clients = 2048;
-  std::size_t max_clients_per_uid = 256;  // per uid (unix) or per address (TCP)
-  std::size_t max_handshaking = 64;       // connections not yet welcomed
-  std::size_t queue_depth = 64;           // report frames queued per client
-  std::size_t max_queue_bytes = 4 << 20;  // all frames queued per client
-  std::size_t max_control_frames = 64;    // notices and errors queued per client
-  std::size_t max_queued_bytes_total = 64 << 20;
-  std::size_t max_tag_filter_bytes = 256;
-  double filter_compiles_per_second = 5;  // new tag filters compiled per uid or address
-  Nanos handshake_timeout = std::chrono::seconds(5);
-  Nanos subscribe_timeout = std::chrono::seconds(30);  // 0: never
-  Nanos subscribe_interval = std::chrono::seconds(1);
-  Nanos write_timeout = std::chrono::seconds(10);
-  Nanos idle_timeout{0};  // 0: never
-  Nanos heartbeat_interval = std::chrono::seconds(5);
-};
-
-struct UnixListenOptions {
-  std::string path;
-  unsigned mode = 0660;
-  std::string group;  // empty: keep the daemon's group
-};
 
 class StreamServer {
  public:

@@ -1,4 +1,4 @@
-#include "daemon/core/config.h"
+#include "daemon/core/config/config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -58,29 +58,29 @@ std::string ReadFile(const std::string& path) {
 
 TEST(ConfigTest, DefaultsAreTheDocumentedOnes) {
   const DaemonConfig c = DefaultConfig();
-  EXPECT_EQ(c.device, "auto");
-  EXPECT_EQ(c.sysfs_root, "/sys");
-  EXPECT_EQ(c.proc_root, "/proc");
-  EXPECT_EQ(c.neuron_monitor, "/opt/aws/neuron/bin/neuron-monitor");
-  EXPECT_EQ(c.scenario, "healthy-training");
-  EXPECT_EQ(c.seed, 1);
+  EXPECT_EQ(c.backend.device, "auto");
+  EXPECT_EQ(c.backend.host.sysfs_root, "/sys");
+  EXPECT_EQ(c.backend.host.proc_root, "/proc");
+  EXPECT_EQ(c.backend.host.neuron_monitor, "/opt/aws/neuron/bin/neuron-monitor");
+  EXPECT_EQ(c.backend.scenario, "healthy-training");
+  EXPECT_EQ(c.backend.seed, 1u);
   EXPECT_EQ(c.period, seconds(1));
-  EXPECT_EQ(c.speed, 1.0);
+  EXPECT_EQ(c.backend.speed, 1.0);
   EXPECT_EQ(c.history_retention, minutes(10));
   EXPECT_TRUE(c.listeners.unix_socket.enabled);
-  EXPECT_EQ(c.listeners.unix_socket.path, "");
-  EXPECT_EQ(c.listeners.unix_socket.mode, 0660);
-  EXPECT_EQ(c.listeners.unix_socket.group, "");
+  EXPECT_EQ(c.listeners.unix_socket.options.path, "");
+  EXPECT_EQ(c.listeners.unix_socket.options.mode, 0660u);
+  EXPECT_EQ(c.listeners.unix_socket.options.group, "");
   EXPECT_EQ(c.listeners.tcp, std::nullopt);
   EXPECT_EQ(c.listeners.metrics, (ListenAddress{"127.0.0.1", 9413}));
   EXPECT_EQ(c.auth_token_file, "");
-  EXPECT_EQ(c.limits.max_clients, 2048);
-  EXPECT_EQ(c.limits.queue_depth, 64);
-  EXPECT_EQ(c.limits.handshake_timeout, seconds(5));
-  EXPECT_EQ(c.limits.write_timeout, seconds(10));
-  EXPECT_EQ(c.limits.idle_timeout, seconds(0));
-  EXPECT_EQ(c.limits.heartbeat_interval, seconds(5));
-  EXPECT_EQ(c.limits.max_scrapes, 16);
+  EXPECT_EQ(c.stream.max_clients, 2048u);
+  EXPECT_EQ(c.stream.queue_depth, 64u);
+  EXPECT_EQ(c.stream.handshake_timeout, seconds(5));
+  EXPECT_EQ(c.stream.write_timeout, seconds(10));
+  EXPECT_EQ(c.stream.idle_timeout, seconds(0));
+  EXPECT_EQ(c.stream.heartbeat_interval, seconds(5));
+  EXPECT_EQ(c.metrics.handler.max_scrapes, 16u);
   EXPECT_EQ(c.log_level, LogLevel::kInfo);
   std::vector<std::string> problems;
   EXPECT_TRUE(ValidateConfig(c, &problems, "defaults").ok());
@@ -129,20 +129,22 @@ constexpr std::string_view kEveryField = R"({
 
 TEST(ConfigTest, EveryFieldIsRead) {
   const DaemonConfig c = Parse(kEveryField);
-  EXPECT_EQ(c.device, "sim:trn2.48xlarge:lnc=2");
-  EXPECT_EQ(c.scenario, "straggler");
-  EXPECT_EQ(c.seed, 42);
-  EXPECT_FALSE(c.kubernetes.enabled);
-  EXPECT_EQ(c.kubernetes.pod_resources_socket, "/run/kubelet/pr.sock");
-  EXPECT_EQ(c.kernel_log, (KernelLogConfig{false, "/var/log/kern.log", 50}));
+  EXPECT_EQ(c.backend.device, "sim:trn2.48xlarge:lnc=2");
+  EXPECT_EQ(c.backend.scenario, "straggler");
+  EXPECT_EQ(c.backend.seed, 42u);
+  EXPECT_FALSE(c.backend.host.kubernetes);
+  EXPECT_EQ(c.backend.host.pod_resources.socket_path, "/run/kubelet/pr.sock");
+  EXPECT_FALSE(c.backend.host.kernel_log);
+  EXPECT_EQ(c.backend.host.kernel_log_options.path, "/var/log/kern.log");
+  EXPECT_EQ(c.backend.host.kernel_log_options.max_records_per_poll, 50u);
   EXPECT_EQ(c.period, milliseconds(250));
-  EXPECT_EQ(c.speed, 60.5);
+  EXPECT_EQ(c.backend.speed, 60.5);
   EXPECT_EQ(c.history_retention, minutes(5));
-  EXPECT_EQ(c.listeners.unix_socket, (UnixListenerConfig{false, "/tmp/x.sock", 0600, "neuron"}));
+  EXPECT_EQ(c.listeners.unix_socket, (UnixListenerConfig{false, {"/tmp/x.sock", 0600, "neuron"}}));
   EXPECT_EQ(c.listeners.tcp, (ListenAddress{"::1", 7000}));
   EXPECT_EQ(c.listeners.metrics, std::nullopt);
   EXPECT_EQ(c.auth_token_file, "/etc/neuron-monitor/token");
-  LimitsConfig limits;
+  ServerLimits limits;
   limits.max_clients = 10;
   limits.max_clients_per_uid = 9;
   limits.max_handshaking = 7;
@@ -158,20 +160,30 @@ TEST(ConfigTest, EveryFieldIsRead) {
   limits.subscribe_interval = milliseconds(250);
   limits.max_tag_filter_bytes = 100;
   limits.filter_compiles_per_second = 3;
-  limits.max_scrapes = 2;
-  limits.metrics_max_connections = 5;
-  limits.metrics_max_pending = 4;
-  limits.metrics_request_timeout = seconds(6);
-  limits.metrics_idle_timeout = seconds(7);
-  limits.metrics_connection_lifetime = minutes(8);
-  limits.metrics_max_requests = 11;
-  limits.max_history_bytes = 200 << 20;
-  limits.sysfs_max_open_files = 100;
-  limits.neuron_monitor_max_line_bytes = 1 << 20;
-  EXPECT_EQ(c.limits, limits);
-  EXPECT_EQ(c.recorder, (RecorderConfig{false, "/srv/archive", 32 << 20, hours(48), minutes(5)}));
-  EXPECT_EQ(c.incidents, (IncidentsConfig{false, "/srv/incidents", seconds(30), seconds(0),
-                                          minutes(2), seconds(30), 7, 64 << 20}));
+  EXPECT_EQ(c.stream, limits);
+  HttpServerOptions metrics;
+  metrics.handler.max_scrapes = 2;
+  metrics.max_connections = 5;
+  metrics.max_pending = 4;
+  metrics.request_timeout = seconds(6);
+  metrics.idle_timeout = seconds(7);
+  metrics.connection_lifetime = minutes(8);
+  metrics.max_requests = 11;
+  EXPECT_EQ(c.metrics, metrics);
+  EXPECT_EQ(c.max_history_bytes, 200u << 20);
+  EXPECT_EQ(c.backend.host.tree_limits.max_open_files, 100u);
+  EXPECT_EQ(c.backend.host.child_limits.max_line_bytes, 1u << 20);
+  RecorderConfig recorder;
+  recorder.enabled = false;
+  recorder.options.directory = "/srv/archive";
+  recorder.options.max_bytes = 32 << 20;
+  recorder.options.retention = hours(48);
+  recorder.options.segment = minutes(5);
+  EXPECT_EQ(c.recorder, recorder);
+  EXPECT_EQ(c.incidents, (IncidentsConfig{false,
+                                          "/srv/incidents",
+                                          {seconds(30), seconds(0), minutes(2), seconds(30)},
+                                          {7, 64 << 20}}));
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
 }
 
@@ -428,7 +440,7 @@ TEST(ConfigTest, HistoryMustFitTheMemoryBudget) {
   EXPECT_THAT(p[0], ::testing::HasSubstr("MiB, over limits.max_history_bytes (128 MiB)"));
   // The default retention fits on every preset.
   for (const char* device : {"sim:trn1.2xlarge", "sim:trn2.48xlarge", "sim:trn2-ultraserver"}) {
-    EXPECT_EQ(Parse(std::string(R"({"device": ")") + device + R"("})").device, device);
+    EXPECT_EQ(Parse(std::string(R"({"device": ")") + device + R"("})").backend.device, device);
   }
   EXPECT_EQ(Parse(R"({"device": "sim:trn2-ultraserver", "period": "100ms",
                       "history_retention": "2h", "limits": {"max_history_bytes": 68719476736}})")
@@ -530,7 +542,7 @@ TEST(ConfigTest, MissingFileIsOneProblem) {
 TEST(ConfigTest, FilesAreReadAndBounded) {
   const std::string path = TempPath("neuron-monitord.json");
   std::ofstream(path) << "{\"seed\": 9}\n";
-  EXPECT_EQ(LoadConfigFile(path, nullptr)->seed, 9);
+  EXPECT_EQ(LoadConfigFile(path, nullptr)->backend.seed, 9u);
   std::ofstream(path) << "{\"seed\": \"9\"}\n";
   std::vector<std::string> problems;
   EXPECT_FALSE(LoadConfigFile(path, &problems).ok());

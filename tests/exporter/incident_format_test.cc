@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "daemon/core/config.h"
 #include "daemon/core/archive/incident.h"
+#include "daemon/core/config/config.h"
 #include "tests/temp_dir.h"
 
 namespace neuronmon::exporter {

@@ -134,7 +134,7 @@ TEST(Client, ReconnectsAndResumesAfterTheDaemonRestarts) {
   EXPECT_TRUE(NextOf(**c, Event::Kind::kDisconnected).has_value());
   // A new daemon on the same path (the old fixture's directory is reused).
   auto restarted = std::make_unique<DaemonFixture>(
-      [&](daemon::DaemonConfig& cfg) { cfg.listeners.unix_socket.path = path; });
+      [&](daemon::DaemonConfig& cfg) { cfg.listeners.unix_socket.options.path = path; });
   auto again = NextOf(**c, Event::Kind::kConnected, seconds(10));
   ASSERT_TRUE(again.has_value());
   EXPECT_TRUE(NextOf(**c, Event::Kind::kReport).has_value());

@@ -36,9 +36,9 @@ TEST(Cluster, FollowerNamesTheStragglerNodeOfFourDaemons) {
         [&](daemon::DaemonConfig& c) {
           c.listeners.tcp = daemon::ListenAddress{"127.0.0.1", port};
           c.auth_token_file = token_path;
-          c.scenario = "cluster-straggler";
-          c.node = k;
-          c.nodes = 4;
+          c.backend.scenario = "cluster-straggler";
+          c.backend.node = k;
+          c.backend.nodes = 4;
           c.speed = 20;  // past the warm-up (40 s simulated) in 2 s
         },
         "sim:trn1.32xlarge", "100ms"));

@@ -31,18 +31,19 @@ void DaemonFixture::Start(std::function<void(daemon::DaemonConfig&)> tweak, std:
   socket_ = (dir_ / "run" / "d.sock").string();
   daemon::CommandLine cli;
   cli.config_path = (dir_ / "absent.json").string();
-  cli.device = device;
-  cli.period = period;
+  cli.simulate.device = device;
+  cli.simulate.period = period;
   cli.socket = socket_;
   cli.metrics_listen = "off";
-  cli.history_retention = std::chrono::seconds(30);  // periods are short: keep the history small
+  daemon::DaemonConfig base = daemon::DefaultConfig();
+  base.history_retention = std::chrono::seconds(30);  // periods are short: keep the history small
   std::vector<std::string> problems;
-  auto config = daemon::ResolveConfig(cli, &problems);
+  auto config = daemon::ApplyCommandLine(cli, base, cli.config_path, &problems);
   if (!config.ok()) throw std::runtime_error(config.status().message());
-  config->limits.handshake_timeout = std::chrono::milliseconds(300);
-  config->limits.metrics_request_timeout = std::chrono::milliseconds(300);
-  config->limits.write_timeout = std::chrono::seconds(2);
-  config->limits.heartbeat_interval = std::chrono::seconds(1);
+  config->stream.handshake_timeout = std::chrono::milliseconds(300);
+  config->metrics.request_timeout = std::chrono::milliseconds(300);
+  config->stream.write_timeout = std::chrono::seconds(2);
+  config->stream.heartbeat_interval = std::chrono::seconds(1);
   config->recorder.enabled = false;  // a test that wants the archive turns it on, in its temp dir
   config->incidents.enabled = false;
   if (tweak) tweak(*config);

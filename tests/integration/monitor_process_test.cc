@@ -142,7 +142,7 @@ TEST(NeuronMonitorProcess, SurvivesADaemonRestartWithANotice) {
       << stderr_text();
   const int before = lines();
   auto restarted = std::make_unique<DaemonFixture>(
-      [&](daemon::DaemonConfig& c) { c.listeners.unix_socket.path = socket; });
+      [&](daemon::DaemonConfig& c) { c.listeners.unix_socket.options.path = socket; });
   EXPECT_TRUE(wait_for([&] { return lines() >= before + 3; })) << stderr_text();
   EXPECT_NE(stderr_text().find("neuron-monitord restarted"), std::string::npos) << stderr_text();
   ::kill(pid, SIGTERM);

@@ -178,9 +178,9 @@ TEST(PrometheusEndToEnd, ClusterRulesNameTheStragglerNode) {
     nodes.push_back(std::make_unique<DaemonFixture>(
         [k](daemon::DaemonConfig& c) {
           c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
-          c.scenario = "cluster-straggler";
-          c.node = k;
-          c.nodes = 4;
+          c.backend.scenario = "cluster-straggler";
+          c.backend.node = k;
+          c.backend.nodes = 4;
           c.speed = 20;
         },
         "sim:trn1.32xlarge", "100ms"));

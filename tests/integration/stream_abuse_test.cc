@@ -115,7 +115,7 @@ TEST(StreamAbuse, OverlongTagFilterIsOneClearError) {
 // A hundred Subscribes in one burst are applied as two: the first at once, the last when the
 // interval has passed. Each used to build (and queue) a report of its own.
 TEST(StreamAbuse, SubscribeFloodIsCoalescedToOnePerInterval) {
-  DaemonFixture d([](daemon::DaemonConfig& c) { c.limits.subscribe_interval = milliseconds(300); });
+  DaemonFixture d([](daemon::DaemonConfig& c) { c.stream.subscribe_interval = milliseconds(300); });
   RawClient c(d.socket_path());
   Welcome(c);
   std::vector<v1::Envelope> burst;
@@ -137,8 +137,8 @@ TEST(StreamAbuse, SubscribeFloodIsCoalescedToOnePerInterval) {
 // compiled, by anyone, is free.
 TEST(StreamAbuse, NewTagFiltersAreCompiledWithinTheUsersBudget) {
   DaemonFixture d([](daemon::DaemonConfig& c) {
-    c.limits.subscribe_interval = Nanos::zero();
-    c.limits.filter_compiles_per_second = 2;
+    c.stream.subscribe_interval = Nanos::zero();
+    c.stream.filter_compiles_per_second = 2;
   });
   RawClient c(d.socket_path());
   Welcome(c);
@@ -163,8 +163,8 @@ TEST(StreamAbuse, NewTagFiltersAreCompiledWithinTheUsersBudget) {
 // it left unread pass max_control_frames, instead of growing the daemon's memory.
 TEST(StreamAbuse, UnreadErrorsDisconnectTheClient) {
   DaemonFixture d([](daemon::DaemonConfig& c) {
-    c.limits.max_control_frames = 8;
-    c.limits.subscribe_interval = Nanos::zero();  // else the burst is coalesced to one error
+    c.stream.max_control_frames = 8;
+    c.stream.subscribe_interval = Nanos::zero();  // else the burst is coalesced to one error
   });
   RawClient c(d.socket_path(), /*rcvbuf=*/1024);
   Welcome(c);
@@ -183,8 +183,8 @@ TEST(StreamAbuse, UnreadErrorsDisconnectTheClient) {
 // Idle connections cannot hold the handshake slots: the oldest makes room for a newcomer.
 TEST(StreamAbuse, IdleConnectionsCannotHoardHandshakeSlots) {
   DaemonFixture d([](daemon::DaemonConfig& c) {
-    c.limits.max_handshaking = 3;
-    c.limits.handshake_timeout = seconds(30);
+    c.stream.max_handshaking = 3;
+    c.stream.handshake_timeout = seconds(30);
   });
   std::vector<std::unique_ptr<RawClient>> idle;
   for (int i = 0; i < 3; ++i) {
@@ -199,7 +199,7 @@ TEST(StreamAbuse, IdleConnectionsCannotHoardHandshakeSlots) {
 
 // One user (uid, by SO_PEERCRED) may hold at most max_clients_per_uid connections.
 TEST(StreamAbuse, ConnectionsPerUidAreLimited) {
-  DaemonFixture d([](daemon::DaemonConfig& c) { c.limits.max_clients_per_uid = 2; });
+  DaemonFixture d([](daemon::DaemonConfig& c) { c.stream.max_clients_per_uid = 2; });
   RawClient a(d.socket_path()), b(d.socket_path());
   Welcome(a);
   Welcome(b);
@@ -217,9 +217,9 @@ TEST(StreamAbuse, ConnectionsPerUidAreLimited) {
 TEST(StreamAbuse, OneUsersConnectionsCannotLockOthersOut) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to connect as another user";
   DaemonFixture d([](daemon::DaemonConfig& c) {
-    c.listeners.unix_socket.mode = 0666;  // so that user may connect at all
-    c.limits.max_clients = 64;
-    c.limits.max_clients_per_uid = 16;
+    c.listeners.unix_socket.options.mode = 0666;  // so that user may connect at all
+    c.stream.max_clients = 64;
+    c.stream.max_clients_per_uid = 16;
   });
   ::chmod(d.dir().c_str(), 0755);
   ::chmod((d.dir() / "run").c_str(), 0755);
@@ -255,7 +255,7 @@ TEST(StreamAbuse, OneUsersConnectionsCannotLockOthersOut) {
 
 // A client that says Hello but never subscribes is reclaimed.
 TEST(StreamAbuse, ClientsThatNeverSubscribeAreReclaimed) {
-  DaemonFixture d([](daemon::DaemonConfig& c) { c.limits.subscribe_timeout = milliseconds(300); });
+  DaemonFixture d([](daemon::DaemonConfig& c) { c.stream.subscribe_timeout = milliseconds(300); });
   RawClient c(d.socket_path());
   Welcome(c);
   auto error = c.ReadUntil(Body::kError, seconds(3));
@@ -342,7 +342,7 @@ TEST(StreamAbuse, ReplayOutrunByEvictionReportsTheGap) {
   DaemonFixture d(
       [](daemon::DaemonConfig& c) {
         c.history_retention = seconds(2);
-        c.limits.write_timeout = seconds(30);
+        c.stream.write_timeout = seconds(30);
       },
       "sim:trn2.48xlarge");
   ExpectServing(d);
@@ -455,8 +455,8 @@ TEST(StreamAbuse, DestroyingTheDaemonWithClientsConnectedIsClean) {
   std::filesystem::create_directories(dir);
   daemon::CommandLine cli;
   cli.config_path = (dir / "absent.json").string();
-  cli.device = "sim:trn1.2xlarge";
-  cli.period = "50ms";
+  cli.simulate.device = "sim:trn1.2xlarge";
+  cli.simulate.period = "50ms";
   cli.socket = (dir / "d.sock").string();
   cli.metrics_listen = "off";
   cli.record = "off";  // nothing on disk outside the temp dir

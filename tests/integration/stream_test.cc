@@ -134,8 +134,8 @@ TEST(Stream, ResumeOlderThanRetentionReportsTheGap) {
 TEST(Stream, SlowClientGetsGapsWhileFastOneGetsEverything) {
   DaemonFixture d(
       [](daemon::DaemonConfig& c) {
-        c.limits.queue_depth = 4;
-        c.limits.write_timeout = std::chrono::seconds(30);
+        c.stream.queue_depth = 4;
+        c.stream.write_timeout = std::chrono::seconds(30);
       },
       "sim:trn2.48xlarge", "20ms");
   v1::Subscribe all;  // every group: large frames fill the slow client's socket quickly
@@ -171,8 +171,8 @@ TEST(Stream, SlowClientGetsGapsWhileFastOneGetsEverything) {
 TEST(Stream, StuckClientIsDisconnectedAfterTheWriteTimeout) {
   DaemonFixture d(
       [](daemon::DaemonConfig& c) {
-        c.limits.queue_depth = 2;
-        c.limits.write_timeout = std::chrono::milliseconds(300);
+        c.stream.queue_depth = 2;
+        c.stream.write_timeout = std::chrono::milliseconds(300);
       },
       "sim:trn2.48xlarge", "20ms");
   RawClient stuck(d.socket_path(), 4096);
@@ -252,7 +252,7 @@ TEST(Stream, InvalidRegexIsAnErrorButTheConnectionStays) {
 }
 
 TEST(Stream, MaxClientsEnforced) {
-  DaemonFixture d([](daemon::DaemonConfig& c) { c.limits.max_clients = 2; });
+  DaemonFixture d([](daemon::DaemonConfig& c) { c.stream.max_clients = 2; });
   RawClient a(d.socket_path()), b(d.socket_path());
   Handshake(a, Groups({v1::GROUP_MEMORY_INFO}));
   Handshake(b, Groups({v1::GROUP_MEMORY_INFO}));
@@ -281,8 +281,9 @@ TEST(Stream, ShutdownSendsANoticeAndRemovesTheSocket) {
 TEST(Stream, RefusesASecondDaemonAndReplacesAStaleSocket) {
   DaemonFixture first;
   try {
-    DaemonFixture(
-        [&](daemon::DaemonConfig& c) { c.listeners.unix_socket.path = first.socket_path(); });
+    DaemonFixture([&](daemon::DaemonConfig& c) {
+      c.listeners.unix_socket.options.path = first.socket_path();
+    });
     FAIL() << "a second daemon started on the same socket";
   } catch (const std::exception& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -297,7 +298,8 @@ TEST(Stream, RefusesASecondDaemonAndReplacesAStaleSocket) {
         io, daemon::asio::local::stream_protocol::endpoint(stale));
   }  // closed without unlink: a stale file remains
   ASSERT_TRUE(std::filesystem::exists(stale));
-  DaemonFixture second([&](daemon::DaemonConfig& c) { c.listeners.unix_socket.path = stale; });
+  DaemonFixture second(
+      [&](daemon::DaemonConfig& c) { c.listeners.unix_socket.options.path = stale; });
   RawClient c(stale);
   Handshake(c, Groups({v1::GROUP_MEMORY_INFO}));
   EXPECT_TRUE(c.ReadUntil(Body::kReport).has_value());

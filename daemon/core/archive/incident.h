@@ -29,6 +29,7 @@ struct IncidentOptions {
   Nanos hold_errors = std::chrono::seconds(10);
   Nanos before = std::chrono::minutes(5);
   Nanos after = std::chrono::minutes(1);
+  bool operator==(const IncidentOptions&) const = default;
 };
 
 class IncidentTracker {
@@ -73,6 +74,7 @@ struct IncidentLimits {
   // The ArchiveHeader (incident, findings and config) at most: findings_after and then the other
   // runtimes' findings are left out beyond it. Below the reader's 1 MiB.
   std::size_t max_header_bytes = 512 << 10;
+  bool operator==(const IncidentLimits&) const = default;
 };
 
 struct IncidentWritten {

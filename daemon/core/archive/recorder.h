@@ -26,6 +26,7 @@ struct RecorderOptions {
   Nanos segment = std::chrono::minutes(10);       // a new file this often
   int compression_level = 3;
   Nanos retry = std::chrono::minutes(1);  // after a failure
+  bool operator==(const RecorderOptions&) const = default;
 };
 
 struct RecorderStats {

@@ -17,6 +17,10 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/core/archive/incident.h"
+#include "daemon/core/archive/recorder.h"
+#include "daemon/core/backend.h"
+#include "daemon/core/config/server_options.h"
 #include "proto/common/clock.h"
 #include "proto/common/status.h"
 
@@ -36,9 +40,7 @@ struct ListenAddress {
 
 struct UnixListenerConfig {  // JSON "listeners.unix"
   bool enabled = true;
-  std::string path;   // empty: the default socket path, chosen at runtime
-  int mode = 0660;    // permission bits of the socket file, 0..0777
-  std::string group;  // empty: the daemon's own group
+  UnixListenOptions options;  // path "": the default socket path, chosen at runtime
   bool operator==(const UnixListenerConfig&) const = default;
 };
 
@@ -50,120 +52,53 @@ struct ListenersConfig {
   bool operator==(const ListenersConfig&) const = default;
 };
 
-// Every bound on what clients, scrapers and the history may cost (docs/security.md explains each).
-struct LimitsConfig {
-  // Stream clients (unix and TCP).
-  std::int64_t max_clients = 2048;         // connected at once
-  std::int64_t max_clients_per_uid = 256;  // per local user (unix), per address (TCP)
-  std::int64_t max_handshaking = 64;       // not yet welcomed; when full the oldest is closed
-  Nanos handshake_timeout = std::chrono::seconds(5);
-  Nanos subscribe_timeout = std::chrono::seconds(30);  // welcomed but not subscribed
-  Nanos write_timeout = std::chrono::seconds(10);
-  Nanos idle_timeout = Nanos::zero();  // zero: never
-  Nanos heartbeat_interval = std::chrono::seconds(5);
-  std::int64_t queue_depth = 64;                       // report frames queued per client
-  std::int64_t max_queue_bytes = 4 << 20;              // all frames queued per client
-  std::int64_t max_control_frames = 64;                // notices and errors queued, unread
-  std::int64_t max_queued_bytes_total = 64 << 20;      // all clients' queues together
-  Nanos subscribe_interval = std::chrono::seconds(1);  // at most one Subscribe applied per
-  std::int64_t max_tag_filter_bytes = 256;
-  std::int64_t filter_compiles_per_second = 5;  // new tag filters, per uid or address
-  // Prometheus /metrics.
-  std::int64_t max_scrapes = 16;              // concurrent scrapes
-  std::int64_t metrics_max_connections = 64;  // open connections
-  std::int64_t metrics_max_pending = 16;      // of which not yet past one authorized request
-  Nanos metrics_request_timeout = std::chrono::seconds(10);
-  Nanos metrics_idle_timeout = std::chrono::minutes(2);
-  Nanos metrics_connection_lifetime = std::chrono::minutes(10);
-  std::int64_t metrics_max_requests = 1000;  // per connection
-  // Memory.
-  std::int64_t max_history_bytes = 128 << 20;  // retained snapshots, estimated
-  // A real host (neurondev): descriptors kept open on the driver's tree, and the longest line
-  // (one document) taken from AWS's neuron-monitor.
-  std::int64_t sysfs_max_open_files = 8192;
-  std::int64_t neuron_monitor_max_line_bytes = 4 << 20;
-  bool operator==(const LimitsConfig&) const = default;
-};
-
 // The on-disk archive of snapshots (docs/recorder.md).
 struct RecorderConfig {  // JSON "recorder"
   bool enabled = true;
-  // "": $STATE_DIRECTORY/archive under systemd (/var/lib/neuron-monitor/archive), else
+  // directory "": $STATE_DIRECTORY/archive under systemd (/var/lib/neuron-monitor/archive), else
   // /var/lib/neuron-monitor/archive as root, else $XDG_STATE_HOME/neuron-monitor/archive.
-  std::string directory;
-  std::int64_t max_bytes = std::int64_t{1} << 30;  // the archive's files together
-  Nanos retention = std::chrono::hours(24 * 30);   // zero: only max_bytes
-  Nanos segment = std::chrono::minutes(10);        // a new file this often
+  RecorderOptions options;
   bool operator==(const RecorderConfig&) const = default;
 };
 
 // Incident bundles (docs/recorder.md, "Incidents"): when a runtime's verdict other than healthy
-// holds for `hold` (errors and hang: `hold_errors`), the history from `before` the moment it is
-// declared to `after` it is saved as one archive file in `directory`, at most one per verdict
-// episode; the oldest files go first beyond `max_count` or `max_bytes`.
+// holds for `tracker.hold` (errors and hang: `hold_errors`), the history from `before` the moment
+// it is declared to `after` it is saved as one archive file in `directory`, at most one per
+// verdict episode; the oldest files go first beyond `limits.max_count` or `max_bytes`.
 struct IncidentsConfig {  // JSON "incidents"
   bool enabled = true;
   // "": the archive's sibling, /var/lib/neuron-monitor/incidents under systemd or as root, else
   // $XDG_STATE_HOME/neuron-monitor/incidents.
   std::string directory;
-  Nanos hold = std::chrono::minutes(2);
-  Nanos hold_errors = std::chrono::seconds(10);
-  Nanos before = std::chrono::minutes(5);
-  Nanos after = std::chrono::minutes(1);
-  std::int64_t max_count = 100;
-  std::int64_t max_bytes = std::int64_t{256} << 20;
+  IncidentOptions tracker;
+  IncidentLimits limits;
   bool operator==(const IncidentsConfig&) const = default;
 };
 
-// A real host on Kubernetes (docs/attribution.md): the kubelet's PodResources API says which pod
-// container was allocated which Neuron devices.
-struct KubernetesConfig {  // JSON "kubernetes"
-  // true: ask the kubelet when its socket exists (no socket: not on Kubernetes, silently);
-  // false: never (no pod names, no allocations).
-  bool enabled = true;
-  std::string pod_resources_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
-  bool operator==(const KubernetesConfig&) const = default;
-};
-
-// A real host's kernel log (docs/health.md): the driver's NEURON_HW_ERR events, per device.
-struct KernelLogConfig {  // JSON "kernel_log"
-  bool enabled = true;    // false: never read it (the events are reported unavailable)
-  std::string path = "/dev/kmsg";
-  std::int64_t max_records_per_read = 10000;  // records read per sample; the rest wait
-  bool operator==(const KernelLogConfig&) const = default;
-};
-
+// The components' own option structs, embedded: each default is written once, in its component,
+// and the settings table (settings.h) says which JSON key sets which member.
 struct DaemonConfig {
-  std::string device = "auto";  // "auto", "neuron", or simdev::ParseDeviceSpec syntax
-  std::string sysfs_root = "/sys";
-  std::string proc_root = "/proc";
-  std::string neuron_monitor = "/opt/aws/neuron/bin/neuron-monitor";  // "": none
-  KubernetesConfig kubernetes;
-  KernelLogConfig kernel_log;
-  std::string scenario = "healthy-training";  // built-in scenario name or a path to a .json file
-  std::int64_t seed = 1;                      // >= 0
-  // A cluster simulation: this daemon is node `node` of `nodes` (0: as many as the scenario says).
-  std::int64_t node = 0;
-  std::int64_t nodes = 0;
+  // device, scenario, seed, node, nodes, speed; sysfs_root, proc_root, neuron_monitor,
+  // kubernetes.*, kernel_log.* and the real host's limits (backend.host); --replay and --from.
+  BackendOptions backend;
   Nanos period = std::chrono::seconds(1);  // base sampling period
-  double speed = 1;                        // simulated clock speed factor (sim: devices)
   Nanos history_retention = std::chrono::minutes(10);
+  std::uint64_t max_history_bytes = 128 << 20;  // limits.max_history_bytes: retained snapshots
   ListenersConfig listeners;
   std::string auth_token_file;  // empty: no token; required by listeners off loopback
-  LimitsConfig limits;
+  ServerLimits stream;          // limits.* of stream clients (write_timeout also bounds /metrics)
+  HttpServerOptions metrics;    // limits.max_scrapes, limits.metrics_*
   RecorderConfig recorder;
   IncidentsConfig incidents;
   LogLevel log_level = LogLevel::kInfo;
-  // Not in the file (--replay, --from): serve this recording instead of a device.
-  std::string replay;
-  std::string replay_from;
   bool operator==(const DaemonConfig&) const = default;
 };
 
 DaemonConfig DefaultConfig();
 
-// The text of packaging/neuron-monitord.json, the commented default file; it parses to
-// DefaultConfig().
+// The commented default file, generated from the settings table (settings.h): every key with
+// its default and its documentation; it parses to DefaultConfig(). packaging/neuron-monitord.json
+// is this text (a test checks it).
 std::string DefaultConfigText();
 
 // Parses and validates the text of a config file; `source` names it in problems (usually its
@@ -179,8 +114,9 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& sourc
 // it does not exist (so a caller may fall back to defaults) and kIoError otherwise.
 Result<DaemonConfig> LoadConfigFile(const std::string& path, std::vector<std::string>* problems);
 
-// Checks every value rule on `config` and appends each violation, "SOURCE: FIELD: what", to
-// `problems` (when not null). Returns Ok or kInvalidArgument with the first problem it found.
+// Checks every value rule on `config` and appends each violation, "SOURCE: FIELD: what" ("FIELD:
+// what" when `source` is empty), to `problems` (when not null). Returns Ok or kInvalidArgument with
+// the first problem it found.
 Status ValidateConfig(const DaemonConfig& config, std::vector<std::string>* problems,
                       const std::string& source);
 
