@@ -4,6 +4,7 @@
 // counts and bytes as integers, rates and shares as floats.
 #include "exporter/monitor_json_groups.h"
 #include "proto/names/names.h"
+#include "proto/wire/field_codec.h"
 
 namespace neuronmon::exporter::monitor_json {
 namespace {
@@ -48,22 +49,13 @@ void WriteCollective(JsonWriter& w, const v1::CollectiveStats& op) {
   w.EndObject();
 }
 
-void WriteErrorCounts(JsonWriter& w, const char* key, const v1::HardwareErrorCounts& e) {
+void WriteErrorCounts(JsonWriter& w, const char* key, const v1::HardwareErrorCounts& counts) {
   w.Key(key);
   w.BeginObject();
-  UintField(w, "mem_ecc_uncorrected", e.mem_ecc_uncorrected());
-  UintField(w, "mem_ecc_repairable", e.mem_ecc_repairable());
-  UintField(w, "sram_ecc_uncorrected", e.sram_ecc_uncorrected());
-  UintField(w, "nc_uncorrectable", e.nc_uncorrectable());
-  UintField(w, "hbm_uncorrectable", e.hbm_uncorrectable());
-  UintField(w, "dma_abort", e.dma_abort());
-  UintField(w, "collectives", e.collectives());
-  UintField(w, "events", e.events());
-  UintField(w, "kernel_sram_uncorrectable", e.kernel_sram_uncorrectable());
-  UintField(w, "kernel_nc_uncorrectable", e.kernel_nc_uncorrectable());
-  UintField(w, "kernel_hbm_uncorrectable", e.kernel_hbm_uncorrectable());
-  UintField(w, "kernel_dma", e.kernel_dma());
-  UintField(w, "kernel_other", e.kernel_other());
+  const HardwareErrors e = wire::HardwareErrorsFromProto(counts);
+  for (const HardwareErrorField& f : kHardwareErrorFields) {
+    UintField(w, f.name, e.*f.member);
+  }
   w.EndObject();
 }
 

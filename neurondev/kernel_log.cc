@@ -25,21 +25,6 @@ std::optional<int> SmallIndex(std::string_view digits) {
   return v;
 }
 
-// The driver's event types and the count each adds to (any other type: kernel_other).
-constexpr std::pair<std::string_view, std::uint64_t HardwareErrors::*> kTypes[] = {
-    {"SRAM_UNCORRECTABLE_ERROR", &HardwareErrors::kernel_sram_uncorrectable},
-    {"NC_UNCORRECTABLE_ERROR", &HardwareErrors::kernel_nc_uncorrectable},
-    {"HBM_UNCORRECTABLE_ERROR", &HardwareErrors::kernel_hbm_uncorrectable},
-    {"DMA_ERROR", &HardwareErrors::kernel_dma},
-    {"", &HardwareErrors::kernel_other}};
-
-std::uint64_t HardwareErrors::*CountOf(std::string_view type) {
-  for (const auto& [name, count] : kTypes) {
-    if (name == type) return count;
-  }
-  return &HardwareErrors::kernel_other;
-}
-
 // "neuron12:" names device 12.
 std::optional<int> DevicePrefix(std::string_view token) {
   constexpr std::string_view kPrefix = "neuron";
@@ -78,7 +63,7 @@ std::optional<KernelHwError> ParseKernelLogRecord(std::string_view record) {
     if (auto v = value(token, "NEURON_HW_ERR="); v && !found) {
       if (v->empty() || v->size() > kMaxFieldBytes) return std::nullopt;
       e.type = std::string(*v);
-      e.count = CountOf(*v);
+      e.count = KernelLogFieldOf(*v).member;
       found = true;
     } else if (auto id = value(token, "nd-id=")) {
       nd_id = SmallIndex(*id);
@@ -182,7 +167,9 @@ HardwareErrors KernelLog::Counts(int device) const {
 
 void KernelLog::SetCounts(int device, HardwareErrors& errors) const {
   const HardwareErrors mine = Counts(device);
-  for (const auto& [name, count] : kTypes) errors.*count = mine.*count;
+  for (const HardwareErrorField& f : kHardwareErrorFields) {
+    if (f.source == ErrorSource::kKernelLog) errors.*f.member = mine.*f.member;
+  }
 }
 
 void KernelLog::Clear() { counts_.clear(); }

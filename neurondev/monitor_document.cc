@@ -23,9 +23,6 @@ constexpr double kMaxPercent = 1e6;       // vCPU percent
 constexpr double kMaxRate = 1e30;         // FLOP/s, bytes/s, operations/s
 constexpr double kMaxLatency = 1e6;       // seconds
 
-constexpr std::array<const char*, kCollectiveKinds> kCollectiveNames = {
-    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv"};
-
 // --- Parsing ---------------------------------------------------------------------------------
 
 // The deepest nesting of objects and arrays in `text`, counted before parsing so that a hostile
@@ -313,9 +310,10 @@ void ReadCollectives(GroupInput in, CollectivesStats* out) {
   if (operations == nullptr) return;
   for (int k = 0; k < kCollectiveKinds; ++k) {
     // Operations this build does not know (a newer exporter) are left out, not errors.
-    const auto it = operations->find(kCollectiveNames[k]);
+    const auto it = operations->find(std::string(kCollectiveKindNames[k]));
     if (it == operations->end()) continue;
-    JsonReader r(*it, in.r.PathOf("operations") + "." + kCollectiveNames[k], in.problems);
+    JsonReader r(*it, in.r.PathOf("operations") + "." + std::string(kCollectiveKindNames[k]),
+                 in.problems);
     CollectiveOperation op;
     op.kind = static_cast<CollectiveKind>(k);
     op.count = Count(r, "count");

@@ -354,12 +354,11 @@ Status DriverTreeWriter::AppendKernelLog(const Snapshot& snapshot) {
   for (std::size_t n = 0; n < snapshot.devices.size(); ++n) {
     const HardwareErrors& now = snapshot.devices[n].errors;
     HardwareErrors& logged = kernel_logged_[static_cast<std::uint32_t>(n)];
-    for (const auto& [count, type] :
-         {std::pair{&HardwareErrors::kernel_sram_uncorrectable, "SRAM_UNCORRECTABLE_ERROR"},
-          {&HardwareErrors::kernel_nc_uncorrectable, "NC_UNCORRECTABLE_ERROR"},
-          {&HardwareErrors::kernel_hbm_uncorrectable, "HBM_UNCORRECTABLE_ERROR"},
-          {&HardwareErrors::kernel_dma, "DMA_ERROR"},
-          {&HardwareErrors::kernel_other, "NOTIFICATION_ERROR"}}) {
+    for (const HardwareErrorField& f : kHardwareErrorFields) {
+      if (f.source != ErrorSource::kKernelLog) continue;
+      // The catch-all row counts every type no other row names; one such type stands for them.
+      const std::string type = f.kernel_type.empty() ? "NOTIFICATION_ERROR" : std::string(f.kernel_type);
+      std::uint64_t HardwareErrors::*count = f.member;
       for (; logged.*count < now.*count; ++(logged.*count)) {
         const auto us = std::max<std::int64_t>(0, snapshot.device_time.count() / 1000);
         records += "3," + std::to_string(kernel_seq_++) + "," + std::to_string(us) + ",-;neuron" +

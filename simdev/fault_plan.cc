@@ -136,11 +136,16 @@ HardwareErrors FaultPlan::HwErrors(int device, Nanos t) const {
     }
     out.events += n;  // the driver reports each as an event too
   }
-  // The driver logs a NEURON_HW_ERR line for each uncorrectable error and DMA error.
-  out.kernel_sram_uncorrectable = out.sram_ecc_uncorrected;
-  out.kernel_hbm_uncorrectable = out.mem_ecc_uncorrected + out.hbm_uncorrectable;
-  out.kernel_nc_uncorrectable = out.nc_uncorrectable;
-  out.kernel_dma = out.dma_abort;
+  // The driver logs a NEURON_HW_ERR line for each error its counters count with a kernel type
+  // (uncorrectable errors, DMA errors).
+  for (const HardwareErrorField& k : kHardwareErrorFields) {
+    if (k.source != ErrorSource::kKernelLog || k.kernel_type.empty()) continue;
+    for (const HardwareErrorField& f : kHardwareErrorFields) {
+      if (f.source == ErrorSource::kDriver && f.kernel_type == k.kernel_type) {
+        out.*k.member += out.*f.member;
+      }
+    }
+  }
   return out;
 }
 

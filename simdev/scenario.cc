@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "proto/common/json_reader.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::simdev {
 namespace {
@@ -13,9 +14,23 @@ using nlohmann::json;
 constexpr Nanos kDay = std::chrono::hours(24);
 constexpr Nanos kYear = std::chrono::hours(24 * 366);
 
-const std::vector<std::string> kDiagnoses = {"healthy",   "input_bound", "collective_bound",
-                                             "hbm_bound", "straggler",   "idle_allocated",
-                                             "errors",    "hang",        "memory_pressure"};
+// The verdicts a scenario may expect: every finding kind but unallocated (a finding beside a
+// verdict, never one itself), named as the analyzer names them.
+std::vector<std::string> DiagnosisNames() {
+  std::vector<std::string> names;
+  const google::protobuf::EnumDescriptor* kinds = v1::FindingKind_descriptor();
+  for (int i = 0; i < kinds->value_count(); ++i) {
+    const auto kind = static_cast<v1::FindingKind>(kinds->value(i)->number());
+    if (kind != v1::FINDING_KIND_UNSPECIFIED && kind != v1::FINDING_KIND_UNALLOCATED) {
+      names.emplace_back(FindingKindName(kind));
+    }
+  }
+  return names;
+}
+const std::vector<std::string>& Diagnoses() {
+  static const std::vector<std::string> names = DiagnosisNames();
+  return names;
+}
 // Fault types as scenario files name them, in the order errors list them.
 constexpr std::pair<const char*, FaultType> kFaultTypes[] = {
     {"ecc", FaultType::kEcc},
@@ -34,8 +49,8 @@ constexpr std::pair<const char*, FaultType> kFaultTypes[] = {
     {"memory_growth", FaultType::kMemoryGrowth},
 };
 
-const std::vector<std::string> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
-                                                   "all_to_all", "send_recv"};
+const std::vector<std::string> kCollectiveNames(kCollectiveKindNames.begin(),
+                                                kCollectiveKindNames.end());
 
 DType ParseDType(JsonReader& r) {
   const std::string d = r.Choice("dtype", "bf16", {"bf16", "fp8", "fp32"});
@@ -163,7 +178,7 @@ std::vector<Expectation> ParseExpect(JsonReader& parent, std::string_view key,
     Expectation e;
     e.from = r.Duration("from", Nanos(0), Nanos(0), kYear);
     if (!r.Has("diagnosis")) r.Problem("diagnosis", "required");
-    e.diagnosis = r.Choice("diagnosis", "healthy", kDiagnoses);
+    e.diagnosis = r.Choice("diagnosis", "healthy", Diagnoses());
     if (const json* ranks = r.Array("ranks")) {
       for (const json& k : *ranks) {
         if (!k.is_number_integer() || k.get<int>() < 0) {

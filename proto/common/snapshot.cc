@@ -18,19 +18,36 @@ EccCounters EccCounters::Minus(const EccCounters& e) const {
 }
 
 HardwareErrors HardwareErrors::Minus(const HardwareErrors& e) const {
-  return {Grown(mem_ecc_uncorrected, e.mem_ecc_uncorrected),
-          Grown(sram_ecc_uncorrected, e.sram_ecc_uncorrected),
-          Grown(mem_ecc_repairable, e.mem_ecc_repairable),
-          Grown(nc_uncorrectable, e.nc_uncorrectable),
-          Grown(hbm_uncorrectable, e.hbm_uncorrectable),
-          Grown(dma_abort, e.dma_abort),
-          Grown(collectives, e.collectives),
-          Grown(events, e.events),
-          Grown(kernel_sram_uncorrectable, e.kernel_sram_uncorrectable),
-          Grown(kernel_nc_uncorrectable, e.kernel_nc_uncorrectable),
-          Grown(kernel_hbm_uncorrectable, e.kernel_hbm_uncorrectable),
-          Grown(kernel_dma, e.kernel_dma),
-          Grown(kernel_other, e.kernel_other)};
+  HardwareErrors d;
+  for (const HardwareErrorField& f : kHardwareErrorFields) {
+    d.*f.member = Grown(this->*f.member, e.*f.member);
+  }
+  return d;
+}
+
+namespace {
+
+std::uint64_t SumOf(const HardwareErrors& e, ErrorSource source) {
+  std::uint64_t total = 0;
+  for (const HardwareErrorField& f : kHardwareErrorFields) {
+    if (f.source == source) total += e.*f.member;
+  }
+  return total;
+}
+
+}  // namespace
+
+std::uint64_t HardwareErrors::Total() const { return SumOf(*this, ErrorSource::kDriver); }
+std::uint64_t HardwareErrors::KernelTotal() const { return SumOf(*this, ErrorSource::kKernelLog); }
+
+const HardwareErrorField& KernelLogFieldOf(std::string_view type) {
+  const HardwareErrorField* other = nullptr;
+  for (const HardwareErrorField& f : kHardwareErrorFields) {
+    if (f.source != ErrorSource::kKernelLog) continue;
+    if (f.kernel_type == type) return f;
+    if (f.kernel_type.empty()) other = &f;
+  }
+  return *other;
 }
 
 // Every field of ExecutionCounters, so that field-wise operations cannot miss one.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "proto/common/clock.h"
+#include "proto/common/hardware_errors.h"
 #include "proto/common/latency_histogram.h"
 
 namespace neuronmon {
@@ -28,7 +29,10 @@ enum class CollectiveKind : std::uint8_t {
   kSendRecv,
 };
 inline constexpr int kCollectiveKinds = 5;
-// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv".
+// Each kind's name as every output and input spells it (neuron-monitor's `operations` keys,
+// scenario files, /metrics labels), by CollectiveKind.
+inline constexpr std::array<std::string_view, kCollectiveKinds> kCollectiveKindNames = {
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv"};
 
 struct CoreCounters {
   std::uint64_t busy_ns = 0;
@@ -46,39 +50,6 @@ struct EccCounters {
   // What each counter grew by since `earlier`; one that went backwards restarted, and counts its
   // own value (as LatencyHistogram::Minus).
   EccCounters Minus(const EccCounters& earlier) const;
-};
-
-// Hardware errors the driver counts for a device, cumulative since it loaded (docs/health.md) —
-// what the device's health is judged on: uncorrectable HBM and SRAM ECC (the driver's totals:
-// EccCounters may count only since the daemon started), repairable HBM ECC, executions that hit
-// an uncorrectable NeuronCore, HBM, DMA or collectives error, and hardware error events.
-struct HardwareErrors {
-  std::uint64_t mem_ecc_uncorrected = 0;
-  std::uint64_t sram_ecc_uncorrected = 0;
-  std::uint64_t mem_ecc_repairable = 0;
-  std::uint64_t nc_uncorrectable = 0;
-  std::uint64_t hbm_uncorrectable = 0;
-  std::uint64_t dma_abort = 0;
-  std::uint64_t collectives = 0;
-  std::uint64_t events = 0;
-  // NEURON_HW_ERR events the driver logged in the kernel log naming the device (docs/health.md),
-  // by type: SRAM, NeuronCore and HBM uncorrectable errors, DMA errors, any other type.
-  std::uint64_t kernel_sram_uncorrectable = 0;
-  std::uint64_t kernel_nc_uncorrectable = 0;
-  std::uint64_t kernel_hbm_uncorrectable = 0;
-  std::uint64_t kernel_dma = 0;
-  std::uint64_t kernel_other = 0;
-  // What each counter grew by since `earlier` (one that went backwards counts its own value).
-  HardwareErrors Minus(const HardwareErrors& earlier) const;
-  // The driver's counters (the kernel log's events repeat what they count).
-  std::uint64_t Total() const {
-    return mem_ecc_uncorrected + sram_ecc_uncorrected + mem_ecc_repairable + nc_uncorrectable +
-           hbm_uncorrectable + dma_abort + collectives + events;
-  }
-  std::uint64_t KernelTotal() const {
-    return kernel_sram_uncorrectable + kernel_nc_uncorrectable + kernel_hbm_uncorrectable +
-           kernel_dma + kernel_other;
-  }
 };
 
 // The driver's power reading, percent of the device's maximum power over its last interval (a

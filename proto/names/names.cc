@@ -109,20 +109,9 @@ const char* SeverityName(v1::Severity severity) {
 }
 
 const char* CollectiveOpName(v1::CollectiveOp op) {
-  switch (op) {
-    case v1::COLLECTIVE_OP_ALL_REDUCE:
-      return "all_reduce";
-    case v1::COLLECTIVE_OP_ALL_GATHER:
-      return "all_gather";
-    case v1::COLLECTIVE_OP_REDUCE_SCATTER:
-      return "reduce_scatter";
-    case v1::COLLECTIVE_OP_ALL_TO_ALL:
-      return "all_to_all";
-    case v1::COLLECTIVE_OP_SEND_RECV:
-      return "send_recv";
-    default:
-      return "unspecified";
-  }
+  const int k = static_cast<int>(op) - 1;  // v1::CollectiveOp is CollectiveKind plus one
+  return k >= 0 && k < kCollectiveKinds ? kCollectiveKindNames[static_cast<std::size_t>(k)].data()
+                                        : "unspecified";
 }
 
 const char* SignalName(Signal signal) {

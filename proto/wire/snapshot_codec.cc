@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "proto/wire/field_codec.h"
+
 namespace neuronmon::wire {
 namespace {
 
@@ -198,20 +200,7 @@ void SnapshotToProto(const Snapshot& s, v1::Snapshot& out) {
     e->set_mem_uncorrected(d.ecc.mem_uncorrected);
     e->set_sram_corrected(d.ecc.sram_corrected);
     e->set_sram_uncorrected(d.ecc.sram_uncorrected);
-    v1::HardwareErrorCounts* h = p->mutable_errors();
-    h->set_mem_ecc_uncorrected(d.errors.mem_ecc_uncorrected);
-    h->set_sram_ecc_uncorrected(d.errors.sram_ecc_uncorrected);
-    h->set_mem_ecc_repairable(d.errors.mem_ecc_repairable);
-    h->set_nc_uncorrectable(d.errors.nc_uncorrectable);
-    h->set_hbm_uncorrectable(d.errors.hbm_uncorrectable);
-    h->set_dma_abort(d.errors.dma_abort);
-    h->set_collectives(d.errors.collectives);
-    h->set_events(d.errors.events);
-    h->set_kernel_sram_uncorrectable(d.errors.kernel_sram_uncorrectable);
-    h->set_kernel_nc_uncorrectable(d.errors.kernel_nc_uncorrectable);
-    h->set_kernel_hbm_uncorrectable(d.errors.kernel_hbm_uncorrectable);
-    h->set_kernel_dma(d.errors.kernel_dma);
-    h->set_kernel_other(d.errors.kernel_other);
+    HardwareErrorsToProto(d.errors, *p->mutable_errors());
     p->set_errors_unavailable(d.errors_unavailable);
     p->set_kernel_log_unavailable(d.kernel_log_unavailable);
     if (d.memory.measured) {
@@ -298,20 +287,7 @@ Result<Snapshot> SnapshotDecoder::Decode(const v1::Snapshot& p) {
     out.ecc = {d.ecc().mem_corrected(), d.ecc().mem_uncorrected(), d.ecc().sram_corrected(),
                d.ecc().sram_uncorrected()};
     // An archive from before these fields: none of them was recorded.
-    const v1::HardwareErrorCounts& h = d.errors();
-    out.errors = {h.mem_ecc_uncorrected(),
-                  h.sram_ecc_uncorrected(),
-                  h.mem_ecc_repairable(),
-                  h.nc_uncorrectable(),
-                  h.hbm_uncorrectable(),
-                  h.dma_abort(),
-                  h.collectives(),
-                  h.events(),
-                  h.kernel_sram_uncorrectable(),
-                  h.kernel_nc_uncorrectable(),
-                  h.kernel_hbm_uncorrectable(),
-                  h.kernel_dma(),
-                  h.kernel_other()};
+    out.errors = HardwareErrorsFromProto(d.errors());
     out.errors_unavailable = d.has_errors() ? d.errors_unavailable() : "not recorded";
     out.kernel_log_unavailable = d.has_errors() ? d.kernel_log_unavailable() : "not recorded";
     // Categories beyond the ones known here (a newer writer) are left out; missing ones read 0.

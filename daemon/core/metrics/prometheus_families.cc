@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "daemon/core/metrics/prometheus_histogram.h"
+#include "proto/wire/field_codec.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::daemon::metrics_internal {
@@ -355,24 +356,11 @@ bool AddDeviceHealth(const GroupContext& c) {
     }
     if (h.power().unavailable().empty()) power.Add(labels, h.power().average_percent() / 100);
     if (!h.errors_unavailable().empty()) continue;
-    const v1::HardwareErrorCounts& t = h.errors_total();
-    for (const auto& [type, n] :
-         {std::pair<const char*, std::uint64_t>{"mem_ecc_repairable", t.mem_ecc_repairable()},
-          {"nc_uncorrectable", t.nc_uncorrectable()},
-          {"hbm_uncorrectable", t.hbm_uncorrectable()},
-          {"dma_abort", t.dma_abort()},
-          {"collectives", t.collectives()},
-          {"events", t.events()}}) {
-      errors.Add(WithLabels(labels, {{"type", type}}), AsDouble(n));
-    }
-    if (!h.kernel_log_unavailable().empty()) continue;
-    for (const auto& [type, n] : {std::pair<const char*, std::uint64_t>{
-                                      "kernel_sram_uncorrectable", t.kernel_sram_uncorrectable()},
-                                  {"kernel_nc_uncorrectable", t.kernel_nc_uncorrectable()},
-                                  {"kernel_hbm_uncorrectable", t.kernel_hbm_uncorrectable()},
-                                  {"kernel_dma", t.kernel_dma()},
-                                  {"kernel_other", t.kernel_other()}}) {
-      errors.Add(WithLabels(labels, {{"type", type}}), AsDouble(n));
+    const HardwareErrors t = wire::HardwareErrorsFromProto(h.errors_total());
+    const bool kernel_log = h.kernel_log_unavailable().empty();
+    for (const HardwareErrorField& f : kHardwareErrorFields) {
+      if (!f.exported || (f.source == ErrorSource::kKernelLog && !kernel_log)) continue;
+      errors.Add(WithLabels(labels, {{"type", std::string(f.name)}}), AsDouble(t.*f.member));
     }
   }
   return AddAll(c, {&health, &reason, &power, &errors});

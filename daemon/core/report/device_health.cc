@@ -1,31 +1,18 @@
 #include "daemon/core/report/device_health.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
+#include <string_view>
 
+#include "proto/wire/field_codec.h"
 #include "proto/wire/snapshot_codec.h"
 
 namespace neuronmon::daemon {
 namespace {
 
-void Count(const HardwareErrors& e, v1::HardwareErrorCounts& out) {
-  out.set_mem_ecc_uncorrected(e.mem_ecc_uncorrected);
-  out.set_mem_ecc_repairable(e.mem_ecc_repairable);
-  out.set_sram_ecc_uncorrected(e.sram_ecc_uncorrected);
-  out.set_nc_uncorrectable(e.nc_uncorrectable);
-  out.set_hbm_uncorrectable(e.hbm_uncorrectable);
-  out.set_dma_abort(e.dma_abort);
-  out.set_collectives(e.collectives);
-  out.set_events(e.events);
-  out.set_kernel_sram_uncorrectable(e.kernel_sram_uncorrectable);
-  out.set_kernel_nc_uncorrectable(e.kernel_nc_uncorrectable);
-  out.set_kernel_hbm_uncorrectable(e.kernel_hbm_uncorrectable);
-  out.set_kernel_dma(e.kernel_dma);
-  out.set_kernel_other(e.kernel_other);
-}
-
-std::string Plural(std::uint64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
+std::string Plural(std::uint64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
 }  // namespace
@@ -49,6 +36,116 @@ const char* HealthAdvice(v1::HealthAction action) {
   }
 }
 
+namespace {
+
+static_assert(static_cast<int>(HealthState::kFailed) == v1::HEALTH_STATE_FAILED &&
+              static_cast<int>(HealthState::kDegraded) == v1::HEALTH_STATE_DEGRADED &&
+              static_cast<int>(HealthState::kOk) == v1::HEALTH_STATE_OK);
+static_assert(static_cast<int>(HealthAction::kReplace) == v1::HEALTH_ACTION_REPLACE &&
+              static_cast<int>(HealthAction::kReset) == v1::HEALTH_ACTION_RESET &&
+              static_cast<int>(HealthAction::kDrain) == v1::HEALTH_ACTION_DRAIN &&
+              static_cast<int>(HealthAction::kWatch) == v1::HEALTH_ACTION_WATCH);
+
+constexpr std::string_view kSince = " since the driver loaded";
+
+void AddReason(v1::DeviceHealth& h, std::string_view code, std::string text, v1::HealthState state,
+               v1::HealthAction action) {
+  v1::HealthReason* r = h.add_reasons();
+  r->set_code(std::string(code));
+  r->set_text(std::move(text));
+  r->set_state(state);
+  r->set_action(action);
+}
+
+void AddReason(v1::DeviceHealth& h, const HardwareErrorField& f, std::string text) {
+  AddReason(h, f.health.code.empty() ? f.name : f.health.code, std::move(text),
+            static_cast<v1::HealthState>(f.health.state),
+            static_cast<v1::HealthAction>(f.health.action));
+}
+
+// The driver's executions that hit an error: the driver reports each as an event too.
+std::uint64_t Executions(const HardwareErrors& t) {
+  std::uint64_t n = 0;
+  for (const HardwareErrorField& f : kHardwareErrorFields) n += f.execution ? t.*f.member : 0;
+  return n;
+}
+
+// What the driver's counters count of the events of kernel-log type `type`.
+std::uint64_t CountedByDriver(const HardwareErrors& t, std::string_view type) {
+  std::uint64_t n = 0;
+  for (const HardwareErrorField& f : kHardwareErrorFields) {
+    if (f.source == ErrorSource::kDriver && !type.empty() && f.kernel_type == type) n += t.*f.member;
+  }
+  return n;
+}
+
+// A reason for each driver counter that is not zero: errors since the driver loaded.
+void AddDriverReasons(const HardwareErrors& t, v1::DeviceHealth& h) {
+  for (const HardwareErrorField& f : kHardwareErrorFields) {
+    if (f.source != ErrorSource::kDriver) continue;
+    std::uint64_t n = t.*f.member;
+    if (f.member == &HardwareErrors::events) n = n > Executions(t) ? n - Executions(t) : 0;
+    if (n == 0) continue;
+    AddReason(h, f,
+              Plural(n, f.health.one, f.health.many) + std::string(f.health.what) +
+                  std::string(kSince) + std::string(f.health.advice));
+  }
+}
+
+// The kernel log's NEURON_HW_ERR events, where they tell more than the driver's counters (an
+// older driver without them, or events the counters do not count): the same rules.
+void AddKernelLogReasons(const HardwareErrors& t, v1::DeviceHealth& h) {
+  for (const HardwareErrorField& f : kHardwareErrorFields) {
+    if (f.source != ErrorSource::kKernelLog) continue;
+    const std::uint64_t logged = t.*f.member;
+    const std::uint64_t counted = CountedByDriver(t, f.kernel_type);
+    if (logged <= counted) continue;
+    std::string text = Plural(logged, "NEURON_HW_ERR event", "NEURON_HW_ERR events") + " (" +
+                       (f.kernel_type.empty() ? "another type" : std::string(f.kernel_type)) +
+                       ") in the kernel log";
+    if (counted > 0) {
+      text += ", more than the driver's counters show (" + std::to_string(counted) + ")";
+    }
+    AddReason(h, f, std::move(text));
+  }
+}
+
+// Corrected ECC errors this frequent often come before uncorrectable ones.
+void AddCorrectedRate(const Snapshot& start, const Snapshot& end, const EccCounters& window,
+                      v1::DeviceHealth& h) {
+  const double minutes = static_cast<double>((end.device_time - start.device_time).count()) / 60e9;
+  const std::uint64_t corrected = window.mem_corrected + window.sram_corrected;
+  if (corrected == 0 || minutes <= 0) return;
+  const double rate = static_cast<double>(corrected) / minutes;
+  const bool many = rate >= kCorrectedEccPerMinute;
+  char text[120];
+  std::snprintf(text, sizeof text, "%.1f corrected ECC errors per minute (%s)", rate,
+                many ? "10 or more" : "fewer than 10");
+  AddReason(h, "ecc_corrected_rate", text,
+            many ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_OK,
+            many ? v1::HEALTH_ACTION_DRAIN : v1::HEALTH_ACTION_WATCH);
+}
+
+// The worst first; the state and action are the worst any reason asks for.
+void Conclude(v1::DeviceHealth& h) {
+  std::stable_sort(h.mutable_reasons()->begin(), h.mutable_reasons()->end(),
+                   [](const v1::HealthReason& x, const v1::HealthReason& y) {
+                     return x.state() != y.state() ? x.state() > y.state()
+                                                   : x.action() > y.action();
+                   });
+  v1::HealthState state = v1::HEALTH_STATE_OK;
+  v1::HealthAction action = v1::HEALTH_ACTION_NONE;
+  for (const v1::HealthReason& r : h.reasons()) {
+    state = std::max(state, r.state());
+    action = std::max(action, r.action());
+  }
+  h.set_state(state);
+  h.set_action(action);
+  h.set_advice(HealthAdvice(action));
+}
+
+}  // namespace
+
 v1::DeviceHealth DeviceHealthOf(const Snapshot& start, const Snapshot& end, std::size_t device,
                                 bool reset, const std::string& corrected_unavailable) {
   v1::DeviceHealth h;
@@ -59,139 +156,17 @@ v1::DeviceHealth DeviceHealthOf(const Snapshot& start, const Snapshot& end, std:
   wire::PowerToProto(e.power, *h.mutable_power());
   h.set_errors_unavailable(e.errors_unavailable);
   h.set_kernel_log_unavailable(e.kernel_log_unavailable);
-  Count(e.errors, *h.mutable_errors_total());
-  Count(e.errors.Minus(b.errors), *h.mutable_errors());
-  const EccCounters window_ecc = e.ecc.Minus(b.ecc);
-  const auto reason = [&](const char* code, std::string text, v1::HealthState state,
-                          v1::HealthAction action) {
-    v1::HealthReason* r = h.add_reasons();
-    r->set_code(code);
-    r->set_text(std::move(text));
-    r->set_state(state);
-    r->set_action(action);
-  };
-  using v1::HEALTH_ACTION_DRAIN;
-  using v1::HEALTH_ACTION_REPLACE;
-  using v1::HEALTH_ACTION_RESET;
-  using v1::HEALTH_ACTION_WATCH;
-  using v1::HEALTH_STATE_DEGRADED;
-  using v1::HEALTH_STATE_FAILED;
-  using v1::HEALTH_STATE_OK;
-  const char* since = " since the driver loaded";
+  wire::HardwareErrorsToProto(e.errors, *h.mutable_errors_total());
+  wire::HardwareErrorsToProto(e.errors.Minus(b.errors), *h.mutable_errors());
   if (!e.present) {
-    reason("not_responding", "the device does not answer", HEALTH_STATE_FAILED,
-           HEALTH_ACTION_RESET);
+    AddReason(h, "not_responding", "the device does not answer", v1::HEALTH_STATE_FAILED,
+              v1::HEALTH_ACTION_RESET);
   } else {
-    const HardwareErrors& t = e.errors;
-    if (t.mem_ecc_uncorrected > 0) {
-      reason("mem_ecc_uncorrected",
-             Plural(t.mem_ecc_uncorrected, "uncorrectable HBM ECC error",
-                    "uncorrectable HBM ECC errors") +
-                 since,
-             HEALTH_STATE_FAILED, HEALTH_ACTION_REPLACE);
-    }
-    if (t.hbm_uncorrectable > 0) {
-      reason("hbm_uncorrectable",
-             Plural(t.hbm_uncorrectable, "execution", "executions") +
-                 " hit an uncorrectable HBM error" + since,
-             HEALTH_STATE_FAILED, HEALTH_ACTION_REPLACE);
-    }
-    if (t.nc_uncorrectable > 0) {
-      reason("nc_uncorrectable",
-             Plural(t.nc_uncorrectable, "execution", "executions") +
-                 " hit an uncorrectable NeuronCore error" + since,
-             HEALTH_STATE_FAILED, HEALTH_ACTION_RESET);
-    }
-    if (t.mem_ecc_repairable > 0) {
-      reason(
-          "mem_ecc_repairable",
-          Plural(t.mem_ecc_repairable, "uncorrected HBM ECC error", "uncorrected HBM ECC errors") +
-              " a reset repairs" + since,
-          HEALTH_STATE_DEGRADED, HEALTH_ACTION_RESET);
-    }
-    if (t.sram_ecc_uncorrected > 0) {
-      reason("sram_ecc_uncorrected",
-             Plural(t.sram_ecc_uncorrected, "uncorrectable SRAM ECC error",
-                    "uncorrectable SRAM ECC errors") +
-                 since,
-             HEALTH_STATE_DEGRADED, HEALTH_ACTION_RESET);
-    }
-    if (t.dma_abort > 0) {
-      reason("dma_abort",
-             Plural(t.dma_abort, "execution", "executions") + " aborted by a DMA error" + since,
-             HEALTH_STATE_DEGRADED, HEALTH_ACTION_RESET);
-    }
-    if (t.collectives > 0) {
-      reason("collectives_error",
-             Plural(t.collectives, "execution", "executions") +
-                 " hit a collectives hardware error" + since + " (check its links and peers)",
-             HEALTH_STATE_DEGRADED, HEALTH_ACTION_DRAIN);
-    }
-    const std::uint64_t attributed =
-        t.nc_uncorrectable + t.hbm_uncorrectable + t.dma_abort + t.collectives;
-    if (t.events > attributed) {
-      reason("hw_error_event",
-             Plural(t.events - attributed, "hardware error event", "hardware error events") +
-                 " reported" + since,
-             HEALTH_STATE_DEGRADED, HEALTH_ACTION_DRAIN);
-    }
-    // The kernel log's NEURON_HW_ERR events, where they tell more than the driver's counters (an
-    // older driver without them, or events the counters do not count): the same rules.
-    const struct {
-      const char* code;
-      const char* type;
-      std::uint64_t logged;
-      std::uint64_t counted;
-      v1::HealthState state;
-      v1::HealthAction action;
-    } kernel[] = {
-        {"kernel_hbm_uncorrectable", "HBM_UNCORRECTABLE_ERROR", t.kernel_hbm_uncorrectable,
-         t.mem_ecc_uncorrected + t.hbm_uncorrectable, HEALTH_STATE_FAILED, HEALTH_ACTION_REPLACE},
-        {"kernel_nc_uncorrectable", "NC_UNCORRECTABLE_ERROR", t.kernel_nc_uncorrectable,
-         t.nc_uncorrectable, HEALTH_STATE_FAILED, HEALTH_ACTION_RESET},
-        {"kernel_sram_uncorrectable", "SRAM_UNCORRECTABLE_ERROR", t.kernel_sram_uncorrectable,
-         t.sram_ecc_uncorrected, HEALTH_STATE_DEGRADED, HEALTH_ACTION_RESET},
-        {"kernel_dma_error", "DMA_ERROR", t.kernel_dma, t.dma_abort, HEALTH_STATE_DEGRADED,
-         HEALTH_ACTION_RESET},
-        {"kernel_hw_error", "another type", t.kernel_other, 0, HEALTH_STATE_DEGRADED,
-         HEALTH_ACTION_DRAIN},
-    };
-    for (const auto& k : kernel) {
-      if (k.logged <= k.counted) continue;
-      std::string text = Plural(k.logged, "NEURON_HW_ERR event", "NEURON_HW_ERR events") + " (" +
-                         k.type + ") in the kernel log";
-      if (k.counted > 0)
-        text += ", more than the driver's counters show (" + std::to_string(k.counted) + ")";
-      reason(k.code, std::move(text), k.state, k.action);
-    }
-    const double minutes =
-        static_cast<double>((end.device_time - start.device_time).count()) / 60e9;
-    const std::uint64_t corrected = window_ecc.mem_corrected + window_ecc.sram_corrected;
-    if (corrected_unavailable.empty() && corrected > 0 && minutes > 0) {
-      const double rate = static_cast<double>(corrected) / minutes;
-      char text[120];
-      std::snprintf(text, sizeof text, "%.1f corrected ECC errors per minute (%s)", rate,
-                    rate >= kCorrectedEccPerMinute ? "10 or more" : "fewer than 10");
-      reason("ecc_corrected_rate", text,
-             rate >= kCorrectedEccPerMinute ? HEALTH_STATE_DEGRADED : HEALTH_STATE_OK,
-             rate >= kCorrectedEccPerMinute ? HEALTH_ACTION_DRAIN : HEALTH_ACTION_WATCH);
-    }
+    AddDriverReasons(e.errors, h);
+    AddKernelLogReasons(e.errors, h);
+    if (corrected_unavailable.empty()) AddCorrectedRate(start, end, e.ecc.Minus(b.ecc), h);
   }
-  // The worst first; the state and action are the worst any reason asks for.
-  std::stable_sort(h.mutable_reasons()->begin(), h.mutable_reasons()->end(),
-                   [](const v1::HealthReason& x, const v1::HealthReason& y) {
-                     return x.state() != y.state() ? x.state() > y.state()
-                                                   : x.action() > y.action();
-                   });
-  v1::HealthState state = HEALTH_STATE_OK;
-  v1::HealthAction action = v1::HEALTH_ACTION_NONE;
-  for (const v1::HealthReason& r : h.reasons()) {
-    state = std::max(state, r.state());
-    action = std::max(action, r.action());
-  }
-  h.set_state(state);
-  h.set_action(action);
-  h.set_advice(HealthAdvice(action));
+  Conclude(h);
   return h;
 }
 

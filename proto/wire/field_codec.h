@@ -1,0 +1,15 @@
+// Counter structs to and from their protobuf messages through their field tables: each row's
+// `name` is the message's field, found once by reflection, so a counter added to a table needs
+// no line here. A row whose name the message lacks is a programming error, caught at the first
+// use (it aborts, naming both) and by the field-table tests. Thread-safe.
+#pragma once
+
+#include "neuronmon/v1/report.pb.h"
+#include "proto/common/hardware_errors.h"
+
+namespace neuronmon::wire {
+
+void HardwareErrorsToProto(const HardwareErrors& errors, v1::HardwareErrorCounts& out);
+HardwareErrors HardwareErrorsFromProto(const v1::HardwareErrorCounts& counts);
+
+}  // namespace neuronmon::wire
