@@ -228,7 +228,7 @@ class ParsedSetting final : public Setting {
 class Table {
  public:
   // The comment of the next key or section.
-  Table& Doc(Doc lines) {
+  Table& Doc(std::vector<std::string> lines) {
     doc_ = std::move(lines);
     return *this;
   }
@@ -274,8 +274,16 @@ class Table {
  private:
   Setting::Info Next(std::string key) {
     return {std::move(key), std::exchange(doc_, {}), std::exchange(simulated_, false)};
+  }
+  Table& Add(std::unique_ptr<Setting> setting) {
+    settings.push_back(std::move(setting));
+    return *this;
+  }
+  std::vector<std::string> doc_;
+  bool simulated_ = false;
+};
 
-    // The table, built once.
-    const Table& SettingsTable();
+// The table, built once.
+const Table& SettingsTable();
 
-  }  // namespace neuronmon::daemon::settings_internal
+}  // namespace neuronmon::daemon::settings_internal

@@ -157,20 +157,10 @@ using std::chrono::hours;
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
-using Doc = std::vector<std::string>;
 
 constexpr Nanos kMinTimeout = milliseconds(100);
 constexpr std::int64_t kMiB = 1 << 20;
 constexpr std::int64_t kGiB = 1 << 30;
-
-}
-Table& Add(std::unique_ptr<const Setting> setting) {
-  settings.push_back(std::move(setting));
-  return *this;
-}
-std::vector<std::string> doc_;
-bool simulated_ = false;
-};
 
 void AddDevice(Table& t) {
   t.Doc({"Device to sample. \"auto\": the real Neuron devices when the driver shows some, else the",
