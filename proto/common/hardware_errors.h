@@ -54,10 +54,10 @@ enum class ErrorSource : std::uint8_t {
 // the driver loaded<advice>", e.g. "2 executions hit an uncorrectable HBM error since the driver
 // loaded". A kernel-log row's text is "<count> NEURON_HW_ERR events (<type>) in the kernel log".
 struct HealthRule {
-  std::string_view code;  // the reason's code; "": the row's name
+  std::string_view code = {};  // the reason's code; "": the row's name
   HealthState state = HealthState::kDegraded;
   HealthAction action = HealthAction::kDrain;
-  std::string_view one, many, what, advice;
+  std::string_view one = {}, many = {}, what = {}, advice = {};
 };
 
 struct HardwareErrorField {
@@ -68,13 +68,13 @@ struct HardwareErrorField {
   ErrorSource source = ErrorSource::kDriver;
   // A kernel-log row: the NEURON_HW_ERR type it counts ("": every type no other row counts). A
   // driver row: the type whose events repeat its counts ("": none).
-  std::string_view kernel_type;
+  std::string_view kernel_type = {};
   // A series of neuron_device_hardware_errors_total (the ECC totals have hardware_ecc_events).
   bool exported = true;
   // Executions that hit the error: the driver reports each as a hardware error event too, so
   // `events` beyond them are events of their own.
   bool execution = false;
-  HealthRule health;
+  HealthRule health = {};
 };
 
 // In the order of v1.HardwareErrorCounts' fields.

@@ -257,7 +257,7 @@ TEST(ConfigTest, NumbersOutOfRangeAreAProblemNotACrash) {
 }
 
 TEST(ConfigTest, CommentsAreAccepted) {
-  EXPECT_EQ(Parse("// top\n{ /* inline */ \"seed\": 7 // trailing\n}\n").seed, 7);
+  EXPECT_EQ(Parse("// top\n{ /* inline */ \"seed\": 7 // trailing\n}\n").backend.seed, 7u);
 }
 
 TEST(ConfigTest, WrongTypesAreReported) {
@@ -300,7 +300,7 @@ TEST(ConfigTest, SpeedMustBePositiveAndBounded) {
   EXPECT_THAT(Problems(R"({"speed": 0})"), ElementsAre(std::string(kWhat) + "0)"));
   EXPECT_THAT(Problems(R"({"speed": -1})"), ElementsAre(std::string(kWhat) + "-1)"));
   EXPECT_THAT(Problems(R"({"speed": 10000.5})"), ElementsAre(std::string(kWhat) + "10000.5)"));
-  EXPECT_EQ(Parse(R"({"speed": 0.25})").speed, 0.25);
+  EXPECT_EQ(Parse(R"({"speed": 0.25})").backend.speed, 0.25);
 }
 
 TEST(ConfigTest, RetentionMustCoverThePeriodAndAtMostADay) {
