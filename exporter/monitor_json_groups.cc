@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "proto/names/names.h"
+#include "proto/wire/field_codec.h"
 
 namespace neuronmon::exporter::monitor_json {
 namespace {
@@ -163,27 +164,21 @@ void WriteRuntimeVcpu(JsonWriter& w, const v1::RuntimeVcpuUsage& vcpu) {
   w.EndObject();
 }
 
+// `part`'s counters as one object, in neuron-monitor's order.
+void WriteSummary(JsonWriter& w, const char* key, const ExecutionCounters& e, ExecutionPart part) {
+  w.Key(key);
+  w.BeginObject();
+  for (const ExecutionField& f : kExecutionFields) {
+    if (f.part == part) UintField(w, f.name, e.*f.member);
+  }
+  w.EndObject();
+}
+
 void WriteExecutionSummaries(JsonWriter& w, const v1::ExecutionStats& stats) {
-  const v1::ErrorSummary& e = stats.error_summary();
-  w.Key("error_summary");
-  w.BeginObject();
-  UintField(w, "generic", e.generic());
-  UintField(w, "numerical", e.numerical());
-  UintField(w, "transient", e.transient());
-  UintField(w, "model", e.model());
-  UintField(w, "runtime", e.runtime());
-  UintField(w, "hardware", e.hardware());
-  w.EndObject();
-  const v1::ExecutionSummary& x = stats.execution_summary();
-  w.Key("execution_summary");
-  w.BeginObject();
-  UintField(w, "completed", x.completed());
-  UintField(w, "completed_with_err", x.completed_with_err());
-  UintField(w, "completed_with_num_err", x.completed_with_num_err());
-  UintField(w, "timed_out", x.timed_out());
-  UintField(w, "incorrect_input", x.incorrect_input());
-  UintField(w, "failed_to_queue", x.failed_to_queue());
-  w.EndObject();
+  const ExecutionCounters e =
+      wire::ExecutionSummariesFromProto(stats.error_summary(), stats.execution_summary());
+  WriteSummary(w, "error_summary", e, ExecutionPart::kError);
+  WriteSummary(w, "execution_summary", e, ExecutionPart::kOutcome);
 }
 
 // Unmeasured latency is absent latency as AWS prints it (null percentiles), with the reason in

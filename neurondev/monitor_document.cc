@@ -165,23 +165,14 @@ void ReadCoreCounters(GroupInput in, NeuroncoreCounters* out) {
 
 void ReadExecutionStats(GroupInput in, ExecutionStats* out) {
   ExecutionCounters& c = out->counts;
-  if (const json* summary = in.r.Object("execution_summary")) {
-    JsonReader s(*summary, in.r.PathOf("execution_summary"), in.problems);
-    c.completed = Count(s, "completed");
-    c.completed_with_err = Count(s, "completed_with_err");
-    c.completed_with_num_err = Count(s, "completed_with_num_err");
-    c.timed_out = Count(s, "timed_out");
-    c.incorrect_input = Count(s, "incorrect_input");
-    c.failed_to_queue = Count(s, "failed_to_queue");
-  }
-  if (const json* summary = in.r.Object("error_summary")) {
-    JsonReader s(*summary, in.r.PathOf("error_summary"), in.problems);
-    c.generic = Count(s, "generic");
-    c.numerical = Count(s, "numerical");
-    c.transient = Count(s, "transient");
-    c.model = Count(s, "model");
-    c.runtime = Count(s, "runtime");
-    c.hardware = Count(s, "hardware");
+  for (const auto& [key, part] : {std::pair{"execution_summary", ExecutionPart::kOutcome},
+                                  std::pair{"error_summary", ExecutionPart::kError}}) {
+    const json* summary = in.r.Object(key);
+    if (summary == nullptr) continue;
+    JsonReader s(*summary, in.r.PathOf(key), in.problems);
+    for (const ExecutionField& f : kExecutionFields) {
+      if (f.part == part) c.*f.member = Count(s, f.name);
+    }
   }
   if (const json* latency = in.r.Object("latency_stats")) {
     JsonReader l(*latency, in.r.PathOf("latency_stats"), in.problems);
@@ -417,20 +408,6 @@ std::uint64_t Nanoseconds(double value) {
 
 double Clamp100(double percent) { return std::clamp(percent, 0.0, 100.0); }
 
-void AddCounts(const ExecutionCounters& add, ExecutionCounters& to) {
-  to.completed += add.completed;
-  to.completed_with_err += add.completed_with_err;
-  to.completed_with_num_err += add.completed_with_num_err;
-  to.timed_out += add.timed_out;
-  to.incorrect_input += add.incorrect_input;
-  to.failed_to_queue += add.failed_to_queue;
-  to.generic += add.generic;
-  to.numerical += add.numerical;
-  to.transient += add.transient;
-  to.model += add.model;
-  to.runtime += add.runtime;
-  to.hardware += add.hardware;
-}
 
 // Places `n` observations at the seven percentile points (see MonitorIntegrator::Add).
 void AddPercentiles(const LatencyPercentiles& p, std::uint64_t n, LatencyHistogram& histogram) {
@@ -456,7 +433,7 @@ void AddPercentiles(const LatencyPercentiles& p, std::uint64_t n, LatencyHistogr
 }
 
 void AddExecutions(const ExecutionStats& stats, RuntimeSample& r) {
-  AddCounts(stats.counts, r.executions);
+  r.executions += stats.counts;
   const std::uint64_t n = stats.counts.completed + stats.counts.completed_with_err +
                           stats.counts.completed_with_num_err;
   if (stats.total_latency) AddPercentiles(*stats.total_latency, n, r.total_latency);

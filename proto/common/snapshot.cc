@@ -50,30 +50,21 @@ const HardwareErrorField& KernelLogFieldOf(std::string_view type) {
   return *other;
 }
 
-// Every field of ExecutionCounters, so that field-wise operations cannot miss one.
-constexpr std::uint64_t ExecutionCounters::*kExecutionFields[] = {
-    &ExecutionCounters::completed,
-    &ExecutionCounters::completed_with_err,
-    &ExecutionCounters::completed_with_num_err,
-    &ExecutionCounters::timed_out,
-    &ExecutionCounters::incorrect_input,
-    &ExecutionCounters::failed_to_queue,
-    &ExecutionCounters::generic,
-    &ExecutionCounters::numerical,
-    &ExecutionCounters::transient,
-    &ExecutionCounters::model,
-    &ExecutionCounters::runtime,
-    &ExecutionCounters::hardware};
-
 ExecutionCounters ExecutionCounters::Minus(const ExecutionCounters& e) const {
   ExecutionCounters d;
-  for (auto field : kExecutionFields) d.*field = Grown(this->*field, e.*field);
+  for (const ExecutionField& f : kExecutionFields) d.*f.member = Grown(this->*f.member, e.*f.member);
   return d;
 }
 
 ExecutionCounters& ExecutionCounters::operator+=(const ExecutionCounters& d) {
-  for (auto field : kExecutionFields) this->*field += d.*field;
+  for (const ExecutionField& f : kExecutionFields) this->*f.member += d.*f.member;
   return *this;
+}
+
+std::uint64_t ExecutionCounters::Failed() const {
+  std::uint64_t n = 0;
+  for (const ExecutionField& f : kExecutionFields) n += f.failed ? this->*f.member : 0;
+  return n;
 }
 
 const std::string& Snapshot::UnmeasuredReason(Signal signal) const {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "proto/common/clock.h"
+#include "proto/common/execution_counters.h"
 #include "proto/common/hardware_errors.h"
 #include "proto/common/latency_histogram.h"
 
@@ -104,31 +105,6 @@ struct CollectiveCounters {
   std::uint64_t bytes = 0;
   std::uint64_t busy_ns = 0;  // total time operations were in flight
   LatencyHistogram latency;
-};
-
-// Execution outcomes and error categories, named as neuron-monitor names them.
-struct ExecutionCounters {
-  std::uint64_t completed = 0;
-  std::uint64_t completed_with_err = 0;
-  std::uint64_t completed_with_num_err = 0;
-  std::uint64_t timed_out = 0;
-  std::uint64_t incorrect_input = 0;
-  std::uint64_t failed_to_queue = 0;
-  std::uint64_t generic = 0;
-  std::uint64_t numerical = 0;
-  std::uint64_t transient = 0;
-  std::uint64_t model = 0;
-  std::uint64_t runtime = 0;
-  std::uint64_t hardware = 0;
-  // What each counter grew by since `earlier`; one that went backwards restarted, and counts its
-  // own value (as LatencyHistogram::Minus).
-  ExecutionCounters Minus(const ExecutionCounters& earlier) const;
-  ExecutionCounters& operator+=(const ExecutionCounters& more);
-  // Executions that failed, and hardware errors: what the analyzer calls failed executions.
-  std::uint64_t Failed() const {
-    return completed_with_err + completed_with_num_err + timed_out + failed_to_queue +
-           incorrect_input + hardware;
-  }
 };
 
 struct HostMemory {

@@ -55,35 +55,6 @@ HostMemory HostMemoryFromProto(const v1::HostMemoryBreakdown& m) {
   return {m.application_memory(), m.constants(), m.dma_buffers(), m.tensors()};
 }
 
-void ExecutionsToProto(const ExecutionCounters& e, v1::ExecutionSample& out) {
-  out.set_completed(e.completed);
-  out.set_completed_with_err(e.completed_with_err);
-  out.set_completed_with_num_err(e.completed_with_num_err);
-  out.set_timed_out(e.timed_out);
-  out.set_incorrect_input(e.incorrect_input);
-  out.set_failed_to_queue(e.failed_to_queue);
-  out.set_generic(e.generic);
-  out.set_numerical(e.numerical);
-  out.set_transient(e.transient);
-  out.set_model(e.model);
-  out.set_runtime(e.runtime);
-  out.set_hardware(e.hardware);
-}
-
-ExecutionCounters ExecutionsFromProto(const v1::ExecutionSample& e) {
-  return {e.completed(),
-          e.completed_with_err(),
-          e.completed_with_num_err(),
-          e.timed_out(),
-          e.incorrect_input(),
-          e.failed_to_queue(),
-          e.generic(),
-          e.numerical(),
-          e.transient(),
-          e.model(),
-          e.runtime(),
-          e.hardware()};
-}
 
 std::int64_t NanosOf(std::chrono::nanoseconds d) { return static_cast<std::int64_t>(d.count()); }
 

@@ -196,6 +196,77 @@ bool AddExecutionStats(const GroupContext& c) {
   const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample& r) {
     if (!executions) return;  // nor latency: the window report has none without executions
     const ExecutionCounters& e = r.executions;
+    for (const ExecutionField& f : kExecutionFields) {
+      if (f.part != ExecutionPart::kError) continue;
+      errors.Add(RuntimeLabels(c, i, {{"error_type", std::string(f.name)}}), AsDouble(e.*f.member));
+    }
+    for (const ExecutionField& f : kExecutionFields) {
+      if (f.part != ExecutionPart::kOutcome) continue;
+      status.Add(RuntimeLabels(c, i, {{"status_type", std::string(f.name)}}),
+                 AsDouble(e.*f.member));
+    }
+    const v1::RuntimeReport* w = WindowOf(c, i);
+    if (!c.has_window || w == nullptr || !Measured(c, Signal::kCoreActivity)) return;
+    for (const v1::CoreCounters& core : w->neuroncore_counters().cores()) {
+      util.Add(RuntimeLabels(c, i, {{"neuroncore", std::to_string(core.index())}}),
+               core.utilization_percent() / 100.0);
+    }
+  });
+  return AddAll(c, {&util}) && ok;
+}
+
+bool AddMemoryUsed(const GroupContext& c) {
+  FamilyBuilder used("neuron_runtime_memory_used_bytes", "Runtime memory used bytes", kGauge,
+                     "bytes");
+  static constexpr std::array<const char*, 5> kKinds = {
+      "constants", "model_code", "model_shared_scratchpad", "runtime_memory", "tensors"};
+  std::vector<FamilyBuilder> cores;
+  for (const char* kind : kKinds) {
+    cores.emplace_back(std::string("neuroncore_memory_usage_") + kind,
+                       std::string("NeuronCore memory utilization for ") + kind, kGauge);
+  }
+  const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample& r) {
+    used.Add(RuntimeLabels(c, i, {{"memory_location", "host"}}), AsDouble(r.memory->host.Total()));
+    used.Add(RuntimeLabels(c, i, {{"memory_location", "neuron_device"}}),
+             AsDouble(r.memory->DeviceTotal()));
+    for (const CoreMemory& m : r.memory->cores) {
+      // memory_location is literally "None" in AWS's exporter; kept for compatibility.
+      const std::vector<Label> labels = RuntimeLabels(
+          c, i, {{"memory_location", "None"}, {"neuroncore", std::to_string(m.core)}});
+      const std::array<std::uint64_t, 5> values = {
+          m.constants, m.model_code, m.model_shared_scratchpad, m.runtime_memory, m.tensors};
+      for (std::size_t k = 0; k < values.size(); ++k) cores[k].Add(labels, AsDouble(values[k]));
+    }
+  });
+  bool added = used.AddTo(c.out, c.problems);
+  for (FamilyBuilder& f : cores) added = f.AddTo(c.out, c.problems) && added;
+  return added && ok;
+}
+
+bool AddRuntimeVcpuUsage(const GroupContext& c) {
+  FamilyBuilder usage("neuron_runtime_vcpu_usage_ratio", "Runtime vCPU utilization ratio", kGauge,
+                      "ratio");
+  const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample& r) {
+    const v1::RuntimeReport* w = WindowOf(c, i);
+    // A runtime that started inside the window has no CPU baseline yet.
+    if (!c.has_window || w == nullptr || !InStart(c, r.pid) || !Measured(c, Signal::kRuntimeCpu))
+      return;
+    usage.Add(RuntimeLabels(c, i, {{"usage_type", "user"}}), w->vcpu_usage().user_percent() / 100);
+    usage.Add(RuntimeLabels(c, i, {{"usage_type", "system"}}),
+              w->vcpu_usage().system_percent() / 100);
+  });
+  return AddAll(c, {&usage}) && ok;
+}
+
+bool AddExecutionStats(const GroupContext& c) {
+  FamilyBuilder errors("execution_errors_total", "Execution errors total", kCounter);
+  FamilyBuilder status("execution_status_total", "Execution status total", kCounter);
+  FamilyBuilder latency("execution_latency_seconds", "Execution latency in seconds", kGauge,
+                        "seconds");
+  const bool executions = Measured(c, Signal::kExecutions);
+  const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample& r) {
+    if (!executions) return;  // nor latency: the window report has none without executions
+    const ExecutionCounters& e = r.executions;
     const std::pair<const char*, std::uint64_t> error_counts[] = {
         {"generic", e.generic}, {"numerical", e.numerical}, {"transient", e.transient},
         {"model", e.model},     {"runtime", e.runtime},     {"hardware", e.hardware}};

@@ -7,6 +7,7 @@
 #include "daemon/core/report/device_health.h"
 #include "proto/procfs/proc_parsers.h"
 #include "proto/names/names.h"
+#include "proto/wire/field_codec.h"
 #include "proto/wire/snapshot_codec.h"
 
 namespace neuronmon::daemon {
@@ -96,32 +97,14 @@ void FillVcpu(const RuntimeSample& r, const RuntimeSample* before, const Span& s
       static_cast<double>(Delta(r.cpu_system_ns, before->cpu_system_ns, s.reset)) / capacity));
 }
 
-// The counters of `e` as the protocol's error and execution summaries (a window's growth, or the
-// cumulative totals).
-void FillExecutionCounters(const ExecutionCounters& e, v1::ErrorSummary* err,
-                           v1::ExecutionSummary* sum) {
-  err->set_generic(e.generic);
-  err->set_numerical(e.numerical);
-  err->set_transient(e.transient);
-  err->set_model(e.model);
-  err->set_runtime(e.runtime);
-  err->set_hardware(e.hardware);
-  sum->set_completed(e.completed);
-  sum->set_completed_with_err(e.completed_with_err);
-  sum->set_completed_with_num_err(e.completed_with_num_err);
-  sum->set_timed_out(e.timed_out);
-  sum->set_incorrect_input(e.incorrect_input);
-  sum->set_failed_to_queue(e.failed_to_queue);
-}
-
 void FillExecutions(const RuntimeSample& r, const RuntimeSample* before, const Span& s,
                     v1::ExecutionStats* out) {
   out->set_period_ns(s.period_ns);
   out->set_error(GroupError(r, s, Signal::kExecutions));
   if (!out->error().empty()) return;
   const bool reset = s.reset || before == nullptr;
-  FillExecutionCounters(reset ? r.executions : r.executions.Minus(before->executions),
-                        out->mutable_error_summary(), out->mutable_execution_summary());
+  wire::ExecutionSummariesToProto(reset ? r.executions : r.executions.Minus(before->executions),
+                                  *out->mutable_error_summary(), *out->mutable_execution_summary());
   const LatencyHistogram total =
       reset ? r.total_latency : r.total_latency.Minus(before->total_latency);
   const LatencyHistogram device =
@@ -370,7 +353,7 @@ void FillTotals(const Snapshot& s, v1::Totals* out) {
     v1::RuntimeTotals* rt = out->add_runtimes();
     rt->set_pid(r.pid);
     rt->set_tag(r.tag);
-    FillExecutionCounters(r.executions, rt->mutable_errors(), rt->mutable_executions());
+    wire::ExecutionSummariesToProto(r.executions, *rt->mutable_errors(), *rt->mutable_executions());
     rt->set_cpu_user_ns(r.cpu_user_ns);
     rt->set_cpu_system_ns(r.cpu_system_ns);
     auto fill_hist = [](const LatencyHistogram& h, v1::Histogram* out_h) {
