@@ -42,6 +42,13 @@ namespace {
 using namespace neuronmon;
 using Steady = std::chrono::steady_clock;
 
+struct LoadOptions {
+  std::string daemon_binary, socket_path, device = "sim:trn2.48xlarge", groups = "top";
+  std::string period_text = "100ms", duration_text = "20s", warmup_text = "3s";
+  int clients = 100;
+  int threads = 2;
+};
+
 struct Subscriber {
   int fd = -1;
   std::string pending;  // bytes of an incomplete frame
@@ -214,144 +221,209 @@ void Drain(Subscriber& s, bool measuring, std::vector<double>& lags) {
   s.pending.erase(0, static_cast<std::size_t>(p - s.pending.data()));
 }
 
-}  // namespace
+void AddOptions(CLI::App& app, LoadOptions& o) {
+  app.add_option("--daemon", o.daemon_binary, "start this neuron-monitord binary");
+  app.add_option("--socket", o.socket_path, "or use a running daemon's socket");
+  app.add_option("--device", o.device, "device for a started daemon");
+  app.add_option("--clients", o.clients, "subscribers");
+  app.add_option("--period", o.period_text, "subscription (and started daemon) period");
+  app.add_option("--duration", o.duration_text, "measurement time");
+  app.add_option("--warmup", o.warmup_text, "time before measuring");
+  app.add_option("--groups", o.groups, "top (neuron-top's groups), all, or cores");
+  app.add_option("--threads", o.threads, "reader threads in this tool");
+}
 
-int main(int argc, char** argv) {
-  std::string daemon_binary, socket_path, device = "sim:trn2.48xlarge", groups = "top";
-  std::string period_text = "100ms", duration_text = "20s", warmup_text = "3s";
-  int clients = 100;
-  int threads = 2;
-  CLI::App app{"daemon_load: many subscribers against neuron-monitord"};
-  app.add_option("--daemon", daemon_binary, "start this neuron-monitord binary");
-  app.add_option("--socket", socket_path, "or use a running daemon's socket");
-  app.add_option("--device", device, "device for a started daemon");
-  app.add_option("--clients", clients, "subscribers");
-  app.add_option("--period", period_text, "subscription (and started daemon) period");
-  app.add_option("--duration", duration_text, "measurement time");
-  app.add_option("--warmup", warmup_text, "time before measuring");
-  app.add_option("--groups", groups, "top (neuron-top's groups), all, or cores");
-  app.add_option("--threads", threads, "reader threads in this tool");
-  CLI11_PARSE(app, argc, argv);
-  const Nanos period = *ParseDuration(period_text);
-  const Nanos duration = *ParseDuration(duration_text);
-  const Nanos warmup = *ParseDuration(warmup_text);
-
+void RaiseFdLimit() {
   rlimit lim{};
   ::getrlimit(RLIMIT_NOFILE, &lim);
   lim.rlim_cur = lim.rlim_max;
   ::setrlimit(RLIMIT_NOFILE, &lim);
-  ::signal(SIGPIPE, SIG_IGN);
+}
 
-  pid_t daemon_pid = -1;
+// A daemon this tool started: its pid (-1: none, a running daemon is used) and its temp dir.
+struct StartedDaemon {
+  pid_t pid = -1;
   std::filesystem::path dir;
-  if (!daemon_binary.empty()) {
-    dir = std::filesystem::temp_directory_path() / ("daemon_load-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    socket_path = (dir / "d.sock").string();
-    const std::string config = (dir / "daemon_load.json").string();
-    std::ofstream(config) << "{\"limits\": {\"max_clients\": " << std::max(2048, clients + 64)
-                          << ", \"max_clients_per_uid\": " << std::max(256, clients + 64)
-                          << ", \"max_handshaking\": " << std::max(64, clients + 64)
-                          << ", \"max_history_bytes\": 1073741824}}\n";
-    std::vector<std::string> args = {daemon_binary, "--socket",    socket_path, "--device",
-                                     device,        "--period",    period_text, "--metrics-listen",
-                                     "off",         "--log-level", "warn",      "--config",
-                                     config,        "--record",    "off"};
-    std::vector<char*> argv_c;
-    for (auto& a : args) argv_c.push_back(a.data());
-    argv_c.push_back(nullptr);
-    if (posix_spawn(&daemon_pid, daemon_binary.c_str(), nullptr, nullptr, argv_c.data(), environ) !=
-        0) {
-      std::fprintf(stderr, "cannot start %s\n", daemon_binary.c_str());
-      return 1;
-    }
-    for (int i = 0; i < 500 && !std::filesystem::exists(socket_path); ++i) ::usleep(10000);
+};
+
+// Room for every client, all from our one uid and in their handshake at once, and for a
+// 10-minute history at a short period.
+void WriteConfig(const std::string& path, int clients) {
+  std::ofstream(path) << "{\"limits\": {\"max_clients\": " << std::max(2048, clients + 64)
+                      << ", \"max_clients_per_uid\": " << std::max(256, clients + 64)
+                      << ", \"max_handshaking\": " << std::max(64, clients + 64)
+                      << ", \"max_history_bytes\": 1073741824}}\n";
+}
+
+// Starts o.daemon_binary in a new temp dir, on a socket there (o.socket_path is set to it), and
+// waits up to 5 s for the socket. False, with a message, when it cannot be spawned.
+bool StartDaemon(LoadOptions& o, StartedDaemon& daemon) {
+  daemon.dir =
+      std::filesystem::temp_directory_path() / ("daemon_load-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(daemon.dir);
+  o.socket_path = (daemon.dir / "d.sock").string();
+  const std::string config = (daemon.dir / "daemon_load.json").string();
+  WriteConfig(config, o.clients);
+  std::vector<std::string> args = {
+      o.daemon_binary, "--socket",         o.socket_path, "--device",    o.device, "--period",
+      o.period_text,   "--metrics-listen", "off",         "--log-level", "warn",   "--config",
+      config,          "--record",         "off"};
+  std::vector<char*> argv_c;
+  for (auto& a : args) argv_c.push_back(a.data());
+  argv_c.push_back(nullptr);
+  if (posix_spawn(&daemon.pid, o.daemon_binary.c_str(), nullptr, nullptr, argv_c.data(), environ) !=
+      0) {
+    std::fprintf(stderr, "cannot start %s\n", o.daemon_binary.c_str());
+    return false;
   }
-  const v1::Subscribe subscription = SubscriptionFor(groups, period);
-  std::vector<Subscriber> subs(static_cast<std::size_t>(clients));
+  for (int i = 0; i < 500 && !std::filesystem::exists(o.socket_path); ++i) ::usleep(10000);
+  return true;
+}
+
+// Connects every subscriber to `socket_path` and sends its Hello and `subscription`. False, with
+// a message, at the first connection that fails.
+bool ConnectAll(const std::string& socket_path, const v1::Subscribe& subscription,
+                std::vector<Subscriber>& subs) {
   for (std::size_t i = 0; i < subs.size(); ++i) {
     subs[i].fd = Connect(socket_path);
     if (subs[i].fd < 0) {
       std::fprintf(stderr, "connect %zu to %s failed\n", i, socket_path.c_str());
-      return 1;
+      return false;
     }
     SendHandshake(subs[i].fd, subscription);
     ::fcntl(subs[i].fd, F_SETFL, O_NONBLOCK);
   }
-  const auto start = Steady::now();
-  const auto measure_from = start + warmup;
-  const auto end = measure_from + duration;
-  std::atomic<bool> measuring{false};
-  std::vector<std::vector<double>> lag_parts(static_cast<std::size_t>(threads));
-  std::vector<std::uint64_t> bytes_parts(static_cast<std::size_t>(threads), 0);
-  // Each reader thread owns an epoll set over its share of the subscribers.
-  auto reader = [&](int t) {
-    const int ep = ::epoll_create1(EPOLL_CLOEXEC);
-    for (std::size_t i = static_cast<std::size_t>(t); i < subs.size();
-         i += static_cast<std::size_t>(threads)) {
-      epoll_event ev{EPOLLIN, {.u64 = i}};
-      ::epoll_ctl(ep, EPOLL_CTL_ADD, subs[i].fd, &ev);
-    }
-    std::vector<double>& lags = lag_parts[static_cast<std::size_t>(t)];
-    lags.reserve(subs.size() * 1000 / static_cast<std::size_t>(threads));
-    std::vector<char> buf(1 << 20);
-    epoll_event events[256];
-    while (Steady::now() < end) {
-      const int n = ::epoll_wait(ep, events, 256, 50);
-      const bool m = measuring.load(std::memory_order_relaxed);
-      for (int k = 0; k < n; ++k) {
-        Subscriber& s = subs[events[k].data.u64];
-        for (;;) {
-          const ssize_t got = ::recv(s.fd, buf.data(), buf.size(), 0);
-          if (got <= 0) break;
-          bytes_parts[static_cast<std::size_t>(t)] += static_cast<std::uint64_t>(got);
-          s.pending.append(buf.data(), static_cast<std::size_t>(got));
-          Drain(s, m, lags);
-        }
-      }
-    }
-    ::close(ep);
-  };
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) workers.emplace_back(reader, t);
-  ProcUsage before, after;
-  std::this_thread::sleep_until(measure_from);
-  if (daemon_pid > 0) before = Usage(daemon_pid);
-  measuring = true;
-  for (std::thread& w : workers) w.join();
+  return true;
+}
+
+// Reads what `s` has and handles its frames.
+void ReadAvailable(Subscriber& s, std::vector<char>& buf, bool measuring, std::vector<double>& lags,
+                   std::uint64_t& bytes) {
+  for (;;) {
+    const ssize_t got = ::recv(s.fd, buf.data(), buf.size(), 0);
+    if (got <= 0) break;
+    bytes += static_cast<std::uint64_t>(got);
+    s.pending.append(buf.data(), static_cast<std::size_t>(got));
+    Drain(s, measuring, lags);
+  }
+}
+
+// Reader `t` of `threads`: an epoll set over its share of the subscribers, read until `end`.
+void ReadUntil(std::vector<Subscriber>& subs, std::size_t t, std::size_t threads,
+               Steady::time_point end, const std::atomic<bool>& measuring,
+               std::vector<double>& lags, std::uint64_t& bytes) {
+  const int ep = ::epoll_create1(EPOLL_CLOEXEC);
+  for (std::size_t i = t; i < subs.size(); i += threads) {
+    epoll_event ev{EPOLLIN, {.u64 = i}};
+    ::epoll_ctl(ep, EPOLL_CTL_ADD, subs[i].fd, &ev);
+  }
+  lags.reserve(subs.size() * 1000 / threads);
+  std::vector<char> buf(1 << 20);
+  epoll_event events[256];
+  while (Steady::now() < end) {
+    const int n = ::epoll_wait(ep, events, 256, 50);
+    const bool m = measuring.load(std::memory_order_relaxed);
+    for (int k = 0; k < n; ++k) ReadAvailable(subs[events[k].data.u64], buf, m, lags, bytes);
+  }
+  ::close(ep);
+}
+
+// What the readers received while measuring, and the daemon's usage as it started and ended.
+struct Measured {
   std::vector<double> lags;
   std::uint64_t bytes = 0;
-  for (int t = 0; t < threads; ++t) {
-    lags.insert(lags.end(), lag_parts[static_cast<std::size_t>(t)].begin(),
-                lag_parts[static_cast<std::size_t>(t)].end());
-    bytes += bytes_parts[static_cast<std::size_t>(t)];
+  ProcUsage before, after;
+};
+
+// Reads every subscriber on `threads` threads through `warmup` and then `duration`; takes the
+// daemon's usage (when `daemon_pid` > 0) as measuring starts and once the readers have stopped.
+Measured Measure(std::vector<Subscriber>& subs, int threads, Nanos warmup, Nanos duration,
+                 pid_t daemon_pid) {
+  const auto measure_from = Steady::now() + warmup;
+  const auto end = measure_from + duration;
+  std::atomic<bool> measuring{false};
+  const auto n = static_cast<std::size_t>(threads);
+  std::vector<std::vector<double>> lag_parts(n);
+  std::vector<std::uint64_t> bytes_parts(n, 0);
+  std::vector<std::thread> workers;
+  for (std::size_t t = 0; t < n; ++t) {
+    workers.emplace_back(
+        [&, t] { ReadUntil(subs, t, n, end, measuring, lag_parts[t], bytes_parts[t]); });
   }
-  if (daemon_pid > 0) after = Usage(daemon_pid);
+  Measured m;
+  std::this_thread::sleep_until(measure_from);
+  if (daemon_pid > 0) m.before = Usage(daemon_pid);
+  measuring = true;
+  for (std::thread& w : workers) w.join();
+  for (std::size_t t = 0; t < n; ++t) {
+    m.lags.insert(m.lags.end(), lag_parts[t].begin(), lag_parts[t].end());
+    m.bytes += bytes_parts[t];
+  }
+  if (daemon_pid > 0) m.after = Usage(daemon_pid);
+  return m;
+}
+
+struct Totals {
   std::uint64_t reports = 0, missing = 0, gaps = 0;
+};
+
+// Sums the subscribers' counts and closes their connections.
+Totals CloseAll(const std::vector<Subscriber>& subs) {
+  Totals t;
   for (const Subscriber& s : subs) {
-    reports += s.reports;
-    missing += s.missing;
-    gaps += s.gaps;
+    t.reports += s.reports;
+    t.missing += s.missing;
+    t.gaps += s.gaps;
     ::close(s.fd);
   }
+  return t;
+}
+
+void PrintResults(const LoadOptions& o, Nanos duration, Measured& m, const Totals& t,
+                  bool started_daemon) {
   const double seconds = std::chrono::duration<double>(duration).count();
-  std::printf("clients %d, period %s, device %s, groups %s, %.0f s measured\n", clients,
-              period_text.c_str(), device.c_str(), groups.c_str(), seconds);
+  std::printf("clients %d, period %s, device %s, groups %s, %.0f s measured\n", o.clients,
+              o.period_text.c_str(), o.device.c_str(), o.groups.c_str(), seconds);
   std::printf("reports received  %llu (%.0f/s), %.1f MB/s\n",
-              static_cast<unsigned long long>(reports), static_cast<double>(reports) / seconds,
-              static_cast<double>(bytes) / seconds / 1e6);
-  std::printf("delivery lag      p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", Percentile(lags, 0.5),
-              Percentile(lags, 0.99),
-              lags.empty() ? 0 : *std::max_element(lags.begin(), lags.end()));
+              static_cast<unsigned long long>(t.reports), static_cast<double>(t.reports) / seconds,
+              static_cast<double>(m.bytes) / seconds / 1e6);
+  std::printf("delivery lag      p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", Percentile(m.lags, 0.5),
+              Percentile(m.lags, 0.99),
+              m.lags.empty() ? 0 : *std::max_element(m.lags.begin(), m.lags.end()));
   std::printf("dropped           %llu gap notices, %llu reports missing\n",
-              static_cast<unsigned long long>(gaps), static_cast<unsigned long long>(missing));
-  if (daemon_pid > 0) {
+              static_cast<unsigned long long>(t.gaps), static_cast<unsigned long long>(t.missing));
+  if (started_daemon) {
     std::printf("daemon            %.2f%% of one core, RSS %.1f MiB (peak %.1f MiB)\n",
-                100 * (after.cpu_seconds - before.cpu_seconds) / seconds, after.rss_mib,
-                after.peak_rss_mib);
-    ::kill(daemon_pid, SIGTERM);
-    ::waitpid(daemon_pid, nullptr, 0);
-    std::filesystem::remove_all(dir);
+                100 * (m.after.cpu_seconds - m.before.cpu_seconds) / seconds, m.after.rss_mib,
+                m.after.peak_rss_mib);
   }
+}
+
+void StopDaemon(const StartedDaemon& daemon) {
+  ::kill(daemon.pid, SIGTERM);
+  ::waitpid(daemon.pid, nullptr, 0);
+  std::filesystem::remove_all(daemon.dir);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  LoadOptions o;
+  CLI::App app{"daemon_load: many subscribers against neuron-monitord"};
+  AddOptions(app, o);
+  CLI11_PARSE(app, argc, argv);
+  const Nanos period = *ParseDuration(o.period_text);
+  const Nanos duration = *ParseDuration(o.duration_text);
+  const Nanos warmup = *ParseDuration(o.warmup_text);
+  RaiseFdLimit();
+  ::signal(SIGPIPE, SIG_IGN);
+  StartedDaemon daemon;
+  if (!o.daemon_binary.empty() && !StartDaemon(o, daemon)) return 1;
+  std::vector<Subscriber> subs(static_cast<std::size_t>(o.clients));
+  if (!ConnectAll(o.socket_path, SubscriptionFor(o.groups, period), subs)) return 1;
+  Measured m = Measure(subs, o.threads, warmup, duration, daemon.pid);
+  const Totals totals = CloseAll(subs);
+  PrintResults(o, duration, m, totals, daemon.pid > 0);
+  if (daemon.pid > 0) StopDaemon(daemon);
   return 0;
 }
