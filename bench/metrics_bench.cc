@@ -16,9 +16,9 @@
 #include <thread>
 
 #include "daemon/core/daemon_core.h"
+#include "daemon/core/host_reader.h"
 #include "daemon/core/metrics/exposition_format.h"
 #include "daemon/core/metrics/exposition_text.h"
-#include "daemon/core/host_reader.h"
 #include "daemon/core/metrics/prometheus.h"
 #include "daemon/server/gzip.h"
 #include "daemon/server/http_server.h"

@@ -15,10 +15,10 @@
 #include <filesystem>
 #include <random>
 
-#include "daemon/core/daemon_core.h"
 #include "daemon/core/archive/incident.h"
 #include "daemon/core/archive/recorder.h"
 #include "daemon/core/archive/replay.h"
+#include "daemon/core/daemon_core.h"
 #include "exporter/monitor_config.h"
 #include "exporter/monitor_sink.h"
 #include "proto/archive/archive.h"

@@ -408,7 +408,6 @@ std::uint64_t Nanoseconds(double value) {
 
 double Clamp100(double percent) { return std::clamp(percent, 0.0, 100.0); }
 
-
 // Places `n` observations at the seven percentile points (see MonitorIntegrator::Add).
 void AddPercentiles(const LatencyPercentiles& p, std::uint64_t n, LatencyHistogram& histogram) {
   const std::array<double, 7> points = {p.p0, p.p1, p.p25, p.p50, p.p75, p.p99, p.p100};

@@ -357,7 +357,8 @@ Status DriverTreeWriter::AppendKernelLog(const Snapshot& snapshot) {
     for (const HardwareErrorField& f : kHardwareErrorFields) {
       if (f.source != ErrorSource::kKernelLog) continue;
       // The catch-all row counts every type no other row names; one such type stands for them.
-      const std::string type = f.kernel_type.empty() ? "NOTIFICATION_ERROR" : std::string(f.kernel_type);
+      const std::string type =
+          f.kernel_type.empty() ? "NOTIFICATION_ERROR" : std::string(f.kernel_type);
       std::uint64_t HardwareErrors::*count = f.member;
       for (; logged.*count < now.*count; ++(logged.*count)) {
         const auto us = std::max<std::int64_t>(0, snapshot.device_time.count() / 1000);

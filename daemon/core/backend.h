@@ -41,9 +41,9 @@ struct BackendOptions {
   std::string device = "auto";
   std::string scenario = "healthy-training";
   std::uint64_t seed = 1;
-  double speed = 1;             // simulated seconds per real second
-  std::int64_t node = 0;        // a cluster simulation: this is node `node` ...
-  std::int64_t nodes = 0;       // ... of `nodes` (0: as many as the scenario says)
+  double speed = 1;                  // simulated seconds per real second
+  std::int64_t node = 0;             // a cluster simulation: this is node `node` ...
+  std::int64_t nodes = 0;            // ... of `nodes` (0: as many as the scenario says)
   neurondev::HostOptions host = {};  // a real host: its roots, sources and their limits
   // Non-empty: replay this recording (from `replay_from`, at `speed`) instead of any device; the
   // daemon's factory (server/daemon.h, MakeDaemonBackend) opens it, MakeBackend does not.

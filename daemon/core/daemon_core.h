@@ -16,8 +16,8 @@
 
 #include "daemon/core/analysis/analyzer.h"
 #include "daemon/core/backend.h"
-#include "daemon/core/report/history.h"
 #include "daemon/core/host_reader.h"
+#include "daemon/core/report/history.h"
 #include "daemon/core/report/subscription.h"
 #include "neuronmon/v1/envelope.pb.h"
 

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/core/stats.h"
 #include "daemon/core/report/subscription.h"
+#include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
 #include "neuronmon/v1/envelope.pb.h"
 #include "proto/wire/frame_codec.h"

@@ -55,8 +55,8 @@ struct ExecutionField {
 inline constexpr std::array<ExecutionField, 12> kExecutionFields = {{
     {"completed", &ExecutionCounters::completed, ExecutionPart::kOutcome},
     {"completed_with_err", &ExecutionCounters::completed_with_err, ExecutionPart::kOutcome, true},
-    {"completed_with_num_err", &ExecutionCounters::completed_with_num_err,
-     ExecutionPart::kOutcome, true},
+    {"completed_with_num_err", &ExecutionCounters::completed_with_num_err, ExecutionPart::kOutcome,
+     true},
     {"timed_out", &ExecutionCounters::timed_out, ExecutionPart::kOutcome, true},
     {"incorrect_input", &ExecutionCounters::incorrect_input, ExecutionPart::kOutcome, true},
     {"failed_to_queue", &ExecutionCounters::failed_to_queue, ExecutionPart::kOutcome, true},

@@ -52,7 +52,8 @@ const HardwareErrorField& KernelLogFieldOf(std::string_view type) {
 
 ExecutionCounters ExecutionCounters::Minus(const ExecutionCounters& e) const {
   ExecutionCounters d;
-  for (const ExecutionField& f : kExecutionFields) d.*f.member = Grown(this->*f.member, e.*f.member);
+  for (const ExecutionField& f : kExecutionFields)
+    d.*f.member = Grown(this->*f.member, e.*f.member);
   return d;
 }
 

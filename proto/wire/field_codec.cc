@@ -96,8 +96,8 @@ ExecutionCounters ExecutionsFromProto(const v1::ExecutionSample& sample) {
 
 void ExecutionSummariesToProto(const ExecutionCounters& executions, v1::ErrorSummary& errors,
                                v1::ExecutionSummary& outcomes) {
-  ToMessage(executions, kExecutionFields,
-            SummaryFields<v1::ErrorSummary, ExecutionPart::kError>(), errors);
+  ToMessage(executions, kExecutionFields, SummaryFields<v1::ErrorSummary, ExecutionPart::kError>(),
+            errors);
   ToMessage(executions, kExecutionFields,
             SummaryFields<v1::ExecutionSummary, ExecutionPart::kOutcome>(), outcomes);
 }

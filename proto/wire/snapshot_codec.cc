@@ -55,7 +55,6 @@ HostMemory HostMemoryFromProto(const v1::HostMemoryBreakdown& m) {
   return {m.application_memory(), m.constants(), m.dma_buffers(), m.tensors()};
 }
 
-
 std::int64_t NanosOf(std::chrono::nanoseconds d) { return static_cast<std::int64_t>(d.count()); }
 
 template <typename Repeated>

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/core/daemon_core.h"
 #include "daemon/core/archive/replay.h"
+#include "daemon/core/daemon_core.h"
 #include "proto/archive/archive.h"
 #include "proto/wire/frame_codec.h"
 #include "proto/wire/snapshot_codec.h"

@@ -17,7 +17,8 @@ TEST(HardwareErrorFields, AreTheFieldsOfHardwareErrorCounts) {
   const google::protobuf::Descriptor* d = v1::HardwareErrorCounts::descriptor();
   ASSERT_EQ(static_cast<std::size_t>(d->field_count()), kHardwareErrorFields.size());
   for (int i = 0; i < d->field_count(); ++i) {
-    EXPECT_EQ(d->field(i)->name(), std::string(kHardwareErrorFields[static_cast<std::size_t>(i)].name));
+    EXPECT_EQ(d->field(i)->name(),
+              std::string(kHardwareErrorFields[static_cast<std::size_t>(i)].name));
   }
 }
 

@@ -35,12 +35,13 @@ struct MetricsInput {
   // The start of the window for ratios and latency percentiles; null or equal to `end` (one
   // snapshot so far): those gauges are absent, counters and memory gauges are not.
   const Snapshot* start = nullptr;
-  const DaemonStats* stats = nullptr;               // neuron_monitord_* stream and sampler metrics
-  const ScrapeStats* scrapes = nullptr;             // neuron_monitord_http_responses_total
-  const Result<procfs::ProcessMetrics>* process = nullptr;  // process_*; an error: group "process" fails
-  const FindingsByPid* findings = nullptr;          // neuron_finding*; null: no analyzer yet
-  std::string version;                              // neuron_monitord_build_info{version}
-  Nanos period{0};                                  // base sampling period; 0: not shown
+  const DaemonStats* stats = nullptr;    // neuron_monitord_* stream and sampler metrics
+  const ScrapeStats* scrapes = nullptr;  // neuron_monitord_http_responses_total
+  const Result<procfs::ProcessMetrics>* process =
+      nullptr;                              // process_*; an error: group "process" fails
+  const FindingsByPid* findings = nullptr;  // neuron_finding*; null: no analyzer yet
+  std::string version;                      // neuron_monitord_build_info{version}
+  Nanos period{0};                          // base sampling period; 0: not shown
 };
 
 }  // namespace neuronmon::daemon

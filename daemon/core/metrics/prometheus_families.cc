@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "daemon/core/metrics/prometheus_histogram.h"
-#include "proto/wire/field_codec.h"
 #include "proto/names/names.h"
+#include "proto/wire/field_codec.h"
 
 namespace neuronmon::daemon::metrics_internal {
 

@@ -74,7 +74,8 @@ std::uint64_t Executions(const HardwareErrors& t) {
 std::uint64_t CountedByDriver(const HardwareErrors& t, std::string_view type) {
   std::uint64_t n = 0;
   for (const HardwareErrorField& f : kHardwareErrorFields) {
-    if (f.source == ErrorSource::kDriver && !type.empty() && f.kernel_type == type) n += t.*f.member;
+    if (f.source == ErrorSource::kDriver && !type.empty() && f.kernel_type == type)
+      n += t.*f.member;
   }
   return n;
 }
@@ -121,8 +122,7 @@ void AddCorrectedRate(const Snapshot& start, const Snapshot& end, const EccCount
   char text[120];
   std::snprintf(text, sizeof text, "%.1f corrected ECC errors per minute (%s)", rate,
                 many ? "10 or more" : "fewer than 10");
-  AddReason(h, "ecc_corrected_rate", text,
-            many ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_OK,
+  AddReason(h, "ecc_corrected_rate", text, many ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_OK,
             many ? v1::HEALTH_ACTION_DRAIN : v1::HEALTH_ACTION_WATCH);
 }
 

@@ -5,8 +5,8 @@
 #include <map>
 
 #include "daemon/core/report/device_health.h"
-#include "proto/procfs/proc_parsers.h"
 #include "proto/names/names.h"
+#include "proto/procfs/proc_parsers.h"
 #include "proto/wire/field_codec.h"
 #include "proto/wire/snapshot_codec.h"
 
