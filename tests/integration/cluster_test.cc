@@ -39,7 +39,7 @@ TEST(Cluster, FollowerNamesTheStragglerNodeOfFourDaemons) {
           c.backend.scenario = "cluster-straggler";
           c.backend.node = k;
           c.backend.nodes = 4;
-          c.speed = 20;  // past the warm-up (40 s simulated) in 2 s
+          c.backend.speed = 20;  // past the warm-up (40 s simulated) in 2 s
         },
         "sim:trn1.32xlarge", "100ms"));
     addresses.push_back("127.0.0.1:" + std::to_string(port));

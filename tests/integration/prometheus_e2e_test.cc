@@ -122,7 +122,7 @@ TEST(PrometheusEndToEnd, ScrapesTheDaemonAndAnswersQueries) {
   DaemonFixture d(
       [](daemon::DaemonConfig& c) {
         c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
-        c.speed = 20;
+        c.backend.speed = 20;
       },
       "sim:trn1.2xlarge", "100ms");
   const std::optional<std::uint16_t> port = d.metrics_port();
@@ -181,7 +181,7 @@ TEST(PrometheusEndToEnd, ClusterRulesNameTheStragglerNode) {
           c.backend.scenario = "cluster-straggler";
           c.backend.node = k;
           c.backend.nodes = 4;
-          c.speed = 20;
+          c.backend.speed = 20;
         },
         "sim:trn1.32xlarge", "100ms"));
     const std::optional<std::uint16_t> port = nodes.back()->metrics_port();
