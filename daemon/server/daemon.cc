@@ -309,93 +309,16 @@ v1::ArchiveHeader Daemon::MakeArchiveHeader() const {
 }
 
 void Daemon::StartIncidents() {
-  incidents_.reset();
-  stats_.incidents_enabled = false;
-  const IncidentsConfig& c = config_.incidents;
-  if (!mode_.record || !c.enabled || !config_.backend.replay.empty()) return;
-  incident_directory_ = c.directory.empty() ? DefaultIncidentDirectory() : c.directory;
-  if (incident_directory_.empty()) {
-    log_.Warn(
-        "not saving incidents: no incidents.directory, and neither STATE_DIRECTORY, "
-        "XDG_STATE_HOME nor HOME says where");
-    return;
+  if (incidents_ == nullptr) {
+    incidents_ = std::make_unique<IncidentSaver>(
+        [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); }, log_, stats_,
+        [this](const v1::Notice& notice) {
+          if (!stopping_) server_->NoticeAll(notice);
+        });
   }
-  incidents_ = std::make_unique<IncidentTracker>(c.tracker);
-  if (incident_writer_ == nullptr) {
-    incident_writer_ = std::make_unique<ReadThread>(
-        [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); });
-  }
-  stats_.incidents_enabled = true;
-}
-
-void Daemon::CheckIncidents(WallTime wall) {
-  if (incidents_ == nullptr) return;
-  const Analysis* analysis = core_->latest_analysis();
-  if (analysis == nullptr) return;
-  IncidentTracker::Step step = incidents_->Update(*analysis, core_->history().newest_seq(), wall);
-  if (step.declared) {
-    // The summary names an application (its command line, on a real host): no control
-    // characters reach the log.
-    log_.Warn("incident: " + SanitizeForTerminal(step.declared->summary()) + "; saving it in " +
-              FormatDuration(config_.incidents.tracker.after));
-  }
-  if (step.due) SaveIncident(std::move(*step.due));
-}
-
-void Daemon::SaveIncident(v1::Incident incident) {
-  const auto at = [](std::int64_t ns) {
-    return WallTime(std::chrono::duration_cast<WallTime::duration>(Nanos(ns)));
-  };
-  incident.set_id(IncidentId(incident));
-  // Refused before anything is copied for it.
-  constexpr std::size_t kMaxQueued = 4;
-  if (incident_queue_.size() >= kMaxQueued) {
-    ++stats_.incident_failures;
-    log_.Error("incident " + incident.id() + " not saved: " + std::to_string(kMaxQueued) +
-               " bundles are already waiting for the disk");
-    return;
-  }
-  incident.set_config(ConfigToJson(config_));
-  v1::ArchiveHeader header = MakeArchiveHeader();
-  header.set_recorder("neuron-monitord incident");
-  std::vector<Snapshot> snapshots = core_->history().Between(at(incident.window_start_unix_ns()),
-                                                             at(incident.window_end_unix_ns()));
-  if (!snapshots.empty()) incident.set_window_start_unix_ns(ToUnixNanos(snapshots.front().wall));
-  *header.mutable_incident() = incident;
-  const IncidentLimits limits = config_.incidents.limits;
-  auto result = std::make_shared<Result<IncidentWritten>>(Status::Internal("not written"));
-  auto job = [result, directory = incident_directory_, header = std::move(header),
-              snapshots = std::move(snapshots), inventory = core_->inventory(),
-              description = core_->Describe(), limits] {
-    *result = WriteIncidentBundle(directory, header, snapshots, inventory, description, limits);
-  };
-  auto done = [this, result, summary = incident.summary(),
-               id = incident.id()](std::exception_ptr error) {
-    if (error || !result->ok()) {
-      ++stats_.incident_failures;
-      log_.Error("incident " + id + " not saved: " +
-                 (error ? std::string("write failed") : result->status().message()));
-    } else {
-      ++stats_.incidents_saved;
-      for (const std::string& old : (*result)->deleted) log_.Info("incident removed: " + old);
-      v1::Notice notice;
-      notice.set_kind(v1::NOTICE_KIND_INCIDENT);
-      notice.set_text("incident saved: " + (*result)->path + " (" + summary + ")");
-      log_.Warn(SanitizeForTerminal(notice.text()));
-      if (!stopping_) server_->NoticeAll(notice);
-    }
-    WriteNextIncident();
-  };
-  incident_queue_.emplace_back(std::move(job), std::move(done));
-  WriteNextIncident();
-}
-
-void Daemon::WriteNextIncident() {
-  // One bundle at a time: the next goes when the writer's `done` has run.
-  if (incident_queue_.empty() || incident_writer_->busy()) return;
-  auto [job, done] = std::move(incident_queue_.front());
-  incident_queue_.pop_front();
-  (void)incident_writer_->Submit(std::move(job), std::move(done));
+  IncidentsConfig c = config_.incidents;
+  c.enabled = c.enabled && mode_.record && config_.backend.replay.empty();
+  incidents_->Configure(c);
 }
 
 void Daemon::ArchiveNewest() {
@@ -414,7 +337,7 @@ void Daemon::ArchiveNewest() {
 
 void Daemon::RecordSample(MonoTime started, WallTime wall) {
   ArchiveNewest();
-  CheckIncidents(wall);
+  incidents_->Check(*core_, wall, config_, [this] { return MakeArchiveHeader(); });
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   ++stats_.samples;
   stats_.last_sample_seconds = took;
@@ -503,7 +426,7 @@ void Daemon::Reload() {
       return;
     }
     core_->ReplaceBackend(std::move(*backend), Clock::now());
-    if (incidents_ != nullptr && incidents_->Reset()) {
+    if (incidents_->Reset()) {
       log_.Warn("the incident being gathered is dropped: the device changed");
     }
   }

@@ -18,13 +18,13 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/core/archive/incident.h"
 #include "daemon/core/config/config.h"
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/report/schedule.h"
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
 #include "daemon/server/command_line.h"
+#include "daemon/server/incident_saver.h"
 #include "daemon/server/log.h"
 #include "daemon/server/read_thread.h"
 #include "daemon/server/recorder_thread.h"
@@ -97,9 +97,6 @@ class Daemon {
   v1::ArchiveHeader MakeArchiveHeader() const;
   // Starts (or stops) watching for incidents as config_.incidents says.
   void StartIncidents();
-  void CheckIncidents(WallTime wall);
-  void SaveIncident(v1::Incident incident);
-  void WriteNextIncident();
   void ArmWatchdog(std::chrono::microseconds interval);
   void WaitForSignal();
   void UpdateStatus();
@@ -122,12 +119,8 @@ class Daemon {
   MonoTime read_started_;
   bool read_stalled_ = false;  // clients were told the read in flight is overdue
   std::unique_ptr<ReadThread> reader_;
-  std::unique_ptr<RecorderThread> recorder_;    // null: not recording
-  std::unique_ptr<IncidentTracker> incidents_;  // null: incidents off
-  std::string incident_directory_;
-  std::unique_ptr<ReadThread> incident_writer_;  // bundles are written here, one at a time
-  // Bundles waiting for the writer: the write, and what follows it on this thread.
-  std::deque<std::pair<std::function<void()>, ReadThread::Done>> incident_queue_;
+  std::unique_ptr<RecorderThread> recorder_;  // null: not recording
+  std::unique_ptr<IncidentSaver> incidents_;
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;
