@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <random>
 
@@ -13,6 +14,7 @@
 #include "proto/common/file_reader.h"
 #include "proto/common/socket_path.h"
 #include "proto/common/terminal_text.h"
+#include "proto/wire/protobuf_logs.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -28,73 +30,7 @@ HttpServerOptions MetricsServerOptions(const DaemonConfig& c, const std::string&
   return o;
 }
 
-// Under systemd, the unit passes the token as the credential "token" (LoadCredential=): with no
-// auth_token_file configured, that is the file to read.
-void UseCredentialToken(DaemonConfig& config) {
-  if (!config.auth_token_file.empty()) return;
-  const char* dir = std::getenv("CREDENTIALS_DIRECTORY");
-  if (dir == nullptr || *dir == '\0') return;
-  const std::string path = std::string(dir) + "/token";
-  if (::access(path.c_str(), F_OK) == 0) config.auth_token_file = path;
-}
-
-void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::string>* problems) {
-  auto problem = [&](const std::string& flag, const std::string& what) {
-    problems->push_back("command line: " + flag + ": " + what);
-  };
-  ApplySimulatorOptions(cli.simulate, config, problems);
-  BackendOptions& b = config.backend;
-  if (cli.sysfs_root) b.host.sysfs_root = *cli.sysfs_root;
-  if (cli.proc_root) b.host.proc_root = *cli.proc_root;
-  if (cli.neuron_monitor) b.host.neuron_monitor = *cli.neuron_monitor;
-  if (cli.node) b.node = *cli.node;
-  if (cli.nodes) b.nodes = *cli.nodes;
-  if (cli.replay) b.replay = *cli.replay;
-  if (cli.replay_from) b.replay_from = *cli.replay_from;
-  if (cli.record) {
-    // "off" keeps nothing on disk: no archive, no incident bundles.
-    config.recorder.enabled = *cli.record != "off";
-    if (config.recorder.enabled) config.recorder.options.directory = *cli.record;
-    if (*cli.record == "off") config.incidents.enabled = false;
-  }
-  if (cli.socket) config.listeners.unix_socket.options.path = *cli.socket;
-  if (cli.listen) {
-    Result<ListenAddress> a = ParseListenAddress(*cli.listen);
-    a.ok() ? void(config.listeners.tcp = *a) : problem("--listen", a.status().message());
-  }
-  if (cli.metrics_listen) {
-    if (cli.metrics_listen->empty() || *cli.metrics_listen == "off") {
-      config.listeners.metrics.reset();
-    } else {
-      Result<ListenAddress> a = ParseListenAddress(*cli.metrics_listen);
-      a.ok() ? void(config.listeners.metrics = *a)
-             : problem("--metrics-listen", a.status().message());
-    }
-  }
-  if (cli.log_level) {
-    Result<LogLevel> l = ParseLogLevel(*cli.log_level);
-    l.ok() ? void(config.log_level = *l) : problem("--log-level", l.status().message());
-  }
-}
-
 }  // namespace
-
-void ApplySimulatorOptions(const SimulatorOptions& simulate, DaemonConfig& config,
-                           std::vector<std::string>* problems) {
-  BackendOptions& b = config.backend;
-  if (simulate.device) b.device = *simulate.device;
-  if (simulate.scenario) b.scenario = *simulate.scenario;
-  if (simulate.seed) b.seed = *simulate.seed;
-  if (simulate.speed) b.speed = *simulate.speed;
-  if (simulate.period) {
-    Result<Nanos> p = ParseDuration(*simulate.period);
-    if (p.ok()) {
-      config.period = *p;
-    } else {
-      problems->push_back("command line: --period: " + p.status().message());
-    }
-  }
-}
 
 LogSeverity SeverityOf(LogLevel level) {
   switch (level) {
@@ -118,29 +54,26 @@ Result<std::unique_ptr<Backend>> MakeDaemonBackend(const BackendOptions& options
   return std::unique_ptr<Backend>(std::move(*replay));
 }
 
-Result<DaemonConfig> ApplyCommandLine(const CommandLine& cli, DaemonConfig config,
-                                      const std::string& source,
-                                      std::vector<std::string>* problems) {
-  const std::size_t before = problems->size();
-  ApplyFlags(cli, config, problems);
-  UseCredentialToken(config);
-  Status valid = ValidateConfig(config, problems, source);
-  if (problems->size() > before) return Status::InvalidArgument((*problems)[before]);
-  if (!valid.ok()) return valid;
-  return config;
-}
-
-Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::string>* problems) {
-  DaemonConfig config = DefaultConfig();
-  std::vector<std::string> file_problems;
-  Result<DaemonConfig> loaded = LoadConfigFile(cli.config_path, &file_problems);
-  if (loaded.ok()) {
-    config = std::move(*loaded);
-  } else if (cli.config_path_given || loaded.status().code() != StatusCode::kNotFound) {
-    problems->insert(problems->end(), file_problems.begin(), file_problems.end());
-    return loaded.status();
+int RunDaemon(const CommandLine& cli, DaemonConfig config) {
+  std::signal(SIGPIPE, SIG_IGN);
+  wire::SilenceProtobufParseLogs();
+  Logger log;
+  asio::io_context io;
+  Daemon daemon(io, cli, std::move(config), log, DaemonMode{});
+  if (Status started = daemon.Start(); !started.ok()) {
+    log.Error(started.message());
+    return 1;
   }
-  return ApplyCommandLine(cli, std::move(config), cli.config_path, problems);
+  // The last resort: every handler catches what it can throw; should one not, log it and go on
+  // serving rather than std::terminate.
+  for (;;) {
+    try {
+      io.run();
+      return 0;
+    } catch (const std::exception& e) {
+      log.Error(std::string("internal error: ") + e.what());
+    }
+  }
 }
 
 Daemon::Daemon(asio::io_context& io, CommandLine cli, DaemonConfig config, Logger& log,
@@ -376,93 +309,16 @@ v1::ArchiveHeader Daemon::MakeArchiveHeader() const {
 }
 
 void Daemon::StartIncidents() {
-  incidents_.reset();
-  stats_.incidents_enabled = false;
-  const IncidentsConfig& c = config_.incidents;
-  if (!mode_.record || !c.enabled || !config_.backend.replay.empty()) return;
-  incident_directory_ = c.directory.empty() ? DefaultIncidentDirectory() : c.directory;
-  if (incident_directory_.empty()) {
-    log_.Warn(
-        "not saving incidents: no incidents.directory, and neither STATE_DIRECTORY, "
-        "XDG_STATE_HOME nor HOME says where");
-    return;
+  if (incidents_ == nullptr) {
+    incidents_ = std::make_unique<IncidentSaver>(
+        [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); }, log_, stats_,
+        [this](const v1::Notice& notice) {
+          if (!stopping_) server_->NoticeAll(notice);
+        });
   }
-  incidents_ = std::make_unique<IncidentTracker>(c.tracker);
-  if (incident_writer_ == nullptr) {
-    incident_writer_ = std::make_unique<ReadThread>(
-        [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); });
-  }
-  stats_.incidents_enabled = true;
-}
-
-void Daemon::CheckIncidents(WallTime wall) {
-  if (incidents_ == nullptr) return;
-  const Analysis* analysis = core_->latest_analysis();
-  if (analysis == nullptr) return;
-  IncidentTracker::Step step = incidents_->Update(*analysis, core_->history().newest_seq(), wall);
-  if (step.declared) {
-    // The summary names an application (its command line, on a real host): no control
-    // characters reach the log.
-    log_.Warn("incident: " + SanitizeForTerminal(step.declared->summary()) + "; saving it in " +
-              FormatDuration(config_.incidents.tracker.after));
-  }
-  if (step.due) SaveIncident(std::move(*step.due));
-}
-
-void Daemon::SaveIncident(v1::Incident incident) {
-  const auto at = [](std::int64_t ns) {
-    return WallTime(std::chrono::duration_cast<WallTime::duration>(Nanos(ns)));
-  };
-  incident.set_id(IncidentId(incident));
-  // Refused before anything is copied for it.
-  constexpr std::size_t kMaxQueued = 4;
-  if (incident_queue_.size() >= kMaxQueued) {
-    ++stats_.incident_failures;
-    log_.Error("incident " + incident.id() + " not saved: " + std::to_string(kMaxQueued) +
-               " bundles are already waiting for the disk");
-    return;
-  }
-  incident.set_config(ConfigToJson(config_));
-  v1::ArchiveHeader header = MakeArchiveHeader();
-  header.set_recorder("neuron-monitord incident");
-  std::vector<Snapshot> snapshots = core_->history().Between(at(incident.window_start_unix_ns()),
-                                                             at(incident.window_end_unix_ns()));
-  if (!snapshots.empty()) incident.set_window_start_unix_ns(ToUnixNanos(snapshots.front().wall));
-  *header.mutable_incident() = incident;
-  const IncidentLimits limits = config_.incidents.limits;
-  auto result = std::make_shared<Result<IncidentWritten>>(Status::Internal("not written"));
-  auto job = [result, directory = incident_directory_, header = std::move(header),
-              snapshots = std::move(snapshots), inventory = core_->inventory(),
-              description = core_->Describe(), limits] {
-    *result = WriteIncidentBundle(directory, header, snapshots, inventory, description, limits);
-  };
-  auto done = [this, result, summary = incident.summary(),
-               id = incident.id()](std::exception_ptr error) {
-    if (error || !result->ok()) {
-      ++stats_.incident_failures;
-      log_.Error("incident " + id + " not saved: " +
-                 (error ? std::string("write failed") : result->status().message()));
-    } else {
-      ++stats_.incidents_saved;
-      for (const std::string& old : (*result)->deleted) log_.Info("incident removed: " + old);
-      v1::Notice notice;
-      notice.set_kind(v1::NOTICE_KIND_INCIDENT);
-      notice.set_text("incident saved: " + (*result)->path + " (" + summary + ")");
-      log_.Warn(SanitizeForTerminal(notice.text()));
-      if (!stopping_) server_->NoticeAll(notice);
-    }
-    WriteNextIncident();
-  };
-  incident_queue_.emplace_back(std::move(job), std::move(done));
-  WriteNextIncident();
-}
-
-void Daemon::WriteNextIncident() {
-  // One bundle at a time: the next goes when the writer's `done` has run.
-  if (incident_queue_.empty() || incident_writer_->busy()) return;
-  auto [job, done] = std::move(incident_queue_.front());
-  incident_queue_.pop_front();
-  (void)incident_writer_->Submit(std::move(job), std::move(done));
+  IncidentsConfig c = config_.incidents;
+  c.enabled = c.enabled && mode_.record && config_.backend.replay.empty();
+  incidents_->Configure(c);
 }
 
 void Daemon::ArchiveNewest() {
@@ -481,7 +337,7 @@ void Daemon::ArchiveNewest() {
 
 void Daemon::RecordSample(MonoTime started, WallTime wall) {
   ArchiveNewest();
-  CheckIncidents(wall);
+  incidents_->Check(*core_, wall, config_, [this] { return MakeArchiveHeader(); });
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   ++stats_.samples;
   stats_.last_sample_seconds = took;
@@ -570,7 +426,7 @@ void Daemon::Reload() {
       return;
     }
     core_->ReplaceBackend(std::move(*backend), Clock::now());
-    if (incidents_ != nullptr && incidents_->Reset()) {
+    if (incidents_->Reset()) {
       log_.Warn("the incident being gathered is dropped: the device changed");
     }
   }

@@ -18,48 +18,27 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/core/archive/incident.h"
 #include "daemon/core/config/config.h"
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/report/schedule.h"
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
+#include "daemon/server/command_line.h"
+#include "daemon/server/incident_saver.h"
 #include "daemon/server/log.h"
 #include "daemon/server/read_thread.h"
 #include "daemon/server/recorder_thread.h"
 #include "daemon/server/systemd.h"
-#include "proto/common/simulator_options.h"
 
 namespace neuronmon::daemon {
 
 class HttpServer;
 class StreamServer;
 
-// Command-line flags; each set one overrides the config file.
-struct CommandLine {
-  std::string config_path{kDefaultConfigPath};
-  bool config_path_given = false;  // a missing default file is fine, a missing given one is not
-  SimulatorOptions simulate;       // --device, --scenario, --seed, --speed, --period
-  std::optional<std::string> socket, listen, metrics_listen, log_level;
-  std::optional<std::string> sysfs_root, proc_root, neuron_monitor;
-  std::optional<std::int64_t> node, nodes;
-  std::optional<std::string> record;               // --record DIR|off
-  std::optional<std::string> replay, replay_from;  // --replay PATH, --from TIME
-};
-
-// Loads the config file (or the defaults when the default file is absent), applies the flags and
-// validates the result. Every problem is appended to `problems` as "SOURCE: FIELD: what is wrong".
-Result<DaemonConfig> ResolveConfig(const CommandLine& cli, std::vector<std::string>* problems);
-// The flags part of ResolveConfig: `cli` applied to `config`, then validated, problems naming
-// `source`.
-Result<DaemonConfig> ApplyCommandLine(const CommandLine& cli, DaemonConfig config,
-                                      const std::string& source,
-                                      std::vector<std::string>* problems);
-
-// Sets what `simulate` sets on `config` (a bad --period is a problem "command line: --period:
-// ..." in `problems`). The daemon's flags and an in-process daemon's options go through here.
-void ApplySimulatorOptions(const SimulatorOptions& simulate, DaemonConfig& config,
-                           std::vector<std::string>* problems);
+// Runs neuron-monitord with `config` until it is stopped (SIGTERM, SIGINT), logging to stderr:
+// SIGPIPE ignored, protobuf's parse complaints silenced, the daemon started and its io_context
+// run. Returns the process's exit status (1 when it cannot start).
+int RunDaemon(const CommandLine& cli, DaemonConfig config);
 
 // Builds the backend a configuration names (MakeDaemonBackend; tests substitute their own).
 using BackendFactory =
@@ -118,9 +97,6 @@ class Daemon {
   v1::ArchiveHeader MakeArchiveHeader() const;
   // Starts (or stops) watching for incidents as config_.incidents says.
   void StartIncidents();
-  void CheckIncidents(WallTime wall);
-  void SaveIncident(v1::Incident incident);
-  void WriteNextIncident();
   void ArmWatchdog(std::chrono::microseconds interval);
   void WaitForSignal();
   void UpdateStatus();
@@ -143,12 +119,8 @@ class Daemon {
   MonoTime read_started_;
   bool read_stalled_ = false;  // clients were told the read in flight is overdue
   std::unique_ptr<ReadThread> reader_;
-  std::unique_ptr<RecorderThread> recorder_;    // null: not recording
-  std::unique_ptr<IncidentTracker> incidents_;  // null: incidents off
-  std::string incident_directory_;
-  std::unique_ptr<ReadThread> incident_writer_;  // bundles are written here, one at a time
-  // Bundles waiting for the writer: the write, and what follows it on this thread.
-  std::deque<std::pair<std::function<void()>, ReadThread::Done>> incident_queue_;
+  std::unique_ptr<RecorderThread> recorder_;  // null: not recording
+  std::unique_ptr<IncidentSaver> incidents_;
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "daemon/server/stream_server.h"
+#include "daemon/server/session_context.h"
 #include "proto/common/file_reader.h"
 #include "proto/common/tag_filter.h"
 #include "proto/common/terminal_text.h"
@@ -52,8 +52,8 @@ MonoTime Now() { return std::chrono::steady_clock::now(); }
 
 }  // namespace
 
-Session::Session(StreamServer& server, GenericSocket socket, std::uint64_t id, Transport transport,
-                 std::string peer, std::string peer_key, bool requires_token)
+Session::Session(SessionContext& server, GenericSocket socket, std::uint64_t id,
+                 Transport transport, std::string peer, std::string peer_key, bool requires_token)
     : server_(server),
       socket_(std::move(socket)),
       id_(id),

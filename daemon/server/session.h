@@ -7,13 +7,13 @@
 // its place; a client with more than max_control_frames control frames unread is disconnected,
 // and so is one whose write stays stuck past the write timeout. Subscribes are applied at most once
 // per subscribe_interval (the latest wins), and a new tag filter is compiled only within its user's
-// budget (StreamServer::AdmitFilterCompile), so flooding them costs at most one check, one compile
-// and one report build per interval. Deadlines: the Hello within handshake_timeout, the first
-// Subscribe within subscribe_timeout (checked by CheckStuck). Nothing a client does — or fails to
-// do — blocks the sampler or any other client, and no exception escapes a handler: a session whose
-// handler throws is closed and logged. Lifetime: owned by shared_ptrs held by its pending async
-// operations and by the server's set of sessions; Close() releases the server's reference. All
-// methods run on the io_context thread.
+// budget (SessionContext::AdmitFilterCompile), so flooding them costs at most one check, one
+// compile and one report build per interval. Deadlines: the Hello within handshake_timeout, the
+// first Subscribe within subscribe_timeout (checked by CheckStuck). Nothing a client does — or
+// fails to do — blocks the sampler or any other client, and no exception escapes a handler: a
+// session whose handler throws is closed and logged. Lifetime: owned by shared_ptrs held by its
+// pending async operations and by the server's set of sessions; Close() releases the server's
+// reference. All methods run on the io_context thread.
 #pragma once
 
 #include <array>
@@ -32,13 +32,13 @@
 
 namespace neuronmon::daemon {
 
-class StreamServer;
+class SessionContext;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
   // `peer_key` groups connections for the per-user limit ("uid 1000", "tcp 127.0.0.1"); empty
   // for connections that are not limited (the in-process embedding).
-  Session(StreamServer& server, GenericSocket socket, std::uint64_t id, Transport transport,
+  Session(SessionContext& server, GenericSocket socket, std::uint64_t id, Transport transport,
           std::string peer, std::string peer_key, bool requires_token);
 
   // Starts the handshake deadline and the read loop.
@@ -107,7 +107,7 @@ class Session : public std::enable_shared_from_this<Session> {
   template <typename Fn>
   void Guarded(const char* what, Fn&& fn);
 
-  StreamServer& server_;
+  SessionContext& server_;  // the StreamServer that owns this session
   GenericSocket socket_;
   const std::uint64_t id_;
   const Transport transport_;

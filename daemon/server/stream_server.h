@@ -24,6 +24,7 @@
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
 #include "daemon/server/log.h"
+#include "daemon/server/session_context.h"
 #include "proto/common/status.h"
 #include "proto/common/tag_filter.h"
 
@@ -31,7 +32,7 @@ namespace neuronmon::daemon {
 
 class Session;
 
-class StreamServer {
+class StreamServer final : private SessionContext {
  public:
   StreamServer(asio::io_context& io, DaemonCore& core, Logger& log, DaemonStats& stats,
                ServerLimits limits, std::string token);
@@ -60,32 +61,28 @@ class StreamServer {
   void Shutdown(Nanos deadline, std::function<void()> done);
 
   void SetLimits(const ServerLimits& limits) { limits_ = limits; }
-  const ServerLimits& limits() const { return limits_; }
+  const ServerLimits& limits() const override { return limits_; }
   std::size_t session_count() const { return sessions_.size(); }
   std::vector<std::string> listening_on() const;
 
   // Bytes queued for every client together.
-  std::size_t queued_bytes_total() const { return queued_bytes_total_; }
-
-  // For sessions.
-  DaemonCore& core() { return core_; }
-  Logger& log() { return log_; }
-  DaemonStats& stats() { return stats_; }
-  const std::string& token() const { return token_; }
-  asio::io_context& io() { return io_; }
-  void Remove(Session& session, const std::string& reason);
-  void OnWelcomed(Session& session);
-  void AdjustQueuedBytes(std::size_t bytes, bool add);
-  // Compiled tag filters, shared by every session.
-  TagFilterCache& filter_cache() { return filter_cache_; }
-  // Whether the peer `key` may compile one more tag filter now (a token bucket per uid or
-  // address: filter_compiles_per_second, as many in a burst); empty keys are not limited.
-  bool AdmitFilterCompile(const std::string& key, MonoTime now);
-  // Logs `message` unless another under `key` was logged in the last 10 s (then it is counted and
-  // the next one let through says how many were suppressed).
-  void LogLimited(LogSeverity severity, const std::string& key, const std::string& message);
+  std::size_t queued_bytes_total() const override { return queued_bytes_total_; }
 
  private:
+  // SessionContext, for the sessions this server owns.
+  asio::io_context& io() override { return io_; }
+  DaemonCore& core() override { return core_; }
+  DaemonStats& stats() override { return stats_; }
+  const std::string& token() const override { return token_; }
+  Logger& log() override { return log_; }
+  void LogLimited(LogSeverity severity, const std::string& key,
+                  const std::string& message) override;
+  void AdjustQueuedBytes(std::size_t bytes, bool add) override;
+  TagFilterCache& filter_cache() override { return filter_cache_; }
+  bool AdmitFilterCompile(const std::string& key, MonoTime now) override;
+  void OnWelcomed(Session& session) override;
+  void Remove(Session& session, const std::string& reason) override;
+
   struct Listener;
   struct Peer {
     std::string description;  // "uid 1000 pid 4242", "127.0.0.1:51234"
