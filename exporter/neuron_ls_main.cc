@@ -7,6 +7,8 @@
 
 #include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
+#include "client/program_flags.h"
+#include "client/replay_flags.h"
 #include "exporter/incident_format.h"
 #include "exporter/neuron_ls_format.h"
 #include "proto/common/state_path.h"
@@ -63,19 +65,20 @@ int main(int argc, char** argv) {
   bool topology = false, json = false;
   client::EndpointFlags endpoint;
   CLI::App app{"neuron-ls: lists Neuron devices, their topology and the processes using them"};
-  app.set_version_flag("--version", std::string("neuron-ls ") + NEURONMON_VERSION);
+  client::AddVersionFlag(app, "neuron-ls");
   app.add_flag("-w,--wide", ls.wide, "wider table, full command column");
   app.add_flag("-a,--show-all-procs", ls.show_all_procs, "include processes without a runtime");
   app.add_flag("-u,--who", ls.who,
                "add USER and JOB columns to process rows (Slurm job, namespace/pod or container)");
   app.add_flag("-t,--topology", topology, "draw the NeuronLink topology");
   app.add_flag("-j,--json-output", json, "print JSON");
-  client::ReplayRequest replay;
-  app.add_option("--replay", replay.path,
-                 "list the devices of a recording (an archive directory or a --record file)");
-  app.add_option("--from", replay.from,
-                 "with --replay: as at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from the "
-                 "recording's start)");
+  client::ReplayFlags replay;
+  client::AddReplayOptions(
+      app, replay,
+      {"list the devices of a recording (an archive directory or a --record file)",
+       "with --replay: as at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from the "
+       "recording's start)",
+       ""});
   std::string incidents;
   CLI::Option* incidents_flag =
       app.add_option("--incidents", incidents,
@@ -86,8 +89,8 @@ int main(int argc, char** argv) {
           ->type_name("[DIR|FILE]");
   client::AddEndpointOptions(app, endpoint);
   CLI11_PARSE(app, argc, argv);
-  if (replay.path.empty() && !replay.from.empty()) {
-    return std::cerr << "neuron-ls: --from needs --replay\n", 2;
+  if (Status st = client::CheckReplayOptions(replay); !st.ok()) {
+    return std::cerr << "neuron-ls: " << st.message() << "\n", 2;
   }
   if (incidents_flag->count() > 0) return ListIncidents(incidents, json);
   // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
@@ -99,8 +102,8 @@ int main(int argc, char** argv) {
     std::cerr << "neuron-ls: " << SanitizeForTerminal(m) << "\n";
   };
   Result<v1::Welcome> welcome = Status::Internal("unset");
-  if (!replay.path.empty()) {
-    auto source = client::EmbeddedReplay()(replay);
+  if (replay.given()) {
+    auto source = client::EmbeddedReplay()(replay.request);
     if (!source.ok()) return complain(source.status().message()), 1;
     for (const std::string& n : (*source)->TakeNotices()) complain(n);
     welcome = (*source)->Welcome();

@@ -7,6 +7,8 @@
 #include "client/cluster.h"
 #include "client/embedded_simulator.h"
 #include "client/endpoint_flags.h"
+#include "client/program_flags.h"
+#include "client/replay_flags.h"
 #include "proto/common/file_reader.h"
 #include "proto/wire/protobuf_logs.h"
 #include "tui/app.h"
@@ -20,7 +22,7 @@ int main(int argc, char** argv) {
   bool no_color = false;
   std::optional<std::string> hosts_file;
   CLI::App app{"neuron-top: live NeuronCore, HBM, collective and memory view, with a diagnosis"};
-  app.set_version_flag("--version", std::string("neuron-top ") + NEURONMON_VERSION);
+  client::AddVersionFlag(app, "neuron-top");
   client::AddEndpointOptions(app, endpoint);
   app.add_option("--hosts", hosts_file,
                  "cluster view: follow every HOST:PORT listed in FILE (one per line, # comments); "
@@ -32,25 +34,25 @@ int main(int argc, char** argv) {
   app.add_flag("--ascii", options.ascii, "plain ASCII glyphs");
   app.add_flag("--once", options.once,
                "print one plain-text frame and exit (width: $COLUMNS or 120)");
-  client::ReplayRequest replay;
-  app.add_option("--replay", replay.path,
-                 "show a recording (an archive directory or a --record file) instead of a daemon; "
-                 "--speed sets its pace");
-  app.add_option("--from", replay.from,
-                 "with --replay: start at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from "
-                 "the recording's start)");
-  app.add_option("--record", options.record,
-                 "also keep the snapshots received in FILE (a new file), for --replay");
+  client::ReplayFlags replay;
+  client::AddReplayOptions(
+      app, replay,
+      {"show a recording (an archive directory or a --record file) instead of a daemon; "
+       "--speed sets its pace",
+       "with --replay: start at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from the "
+       "recording's start)",
+       ""});
+  client::AddRecordOption(app, options.record);
   CLI11_PARSE(app, argc, argv);
   if (!options.record.empty() &&
-      (!replay.path.empty() || hosts_file ||
+      (replay.given() || hosts_file ||
        (endpoint.connect && endpoint.connect->find(',') != std::string::npos))) {
     return std::cerr << "neuron-top: --record keeps one daemon's stream: not with --replay or a "
                         "cluster view\n",
            2;
   }
-  if (replay.path.empty() && !replay.from.empty()) {
-    return std::cerr << "neuron-top: --from needs --replay\n", 2;
+  if (Status st = client::CheckReplayOptions(replay, &endpoint, hosts_file.has_value()); !st.ok()) {
+    return std::cerr << "neuron-top: " << st.message() << "\n", 2;
   }
   // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
   neuronmon::wire::SilenceProtobufParseLogs();
@@ -60,14 +62,8 @@ int main(int argc, char** argv) {
   options.once_width = neuronmon::tui::DimensionFromEnv(std::getenv("COLUMNS"), 120, 20, 1000);
   if (options.once)
     options.once_height = neuronmon::tui::DimensionFromEnv(std::getenv("LINES"), 0, 6, 1000);
-  if (!replay.path.empty()) {
-    if (endpoint.connect || endpoint.socket || endpoint.standalone || endpoint.device ||
-        endpoint.scenario || endpoint.seed || hosts_file) {
-      return std::cerr << "neuron-top: --replay shows a recording: no daemon or simulator "
-                          "options with it\n",
-             2;
-    }
-    options.replay = replay;
+  if (replay.given()) {
+    options.replay = replay.request;
     options.open_replay = client::EmbeddedReplay();
     if (endpoint.speed) options.replay_speed = *endpoint.speed;
     return tui::RunTop(options);
