@@ -19,6 +19,7 @@
 #include "tui/keymap.h"
 #include "tui/model.h"
 #include "tui/ncurses_canvas.h"
+#include "tui/replay_keys.h"
 #include "tui/replay_player.h"
 #include "tui/view.h"
 
@@ -327,127 +328,6 @@ int RunCluster(const AppOptions& o) {
   return o.once ? RunClusterOnce(o, **follower) : ShowCluster(o, **follower);
 }
 
-// What a key does in replay mode; false when it is not a replay key (the usual keys apply).
-bool ReplayKey(const Input& in, ReplayPlayer& player, Model& model, Steady::time_point now,
-               bool* prompting) {
-  using std::chrono::seconds;
-  switch (in.key) {
-    case Key::kHome:
-      player.SeekTo(model, WallTime{}, now);  // clamped to the start
-      return true;
-    case Key::kEnd:
-      player.SeekTo(model, WallTime::max() - std::chrono::hours(24), now);
-      return true;
-    default:
-      break;
-  }
-  switch (static_cast<std::int32_t>(in.key)) {
-    case ' ':
-      player.TogglePause(now);
-      return true;
-    case '.':
-      player.Step(model, 1, now);
-      return true;
-    case ',':
-      player.Step(model, -1, now);
-      return true;
-    case '[':
-      player.SeekBy(model, seconds(-10), now);
-      return true;
-    case ']':
-      player.SeekBy(model, seconds(10), now);
-      return true;
-    case '{':
-      player.SeekBy(model, seconds(-60), now);
-      return true;
-    case '}':
-      player.SeekBy(model, seconds(60), now);
-      return true;
-    case '<':
-      player.Slower();
-      return true;
-    case '>':
-      player.Faster();
-      return true;
-    case 't':
-    case 'T':
-      *prompting = true;
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Typing a time after `t`: Enter jumps, Escape gives up. False when the prompt closed.
-bool PromptKey(const Input& in, std::string& text) {
-  const auto c = static_cast<std::int32_t>(in.key);
-  if (in.key == Key::kEscape) return false;
-  if (in.key == Key::kBackspace || c == 127 || c == 8) {
-    if (!text.empty()) text.pop_back();
-  } else if (c >= 0x20 && c < 0x7f && text.size() < 40) {
-    text.push_back(static_cast<char>(c));
-  }
-  return true;
-}
-
-// The replay screen's `t` prompt, and why the last jump failed; both shown on its status line.
-struct ReplayPrompt {
-  bool open = false;
-  std::string text;
-  std::string problem;
-};
-
-// A key while the prompt is open: Enter jumps to the time typed, Escape gives up.
-void PromptInput(const Input& in, ReplayPlayer& player, Model& model, Steady::time_point now,
-                 ReplayPrompt& prompt) {
-  if (in.key == Key::kEnter || in.key == CharKey('\n') || in.key == CharKey('\r')) {
-    prompt.problem.clear();
-    if (!player.SeekToText(model, prompt.text, now, &prompt.problem)) {
-      prompt.problem = "t: " + prompt.problem;
-    }
-    prompt.open = false;
-    prompt.text.clear();
-  } else if (!PromptKey(in, prompt.text)) {
-    prompt.open = false;
-    prompt.text.clear();
-  }
-}
-
-// Ctrl-C, or q where q is not typed into a prompt.
-bool QuitsReplay(const Input& in, const TopState& state, const ReplayPrompt& prompt) {
-  return in.key == Key::kCtrlC ||
-         (!prompt.open && !KeysFor(state).prompt && in.key == CharKey('q'));
-}
-
-// Any other key on the replay screen: the prompt's, a replay key, or the usual keys. False when
-// the usual keys say quit.
-bool ReplayInput(const Input& in, TopState& state, ReplayPlayer& player, ReplayPrompt& prompt,
-                 NcursesCanvas& canvas, Steady::time_point now) {
-  if (prompt.open) {
-    PromptInput(in, player, state.live, now, prompt);
-    return true;
-  }
-  prompt.problem.clear();
-  const KeyContext keys = KeysFor(state);
-  // The Processes view's prompts take every key, and its Home/End select a process.
-  const bool list_key = keys.processes && (in.key == Key::kHome || in.key == Key::kEnd);
-  if (!state.view.help && !keys.prompt && !list_key &&
-      ReplayKey(in, player, state.live, now, &prompt.open)) {
-    return true;
-  }
-  return Perform(Apply(Translate(in, keys), state), canvas);
-}
-
-// The title's replay state, with the prompt and the last jump's problem.
-std::string ReplayStatus(const ReplayPlayer& player, const ReplayPrompt& prompt) {
-  std::string status = player.StatusText();
-  if (prompt.open) {
-    status += " | jump to (21:30, +10m, 2026-12-04T21:30:00Z): " + prompt.text + "_";
-  }
-  if (!prompt.problem.empty()) status += " | " + prompt.problem;
-  return status;
-}
-
 void ShowNotices(ReplayPlayer& player, Model& live) {
   for (const std::string& n : player.TakeNotices()) live.last_notice = n;
 }
@@ -488,7 +368,7 @@ int PlayReplay(const AppOptions& o, TopState& state, ReplayPlayer& player) {
         quit = true;
         break;
       }
-      quit |= !ReplayInput(*in, state, player, prompt, canvas, now);
+      quit |= !Perform(ApplyReplayInput(*in, state, player, prompt, now), canvas);
     }
     state.view.paused = false;  // pausing a replay stops its clock; the screen shows what it plays
     const bool played = player.Advance(state.live, now);
