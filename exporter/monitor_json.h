@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "client/report_accumulator.h"
+#include "exporter/render_options.h"
 #include "neuronmon/v1/inventory.pb.h"
 #include "neuronmon/v1/report.pb.h"
 
@@ -54,11 +55,6 @@ class MonitorState {
  private:
   v1::Inventory inventory_;
   client::ReportAccumulator merged_;
-};
-
-struct RenderOptions {
-  // false: only AWS's own groups and keys (no collectives_stats, bottleneck_analysis, hbm_stats).
-  bool include_extensions = true;
 };
 
 // One complete document, compact, no trailing newline.

@@ -318,7 +318,7 @@ void WriteAttribution(JsonWriter& w, const v1::Attribution& a) {
   w.EndObject();
 }
 
-void WriteRuntimeEntry(JsonWriter& w, const MonitorState::Runtime& runtime,
+void WriteRuntimeEntry(JsonWriter& w, const client::ReportAccumulator::Runtime& runtime,
                        const RenderOptions& options) {
   const v1::RuntimeReport& r = runtime.report;
   w.BeginObject();
@@ -360,7 +360,7 @@ void WriteRuntimeEntry(JsonWriter& w, const MonitorState::Runtime& runtime,
   w.EndObject();
 }
 
-void WriteSystemData(JsonWriter& w, const MonitorState::System& system,
+void WriteSystemData(JsonWriter& w, const client::ReportAccumulator::System& system,
                      const RenderOptions& options) {
   const v1::SystemReport& s = system.groups;
   w.BeginObject();

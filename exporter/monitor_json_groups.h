@@ -1,16 +1,19 @@
 // Internal to the neuron-monitor document renderer (monitor_json.cc): the writers of the groups
 // inside `neuron_runtime_data[].report` and `system_data` — AWS's groups in
-// monitor_json_groups.cc, our additive ones in monitor_json_extensions.cc. They read a
-// MonitorState's stored groups, which MonitorState keeps in document order, and stream through a
-// JsonWriter. Pure; thread-compatible.
+// monitor_json_groups.cc, our additive ones in monitor_json_extensions.cc. They read the groups a
+// MonitorState stores (its client::ReportAccumulator's, kept in document order) and stream through
+// a JsonWriter. Pure; thread-compatible.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "client/report_accumulator.h"
 #include "exporter/json_writer.h"
-#include "exporter/monitor_json.h"
+#include "exporter/render_options.h"
+#include "neuronmon/v1/inventory.pb.h"
+#include "neuronmon/v1/report.pb.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::exporter::monitor_json {
@@ -24,11 +27,11 @@ double GoSeconds(std::int64_t nanos);
 void WritePercentiles(JsonWriter& w, std::string_view key, bool present, const v1::Percentiles& p);
 
 // Writes one `neuron_runtime_data` entry: pid, neuron_runtime_tag, error and report{groups}.
-void WriteRuntimeEntry(JsonWriter& w, const MonitorState::Runtime& runtime,
+void WriteRuntimeEntry(JsonWriter& w, const client::ReportAccumulator::Runtime& runtime,
                        const RenderOptions& options);
 
 // Writes the `system_data` object.
-void WriteSystemData(JsonWriter& w, const MonitorState::System& system,
+void WriteSystemData(JsonWriter& w, const client::ReportAccumulator::System& system,
                      const RenderOptions& options);
 
 // Our groups (docs/json-schema.md), each written as one object value.

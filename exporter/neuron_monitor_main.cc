@@ -4,64 +4,34 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <iostream>
+#include <variant>
 
 #include "client/embedded_simulator.h"
-#include "client/endpoint_flags.h"
 #include "exporter/monitor_app.h"
+#include "exporter/monitor_options.h"
 #include "proto/wire/protobuf_logs.h"
 
 int main(int argc, char** argv) {
   using namespace neuronmon;
-  std::string config_file;
-  client::EndpointFlags endpoint;
-  exporter::MonitorAppOptions options;
-  bool aws_only = false;
+  exporter::MonitorCommandLine command_line;
   CLI::App app{
       "neuron-monitor: prints a neuron-monitor JSON document per line (from neuron-monitord)"};
-  app.set_version_flag("--version", std::string("neuron-monitor ") + NEURONMON_VERSION);
-  app.add_option("-c,--config-file", config_file, "neuron-monitor JSON configuration file");
-  app.add_option("--verbose", options.verbose, "0-4: progress on stderr")->check(CLI::Range(0, 4));
-  app.add_option("--count", options.count, "exit after N documents");
-  app.add_flag("--aws-only", aws_only, "print only AWS neuron-monitor's own groups and keys");
-  client::ReplayRequest replay;
-  app.add_option("--replay", replay.path,
-                 "print the documents of a recording (an archive directory or a --record file) "
-                 "instead of connecting");
-  app.add_option("--from", replay.from,
-                 "with --replay: start at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from "
-                 "the recording's start)");
-  app.add_option("--to", replay.to, "with --replay: stop after TIME (same forms)");
-  app.add_option("--record", options.record,
-                 "also keep the snapshots received in FILE (a new file), for --replay");
-  client::AddEndpointOptions(app, endpoint);
+  exporter::AddMonitorOptions(app, command_line);
   CLI11_PARSE(app, argc, argv);
-  if (replay.path.empty() && (!replay.from.empty() || !replay.to.empty())) {
-    return std::cerr << "neuron-monitor: --from and --to need --replay\n", 2;
-  }
   // A daemon can send frames libprotobuf complains about; our decoder already says so, once.
-  neuronmon::wire::SilenceProtobufParseLogs();
+  wire::SilenceProtobufParseLogs();
 
-  options.extensions = !aws_only;
-  options.config = exporter::DefaultMonitorConfig();
-  if (!config_file.empty()) {
-    auto config = exporter::LoadMonitorConfig(config_file);
-    if (!config.ok())
-      return std::cerr << "neuron-monitor: " << config.status().message() << "\n", 1;
-    options.config = std::move(*config);
+  client::OptionsOr<exporter::MonitorAppOptions> resolved =
+      exporter::ResolveMonitorOptions(command_line);
+  if (const auto* refused = std::get_if<client::CommandLineError>(&resolved)) {
+    return client::Refuse("neuron-monitor", *refused, std::cerr);
   }
-  if (!replay.path.empty()) {
-    if (!options.record.empty()) {
-      return std::cerr << "neuron-monitor: --record and --replay cannot be used together\n", 2;
-    }
-    options.replay = replay;
+  exporter::MonitorAppOptions& options = std::get<exporter::MonitorAppOptions>(resolved);
+  if (options.replay) {
     options.open_replay = client::EmbeddedReplay();
-    std::signal(SIGPIPE, SIG_IGN);
-    return exporter::RunMonitor(std::move(options), STDOUT_FILENO, STDERR_FILENO);
+  } else {
+    options.endpoint.start_local = client::EmbeddedSimulator();
   }
-  auto ep = client::ResolveEndpoint(endpoint, &options.token);
-  if (!ep.ok()) return std::cerr << "neuron-monitor: " << ep.status().message() << "\n", 1;
-  options.endpoint = std::move(*ep);
-  options.endpoint.start_local = client::EmbeddedSimulator();
   std::signal(SIGPIPE, SIG_IGN);
   return exporter::RunMonitor(std::move(options), STDOUT_FILENO, STDERR_FILENO);
 }

@@ -15,9 +15,11 @@
 #include "proto/common/terminal_text.h"
 #include "tui/cluster_view.h"
 #include "tui/controller.h"
+#include "tui/frame_pacer.h"
 #include "tui/keymap.h"
 #include "tui/model.h"
 #include "tui/ncurses_canvas.h"
+#include "tui/replay_keys.h"
 #include "tui/replay_player.h"
 #include "tui/view.h"
 
@@ -99,6 +101,30 @@ void Draw(TopState& state, NcursesCanvas& canvas) {
   canvas.Present();
 }
 
+// Keeps `event`'s snapshots in *recording; when that fails, says why on the screen and stops
+// recording (sets *recording to null). Returns whether the screen changes.
+bool Record(const client::Event& event, client::RecordingFile*& recording, Model& live) {
+  if (recording == nullptr) return false;
+  Status st;
+  if (event.kind == client::Event::Kind::kConnected) recording->SetWelcome(event.welcome);
+  if (event.kind == client::Event::Kind::kRecord) st = recording->Add(event.record);
+  if (st.ok()) return false;
+  live.last_notice =
+      SanitizeForTerminal("recording to " + recording->path() + " stopped: " + st.message());
+  recording = nullptr;
+  return true;
+}
+
+// While the client reconnects, the countdown to its next attempt; true when it was updated.
+bool ShowRetry(const client::Client& c, Model& live) {
+  if (live.connection != ConnectionState::kReconnecting) return false;
+  std::optional<Steady::time_point> retry = c.next_retry();
+  if (!retry) return false;
+  live.reconnect_in_seconds =
+      std::max(0.0, std::chrono::duration<double>(*retry - Steady::now()).count());
+  return true;
+}
+
 // The single-host view until the user quits; with `back` set (a host opened from the cluster
 // view), Escape returns instead and sets *back.
 int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas,
@@ -113,15 +139,13 @@ int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas
   state.signals = SignalTargetFor(o.endpoint);
   bool quit = false;
   bool dirty = true;
-  Steady::time_point last_draw{};
+  // Data redraws at most once per refresh interval; without any, wake each second all the same.
+  FramePacer pacer(std::chrono::seconds(1));
   NoticeBar notice_bar;
   while (!quit && !g_stop) {
-    const auto due = last_draw + std::chrono::duration_cast<Steady::duration>(
-                                     std::chrono::duration<double>(state.view.refresh_seconds));
-    const auto wait =
-        std::chrono::duration_cast<std::chrono::milliseconds>(due - Steady::now()).count();
     pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {c.notify_fd(), POLLIN, 0}};
-    const int timeout = dirty ? static_cast<int>(std::clamp<long long>(wait, 0, 1000)) : 1000;
+    const int timeout =
+        pacer.WaitMillis({.changed = dirty}, state.view.refresh_seconds, Steady::now());
     if (::poll(fds, 2, timeout) < 0 && errno != EINTR) break;
     bool input = false;
     while (std::optional<Input> in = canvas.ReadInput()) {
@@ -134,31 +158,15 @@ int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas
       input = true;
     }
     while (std::optional<client::Event> e = c.Next(std::chrono::milliseconds(0))) {
-      if (recording != nullptr) {
-        Status st;
-        if (e->kind == client::Event::Kind::kConnected) recording->SetWelcome(e->welcome);
-        if (e->kind == client::Event::Kind::kRecord) st = recording->Add(e->record);
-        if (!st.ok()) {
-          state.live.last_notice = SanitizeForTerminal("recording to " + recording->path() +
-                                                       " stopped: " + st.message());
-          recording = nullptr;
-          dirty = true;
-        }
-      }
+      dirty |= Record(*e, recording, state.live);
       dirty |= Absorb(*e, standalone, endpoint, state.live);
     }
     dirty |= notice_bar.Update(state.live, state.view, Steady::now());
-    if (state.live.connection == ConnectionState::kReconnecting) {
-      if (auto retry = c.next_retry()) {
-        state.live.reconnect_in_seconds =
-            std::max(0.0, std::chrono::duration<double>(*retry - Steady::now()).count());
-        dirty = true;
-      }
-    }
-    // Redraw at once for keys; for data, at most once per refresh interval.
-    if (input || (dirty && Steady::now() >= due)) {
+    dirty |= ShowRetry(c, state.live);
+    if (pacer.ShouldDraw({.input = input, .changed = dirty}, state.view.refresh_seconds,
+                         Steady::now())) {
       Draw(state, canvas);
-      last_draw = Steady::now();
+      pacer.Drew(Steady::now());
       dirty = false;
     }
   }
@@ -168,12 +176,34 @@ int RunInteractive(const AppOptions& o, client::Client& c, NcursesCanvas& canvas
   return 0;
 }
 
+ClusterViewState StartClusterView(const AppOptions& o) {
+  ClusterViewState state;
+  state.version = NEURONMON_VERSION;
+  state.utf8 = !o.ascii && LocaleIsUtf8();
+  state.refresh_seconds = o.delay_seconds;
+  return state;
+}
+
+// The cluster table as last drawn: the follower's rows, compared, in display order. It is copied
+// and compared only when a frame is drawn or a host opened: following hundreds of hosts costs
+// nothing between frames.
+struct ClusterTable {
+  std::vector<client::ClusterHost> rows;
+  client::ClusterAnalysis analysis;
+  std::vector<std::size_t> order;
+
+  void Refresh(client::ClusterFollower& f, ClusterSort sort) {
+    rows = f.Rows();
+    analysis = client::AnalyzeCluster(rows);
+    order = ClusterOrder(rows, analysis, sort);
+  }
+};
+
 // Waits until every host has reported (or `wait` passed), then prints one cluster frame.
 int RunClusterOnce(const AppOptions& o, client::ClusterFollower& follower) {
   const auto deadline = Steady::now() + std::chrono::seconds(10);
-  std::vector<client::ClusterHost> rows;
   while (Steady::now() < deadline) {
-    rows = follower.Rows();
+    const std::vector<client::ClusterHost> rows = follower.Rows();
     const bool all = std::all_of(rows.begin(), rows.end(), [](const client::ClusterHost& h) {
       return h.state == client::HostState::kDown ||
              (h.has_summary && h.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED);
@@ -181,22 +211,105 @@ int RunClusterOnce(const AppOptions& o, client::ClusterFollower& follower) {
     if (all) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  rows = follower.Rows();
-  const client::ClusterAnalysis analysis = client::AnalyzeCluster(rows);
-  const std::vector<std::size_t> order = ClusterOrder(rows, analysis, ClusterSort::kName);
-  ClusterViewState state;
-  state.version = NEURONMON_VERSION;
-  state.utf8 = !o.ascii && LocaleIsUtf8();
-  state.refresh_seconds = o.delay_seconds;
+  ClusterTable table;
+  table.Refresh(follower, ClusterSort::kName);
+  ClusterViewState state = StartClusterView(o);
   const int height = o.once_height > 0
                          ? o.once_height
-                         : static_cast<int>(6 + rows.size() + analysis.jobs.size() + 1);
+                         : static_cast<int>(6 + table.rows.size() + table.analysis.jobs.size() + 1);
   TextCanvas canvas(o.once_width, height);
-  state.selected = rows.size();  // nothing selected
-  RenderCluster(rows, analysis, order, state, canvas);
+  state.selected = table.rows.size();  // nothing selected
+  RenderCluster(table.rows, table.analysis, table.order, state, canvas);
   std::string text = canvas.Text();
   if (!state.utf8) text = FoldToAscii(text);
   std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+// Shows the host at display position `selected` in its own view until the user comes back (true)
+// or quits (false). A host that cannot be reached sets `problem` instead.
+bool OpenHost(const AppOptions& o, client::ClusterFollower& f, const ClusterTable& table,
+              std::size_t selected, NcursesCanvas& canvas, std::string& problem) {
+  AppOptions host = o;
+  host.endpoint = f.EndpointOf(table.order[selected]);
+  Result<std::unique_ptr<client::Client>> c = Connect(host);
+  if (!c.ok()) {
+    problem = table.rows[table.order[selected]].name + ": " + c.status().message();
+    return true;
+  }
+  bool back = false;
+  RunInteractive(host, **c, canvas, &back);
+  if (!back) return false;
+  canvas.Invalidate();
+  return true;
+}
+
+// What the keys typed since the last look asked of the cluster view.
+struct ClusterKeys {
+  bool any = false;
+  bool quit = false;
+  bool open = false;  // the selected host's own view
+};
+
+// Applies the keys typed since the last look to `state` (a table of `hosts` rows).
+ClusterKeys ReadClusterKeys(std::size_t hosts, ClusterViewState& state, NcursesCanvas& canvas) {
+  ClusterKeys keys;
+  while (std::optional<Input> in = canvas.ReadInput()) {
+    const int page = std::max(1, canvas.height() - 5);
+    const ClusterCommand command = ApplyClusterKey(*in, hosts, page, state);
+    keys.any = true;
+    keys.open |= command.open;
+    keys.quit |= !Perform(command.effect, canvas);
+  }
+  return keys;
+}
+
+void DrawCluster(const ClusterTable& table, ClusterViewState& state, const std::string& problem,
+                 NcursesCanvas& canvas) {
+  RenderCluster(table.rows, table.analysis, table.order, state, canvas);
+  if (!problem.empty()) {
+    canvas.Put(0, canvas.height() - 1, SanitizeForTerminal(problem), Role::kBanner);
+  }
+  canvas.Present();
+}
+
+// The cluster view until the user quits.
+int ShowCluster(const AppOptions& o, client::ClusterFollower& f) {
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGHUP, OnSignal);
+  ClusterViewState state = StartClusterView(o);
+  NcursesCanvas canvas({o.color, true});
+  std::string problem;  // why a host could not be opened, shown until the next key
+  ClusterTable table;
+  const std::size_t hosts = o.hosts.size();  // every host has a row, reporting or not
+  // The table changes by itself: a frame every refresh interval, and at once after a key.
+  FramePacer pacer(std::chrono::seconds(1));
+  bool dirty = true;
+  while (!g_stop) {
+    pollfd fds[1] = {{STDIN_FILENO, POLLIN, 0}};
+    const int timeout =
+        pacer.WaitMillis({.input = dirty, .periodic = true}, state.refresh_seconds, Steady::now());
+    if (::poll(fds, 1, timeout) < 0 && errno != EINTR) break;
+    const ClusterKeys keys = ReadClusterKeys(hosts, state, canvas);
+    if (keys.any) {
+      problem.clear();
+      dirty = true;
+    }
+    if (keys.quit) break;
+    if (keys.open) table.Refresh(f, state.sort);
+    if (keys.open && state.selected < table.order.size()) {
+      if (!OpenHost(o, f, table, state.selected, canvas, problem)) return 0;  // quit from there
+      dirty = true;
+    }
+    if (pacer.ShouldDraw({.input = dirty, .periodic = true}, state.refresh_seconds,
+                         Steady::now())) {
+      table.Refresh(f, state.sort);
+      DrawCluster(table, state, problem, canvas);
+      pacer.Drew(Steady::now());
+      dirty = false;
+    }
+  }
+  canvas.Stop();
   return 0;
 }
 
@@ -212,139 +325,65 @@ int RunCluster(const AppOptions& o) {
     std::cerr << "neuron-top: " << SanitizeForTerminal(follower.status().message()) << "\n";
     return 1;
   }
-  client::ClusterFollower& f = **follower;
-  if (o.once) return RunClusterOnce(o, f);
+  return o.once ? RunClusterOnce(o, **follower) : ShowCluster(o, **follower);
+}
+
+void ShowNotices(ReplayPlayer& player, Model& live) {
+  for (const std::string& n : player.TakeNotices()) live.last_notice = n;
+}
+
+// --once on a recording: the frame as it was shown one refresh after --from (the first report
+// carries every group).
+int ReplayOnce(const AppOptions& o, TopState& state, ReplayPlayer& player) {
+  player.Step(state.live, 1, Steady::now());
+  player.TogglePause(Steady::now());  // the frame is not a paused replay
+  state.view.replay = player.StatusText();
+  ShowNotices(player, state.live);
+  TextCanvas canvas(o.once_width, o.once_height > 0 ? o.once_height : 400);
+  Render(state.live, state.view, canvas);
+  const std::string text = TrimOnceFrame(canvas.Text(), o.once_height);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+// Plays the recording on the screen until the user quits.
+int PlayReplay(const AppOptions& o, TopState& state, ReplayPlayer& player) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGHUP, OnSignal);
-  ClusterViewState state;
-  state.version = NEURONMON_VERSION;
-  state.utf8 = !o.ascii && LocaleIsUtf8();
-  state.refresh_seconds = o.delay_seconds;
   NcursesCanvas canvas({o.color, true});
-  std::string problem;  // why a host could not be opened, shown until the next key
-  Steady::time_point last_draw{};
-  bool dirty = true;
-  const std::size_t hosts = o.hosts.size();  // every host has a row, reporting or not
-  std::vector<client::ClusterHost> rows;
-  client::ClusterAnalysis analysis;
-  std::vector<std::size_t> order;
-  // The table is copied and compared only when a frame is drawn or a host opened: following
-  // hundreds of hosts costs nothing between frames.
-  auto refresh = [&] {
-    rows = f.Rows();
-    analysis = client::AnalyzeCluster(rows);
-    order = ClusterOrder(rows, analysis, state.sort);
-  };
-  while (!g_stop) {
-    const auto due = last_draw + std::chrono::duration_cast<Steady::duration>(
-                                     std::chrono::duration<double>(state.refresh_seconds));
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(due - Steady::now());
+  ReplayPrompt prompt;
+  // The player moves on after each wait, so the loop wakes every 50 ms whatever is due.
+  FramePacer pacer(std::chrono::milliseconds(50));
+  bool quit = false;
+  NoticeBar notice_bar;
+  while (!quit && !g_stop) {
     pollfd fds[1] = {{STDIN_FILENO, POLLIN, 0}};
-    if (::poll(fds, 1,
-               dirty ? 0 : static_cast<int>(std::clamp<std::int64_t>(wait.count(), 0, 1000))) < 0 &&
-        errno != EINTR)
-      break;
-    bool quit = false, open = false;
+    const int timeout = pacer.WaitMillis({}, state.view.refresh_seconds, Steady::now());
+    if (::poll(fds, 1, timeout) < 0 && errno != EINTR) break;
+    bool input = false;
+    const Steady::time_point now = Steady::now();
     while (std::optional<Input> in = canvas.ReadInput()) {
-      const int page = std::max(1, canvas.height() - 5);
-      const ClusterCommand command = ApplyClusterKey(*in, hosts, page, state);
-      open |= command.open;
-      quit |= !Perform(command.effect, canvas);
-      problem.clear();
-      dirty = true;
-    }
-    if (quit) break;
-    if (open) refresh();
-    if (open && state.selected < order.size()) {
-      AppOptions host = o;
-      host.endpoint = f.EndpointOf(order[state.selected]);
-      Result<std::unique_ptr<client::Client>> c = Connect(host);
-      if (!c.ok()) {
-        problem = rows[order[state.selected]].name + ": " + c.status().message();
-      } else {
-        bool back = false;
-        RunInteractive(host, **c, canvas, &back);
-        if (!back) return 0;  // quit from the host's view
-        canvas.Invalidate();
+      input = true;
+      if (QuitsReplay(*in, state, prompt)) {
+        quit = true;
+        break;
       }
-      dirty = true;
+      quit |= !Perform(ApplyReplayInput(*in, state, player, prompt, now), canvas);
     }
-    if (dirty || Steady::now() >= due) {
-      refresh();
-      RenderCluster(rows, analysis, order, state, canvas);
-      if (!problem.empty()) {
-        canvas.Put(0, canvas.height() - 1, SanitizeForTerminal(problem), Role::kBanner);
-      }
-      canvas.Present();
-      last_draw = Steady::now();
-      dirty = false;
+    state.view.paused = false;  // pausing a replay stops its clock; the screen shows what it plays
+    const bool played = player.Advance(state.live, now);
+    ShowNotices(player, state.live);
+    input |= notice_bar.Update(state.live, state.view, now);
+    state.view.replay = ReplayStatus(player, prompt);
+    // A paused replay redraws only for keys and for the samples stepped to.
+    if (pacer.ShouldDraw({.input = input, .changed = played, .periodic = !player.paused()},
+                         state.view.refresh_seconds, now)) {
+      Draw(state, canvas);
+      pacer.Drew(now);
     }
   }
   canvas.Stop();
   return 0;
-}
-
-// What a key does in replay mode; false when it is not a replay key (the usual keys apply).
-bool ReplayKey(const Input& in, ReplayPlayer& player, Model& model, Steady::time_point now,
-               bool* prompting) {
-  using std::chrono::seconds;
-  switch (in.key) {
-    case Key::kHome:
-      player.SeekTo(model, WallTime{}, now);  // clamped to the start
-      return true;
-    case Key::kEnd:
-      player.SeekTo(model, WallTime::max() - std::chrono::hours(24), now);
-      return true;
-    default:
-      break;
-  }
-  switch (static_cast<std::int32_t>(in.key)) {
-    case ' ':
-      player.TogglePause(now);
-      return true;
-    case '.':
-      player.Step(model, 1, now);
-      return true;
-    case ',':
-      player.Step(model, -1, now);
-      return true;
-    case '[':
-      player.SeekBy(model, seconds(-10), now);
-      return true;
-    case ']':
-      player.SeekBy(model, seconds(10), now);
-      return true;
-    case '{':
-      player.SeekBy(model, seconds(-60), now);
-      return true;
-    case '}':
-      player.SeekBy(model, seconds(60), now);
-      return true;
-    case '<':
-      player.Slower();
-      return true;
-    case '>':
-      player.Faster();
-      return true;
-    case 't':
-    case 'T':
-      *prompting = true;
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Typing a time after `t`: Enter jumps, Escape gives up. False when the prompt closed.
-bool PromptKey(const Input& in, std::string& text) {
-  const auto c = static_cast<std::int32_t>(in.key);
-  if (in.key == Key::kEscape) return false;
-  if (in.key == Key::kBackspace || c == 127 || c == 8) {
-    if (!text.empty()) text.pop_back();
-  } else if (c >= 0x20 && c < 0x7f && text.size() < 40) {
-    text.push_back(static_cast<char>(c));
-  }
-  return true;
 }
 
 int RunReplay(const AppOptions& o) {
@@ -364,79 +403,7 @@ int RunReplay(const AppOptions& o) {
     std::cerr << "neuron-top: " << SanitizeForTerminal(started.status().message()) << "\n";
     return 1;
   }
-  ReplayPlayer& player = **started;
-  const auto notices = [&] {
-    for (const std::string& n : player.TakeNotices()) state.live.last_notice = n;
-  };
-  if (o.once) {
-    // The frame as it was shown one refresh after --from: the first report carries every group.
-    player.Step(state.live, 1, Steady::now());
-    player.TogglePause(Steady::now());  // the frame is not a paused replay
-    state.view.replay = player.StatusText();
-    notices();
-    TextCanvas canvas(o.once_width, o.once_height > 0 ? o.once_height : 400);
-    Render(state.live, state.view, canvas);
-    const std::string text = TrimOnceFrame(canvas.Text(), o.once_height);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return 0;
-  }
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGHUP, OnSignal);
-  NcursesCanvas canvas({o.color, true});
-  bool prompting = false;
-  std::string prompt, problem;
-  Steady::time_point last_draw{};
-  bool quit = false;
-  NoticeBar notice_bar;
-  while (!quit && !g_stop) {
-    pollfd fds[1] = {{STDIN_FILENO, POLLIN, 0}};
-    if (::poll(fds, 1, 50) < 0 && errno != EINTR) break;
-    bool input = false;
-    const Steady::time_point now = Steady::now();
-    while (std::optional<Input> in = canvas.ReadInput()) {
-      input = true;
-      const KeyContext keys = KeysFor(state);
-      if (in->key == Key::kCtrlC || (!prompting && !keys.prompt && in->key == CharKey('q'))) {
-        quit = true;
-        break;
-      }
-      if (prompting) {
-        if (in->key == Key::kEnter || in->key == CharKey('\n') || in->key == CharKey('\r')) {
-          problem.clear();
-          if (!player.SeekToText(state.live, prompt, now, &problem)) problem = "t: " + problem;
-          prompting = false;
-          prompt.clear();
-        } else if (!PromptKey(*in, prompt)) {
-          prompting = false;
-          prompt.clear();
-        }
-        continue;
-      }
-      problem.clear();
-      // The Processes view's prompts take every key, and its Home/End select a process.
-      const bool list_key = keys.processes && (in->key == Key::kHome || in->key == Key::kEnd);
-      if (!state.view.help && !keys.prompt && !list_key &&
-          ReplayKey(*in, player, state.live, now, &prompting))
-        continue;
-      quit |= !Perform(Apply(Translate(*in, keys), state), canvas);
-    }
-    state.view.paused = false;  // pausing a replay stops its clock; the screen shows what it plays
-    const bool played = player.Advance(state.live, now);
-    notices();
-    input |= notice_bar.Update(state.live, state.view, now);
-    std::string status = player.StatusText();
-    if (prompting) status += " | jump to (21:30, +10m, 2026-12-04T21:30:00Z): " + prompt + "_";
-    if (!problem.empty()) status += " | " + problem;
-    state.view.replay = status;
-    const auto due = last_draw + std::chrono::duration_cast<Steady::duration>(
-                                     std::chrono::duration<double>(state.view.refresh_seconds));
-    if (input || (played && now >= due) || (now >= due && !player.paused())) {
-      Draw(state, canvas);
-      last_draw = now;
-    }
-  }
-  canvas.Stop();
-  return 0;
+  return o.once ? ReplayOnce(o, state, **started) : PlayReplay(o, state, **started);
 }
 
 }  // namespace

@@ -97,8 +97,15 @@ std::string TrimToContent(const std::string& text) {
 
 }  // namespace
 
-const Model& ShownModel(const TopState& state) {
-  return state.view.paused ? state.frozen : state.live;
+SignalTarget SignalTargetFor(const client::Endpoint& endpoint) {
+  SignalTarget target;
+  if (endpoint.kind == client::Endpoint::Kind::kTcp) {
+    target.refusal =
+        "neuron-top is connected over TCP (--connect): the pids shown may be another host's";
+    return target;
+  }
+  target.sender = KillSender();
+  return target;
 }
 
 KeyContext KeysFor(const TopState& state) {

@@ -1,7 +1,8 @@
 // Controller: what neuron-top does with a key, a client event, or a --once frame, apart from the
-// terminal and the connection. TopState is everything the screen is drawn from; Apply() changes it
-// for one Command and returns what only the loop can do (quit, repaint, resize); Absorb() merges
-// one client event into a Model; TrimOnceFrame() turns a rendered frame into --once's output.
+// terminal and the connection. TopState (tui/top_state.h) is everything the screen is drawn from;
+// Apply() changes it for one Command and returns what only the loop can do (quit, repaint,
+// resize); Absorb() merges one client event into a Model; TrimOnceFrame() turns a rendered frame
+// into --once's output.
 // Pure: no I/O, no clocks. Not thread-safe; the UI thread owns the state.
 #pragma once
 
@@ -12,20 +13,10 @@
 #include "tui/keymap.h"
 #include "tui/model.h"
 #include "tui/process_signal.h"
+#include "tui/top_state.h"
 #include "tui/view.h"
 
 namespace neuronmon::tui {
-
-struct TopState {
-  Model live;
-  Model frozen;  // what the screen shows while paused: a copy of `live` taken on pause
-  // view.refresh_seconds is the redraw interval the loop keeps (and the title shows).
-  ViewState view;
-  Frame frame;  // the last rendered frame: where tabs and tree rows landed, and the tree's page
-  // Whether, and how, the Processes view's `k` may signal the pids shown: the loop sets it from
-  // how it connected (a daemon on this host, over TCP, a recording).
-  SignalTarget signals;
-};
 
 // What keys mean on the screen `state` shows (help, Processes view, an open prompt).
 KeyContext KeysFor(const TopState& state);
@@ -33,9 +24,6 @@ KeyContext KeysFor(const TopState& state);
 // How the Processes view may signal the pids a client connected to `endpoint` shows: with kill(2)
 // when the daemon is on this host (its unix socket, or in-process), refused over TCP.
 SignalTarget SignalTargetFor(const client::Endpoint& endpoint);
-
-// The model the screen shows: `frozen` while paused, else `live`.
-const Model& ShownModel(const TopState& state);
 
 // What the loop must do after a command, beyond redrawing from the state.
 enum class Effect {

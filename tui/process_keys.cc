@@ -144,17 +144,6 @@ void Click(const Command& command, TopState& state) {
 
 }  // namespace
 
-SignalTarget SignalTargetFor(const client::Endpoint& endpoint) {
-  SignalTarget target;
-  if (endpoint.kind == client::Endpoint::Kind::kTcp) {
-    target.refusal =
-        "neuron-top is connected over TCP (--connect): the pids shown may be another host's";
-    return target;
-  }
-  target.sender = KillSender();
-  return target;
-}
-
 bool ApplyProcessCommand(const Command& command, TopState& state) {
   ProcessesView& p = state.view.procs;
   if (command.action == Action::kProcesses) {

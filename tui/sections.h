@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "tui/view.h"
+#include "tui/canvas.h"
+#include "tui/model.h"
+#include "tui/view_state.h"
 
 namespace neuronmon::tui {
 

@@ -1,4 +1,6 @@
 // The Memory Usage Details tree: ND -> NC -> model -> categories, as AWS's neuron-top shows it.
+#include "tui/tree.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>

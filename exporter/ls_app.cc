@@ -1,0 +1,137 @@
+#include "exporter/ls_app.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <ostream>
+#include <utility>
+
+#include "client/program_flags.h"
+#include "exporter/incident_format.h"
+#include "proto/common/state_path.h"
+#include "proto/common/terminal_text.h"
+
+namespace neuronmon::exporter {
+namespace {
+
+// Says `message` on stderr: it may quote the daemon or a recording, so it is stripped of control
+// characters first.
+using Complain = std::function<void(const std::string& message)>;
+
+// The first client state directory with an incidents directory; "" when none has one.
+std::string DefaultIncidentsDirectory() {
+  for (const std::string& dir : ClientStateCandidates()) {
+    if (::access((dir + "/incidents").c_str(), F_OK) == 0) return dir + "/incidents";
+  }
+  return "";
+}
+
+std::optional<v1::Welcome> RecordingWelcome(const client::ReplayRequest& request,
+                                            const client::ReplayOpener& open,
+                                            const Complain& complain) {
+  auto source = open(request);
+  if (!source.ok()) return complain(source.status().message()), std::nullopt;
+  for (const std::string& n : (*source)->TakeNotices()) complain(n);
+  v1::Welcome welcome = (*source)->Welcome();
+  if (Status st = client::CheckInventory(welcome.inventory()); !st.ok()) {
+    return complain(st.message()), std::nullopt;
+  }
+  return welcome;
+}
+
+std::optional<v1::Welcome> DaemonWelcome(const client::EndpointFlags& flags,
+                                         const client::LocalDaemonStarter& start_local,
+                                         const Complain& complain, std::ostream& err) {
+  std::string token;
+  auto ep = client::ResolveEndpoint(flags, &token);
+  if (!ep.ok()) return err << "neuron-ls: " << ep.status().message() << "\n", std::nullopt;
+  ep->start_local = start_local;
+  std::string notice;
+  Result<v1::Welcome> welcome =
+      client::FetchWelcome(*ep, std::string("neuron-ls/") + NEURONMON_VERSION, nullptr, &notice);
+  if (!notice.empty()) complain(notice);
+  if (!welcome.ok()) return complain(welcome.status().message()), std::nullopt;
+  return std::move(*welcome);
+}
+
+}  // namespace
+
+void AddLsOptions(CLI::App& app, LsCommandLine& c) {
+  client::AddVersionFlag(app, "neuron-ls");
+  app.add_flag("-w,--wide", c.format.wide, "wider table, full command column");
+  app.add_flag("-a,--show-all-procs", c.format.show_all_procs,
+               "include processes without a runtime");
+  app.add_flag("-u,--who", c.format.who,
+               "add USER and JOB columns to process rows (Slurm job, namespace/pod or container)");
+  app.add_flag("-t,--topology", c.topology, "draw the NeuronLink topology");
+  app.add_flag("-j,--json-output", c.json, "print JSON");
+  client::AddReplayOptions(
+      app, c.replay,
+      {"list the devices of a recording (an archive directory or a --record file)",
+       "with --replay: as at TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from the "
+       "recording's start)",
+       ""});
+  app.add_option("--incidents", c.incidents,
+                 "list the incident bundles in DIR (default: the daemon's, "
+                 "/var/lib/neuron-monitor/incidents or ~/.local/state/neuron-monitor/"
+                 "incidents), or show one bundle FILE in full; with -j, as JSON")
+      ->expected(0, 1)
+      ->type_name("[DIR|FILE]");
+  client::AddEndpointOptions(app, c.endpoint);
+}
+
+int ListIncidents(std::string path, bool json, std::ostream& out, std::ostream& err) {
+  if (path.empty()) path = DefaultIncidentsDirectory();
+  if (path.empty()) {
+    out << "no incidents: no incidents directory in";
+    for (const std::string& dir : ClientStateCandidates()) out << " " << dir;
+    out << "\n";
+    return 0;
+  }
+  std::vector<std::string> problems;
+  auto files = ReadIncidents(path, &problems);
+  for (const std::string& p : problems) err << "neuron-ls: " << SanitizeForTerminal(p) << "\n";
+  if (!files.ok()) {
+    err << "neuron-ls: " << SanitizeForTerminal(files.status().message()) << "\n";
+    return 1;
+  }
+  struct stat st {};
+  const bool one_file = ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+  if (json) {
+    out << RenderIncidentsJson(*files);
+  } else if (one_file) {
+    if (files->empty()) return 1;
+    out << RenderIncident(files->front());
+  } else if (files->empty()) {
+    out << "no incidents in " << SanitizeForTerminal(path) << "\n";
+  } else {
+    out << RenderIncidentTable(*files);
+  }
+  return problems.empty() ? 0 : 1;
+}
+
+int RunLs(const LsCommandLine& c, const client::ReplayOpener& open_replay,
+          const client::LocalDaemonStarter& start_local, std::ostream& out, std::ostream& err) {
+  const Complain complain = [&err](const std::string& m) {
+    err << "neuron-ls: " << SanitizeForTerminal(m) << "\n";
+  };
+  std::optional<v1::Welcome> welcome =
+      c.replay.given() ? RecordingWelcome(c.replay.request, open_replay, complain)
+                       : DaemonWelcome(c.endpoint, start_local, complain, err);
+  if (!welcome) return 1;
+  const v1::Inventory& inventory = welcome->inventory();
+  if (inventory.devices_size() == 0) {
+    return err << "level=error msg=\"no neuron device found\"\n", 1;
+  }
+  if (c.json) {
+    out << RenderJson(inventory, c.format);  // AWS prints no newline after the array
+    return 0;
+  }
+  out << RenderTable(inventory, c.format);
+  if (c.topology) out << "\n\n" << RenderTopology(inventory);
+  return 0;
+}
+
+}  // namespace neuronmon::exporter

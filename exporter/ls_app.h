@@ -1,0 +1,50 @@
+// The neuron-ls program apart from main: its flags (AddLsOptions, in --help's order), --incidents
+// (ListIncidents: a directory's bundles as a table, one bundle in full, or JSON) and the device
+// listing (RunLs): the inventory of a recording, or of a daemon's Welcome, printed as AWS's
+// neuron-ls prints it — the table (with -t the topology after it) or the JSON array. Output goes
+// to `out`; problems go to `err` as "neuron-ls: ..." lines, what a daemon, a recording or a bundle
+// said stripped of control characters. Functions only; not thread-safe.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "client/client.h"
+#include "client/endpoint_flags.h"
+#include "client/replay_flags.h"
+#include "exporter/neuron_ls_format.h"
+
+namespace CLI {
+class App;
+}
+
+namespace neuronmon::exporter {
+
+struct LsCommandLine {
+  LsOptions format;  // -w, -a, -u
+  bool topology = false;
+  bool json = false;
+  client::ReplayFlags replay;
+  // Set by --incidents ("" when given without a DIR or FILE): list incident bundles instead.
+  std::optional<std::string> incidents;
+  client::EndpointFlags endpoint;
+};
+
+void AddLsOptions(CLI::App& app, LsCommandLine& command_line);
+
+// neuron-ls --incidents [PATH]: the bundles of the directory `path` as a table (or "no incidents
+// in PATH"), the one bundle file `path` in full, or with `json` all of them as JSON. An empty
+// `path` is the first incidents directory of the client's state directories; when there is none,
+// says so and returns 0. Returns 1 when the path cannot be read or any bundle was unreadable
+// (each named on `err`), else 0.
+int ListIncidents(std::string path, bool json, std::ostream& out, std::ostream& err);
+
+// Lists the devices of the recording command_line.replay (opened with `open_replay`) or of the
+// daemon command_line.endpoint names (an in-process one started with `start_local`). Returns the
+// exit status: 1 when the recording or the daemon cannot be read, its inventory is out of bounds,
+// or it has no device ("level=error msg="no neuron device found"", as AWS's neuron-ls says).
+int RunLs(const LsCommandLine& command_line, const client::ReplayOpener& open_replay,
+          const client::LocalDaemonStarter& start_local, std::ostream& out, std::ostream& err);
+
+}  // namespace neuronmon::exporter
