@@ -11,12 +11,13 @@ void AddEndpointOptions(CLI::App& app, EndpointFlags& f) {
   app.add_option("--connect", f.connect, "a daemon's TCP listener, HOST:PORT");
   app.add_flag("--standalone", f.standalone,
                "run the daemon's core in this process instead of connecting to a daemon");
-  app.add_option("--device", f.device,
+  app.add_option("--device", f.simulate.device,
                  "with --standalone: auto (default: the real devices if any, else the "
                  "simulator), neuron, or sim:<preset>[:lnc=N]");
-  app.add_option("--scenario", f.scenario, "with --standalone: a scenario name or .json file");
-  app.add_option("--seed", f.seed, "with --standalone: the simulation seed");
-  app.add_option("--speed", f.speed,
+  app.add_option("--scenario", f.simulate.scenario,
+                 "with --standalone: a scenario name or .json file");
+  app.add_option("--seed", f.simulate.seed, "with --standalone: the simulation seed");
+  app.add_option("--speed", f.simulate.speed,
                  "with --standalone: simulated seconds per real second (neuron-top --replay: "
                  "recorded seconds per second)");
   app.add_option("--token-file", f.token_file,
@@ -25,7 +26,8 @@ void AddEndpointOptions(CLI::App& app, EndpointFlags& f) {
 
 Result<Endpoint> ResolveEndpoint(const EndpointFlags& f, std::string* token) {
   if (f.socket && f.connect) return Status::InvalidArgument("--socket and --connect are exclusive");
-  const bool sim_options = f.device || f.scenario || f.seed || f.speed;
+  const SimulatorOptions& sim = f.simulate;
+  const bool sim_options = sim.device || sim.scenario || sim.seed || sim.speed;
   if ((f.socket || f.connect) && (f.standalone || sim_options)) {
     return Status::InvalidArgument(
         "--standalone, --device, --scenario, --seed and --speed run an in-process simulator; they "
@@ -42,10 +44,7 @@ Result<Endpoint> ResolveEndpoint(const EndpointFlags& f, std::string* token) {
   } else if (f.standalone || sim_options) {
     ep.kind = Endpoint::Kind::kStandalone;  // choosing a simulated device implies running one
   }
-  ep.standalone.device = f.device;
-  ep.standalone.scenario = f.scenario;
-  ep.standalone.seed = f.seed;
-  ep.standalone.speed = f.speed;
+  ep.standalone = f.simulate;
   if (f.token_file && token) {
     Result<std::string> read = ReadSecretFile(*f.token_file);
     if (!read.ok()) return read.status();

@@ -19,9 +19,7 @@ struct EndpointFlags {
   std::optional<std::string> socket;
   std::optional<std::string> connect;
   bool standalone = false;
-  std::optional<std::string> device, scenario, speed_text;
-  std::optional<std::uint64_t> seed;
-  std::optional<double> speed;
+  SimulatorOptions simulate;  // --device, --scenario, --seed, --speed (with --standalone)
   std::optional<std::string> token_file;
 };
 

@@ -19,7 +19,8 @@ Status CheckReplayOptions(const ReplayFlags& flags, const EndpointFlags* refused
   }
   if (!flags.given() || refused == nullptr) return Status::Ok();
   const EndpointFlags& e = *refused;
-  if (e.connect || e.socket || e.standalone || e.device || e.scenario || e.seed || hosts) {
+  if (e.connect || e.socket || e.standalone || e.simulate.device || e.simulate.scenario ||
+      e.simulate.seed || hosts) {
     return Status::InvalidArgument(
         "--replay shows a recording: no daemon or simulator options with it");
   }

@@ -78,7 +78,7 @@ client::OptionsOr<AppOptions> ResolveTopOptions(const TopCommandLine& c,
   ApplyEnvironment(c.no_color, environment, options);
   if (c.replay.given()) {
     options.replay = c.replay.request;
-    if (c.endpoint.speed) options.replay_speed = *c.endpoint.speed;
+    if (c.endpoint.simulate.speed) options.replay_speed = *c.endpoint.simulate.speed;
     return options;
   }
   client::EndpointFlags endpoint = c.endpoint;

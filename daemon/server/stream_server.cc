@@ -275,9 +275,9 @@ void StreamServer::OnAccepted(Listener& listener, GenericSocket socket) {
   }
   if (!refusal.empty()) {
     // Not counted against its peer: it closes once the error is written.
-    auto session =
-        std::make_shared<Session>(*this, std::move(socket), next_id_++, listener.transport,
-                                  peer.description, "", listener.requires_token);
+    auto session = std::make_shared<Session>(static_cast<SessionContext&>(*this), std::move(socket),
+                                             next_id_++, listener.transport, peer.description, "",
+                                             listener.requires_token);
     LogLimited(
         LogSeverity::kWarn, "refuse:" + peer.key,
         "refusing client " + peer.description + " on " + listener.description + ": " + refusal);
@@ -287,8 +287,9 @@ void StreamServer::OnAccepted(Listener& listener, GenericSocket socket) {
     return;
   }
   MakeRoomForHandshake();
-  auto session = std::make_shared<Session>(*this, std::move(socket), next_id_++, listener.transport,
-                                           peer.description, peer.key, listener.requires_token);
+  auto session = std::make_shared<Session>(static_cast<SessionContext&>(*this), std::move(socket),
+                                           next_id_++, listener.transport, peer.description,
+                                           peer.key, listener.requires_token);
   LogLimited(LogSeverity::kInfo, "connect",
              "client " + std::to_string(session->id()) + " connected on " + listener.description +
                  " (" + peer.description + ")");
@@ -339,8 +340,9 @@ bool StreamServer::AdmitFilterCompile(const std::string& key, MonoTime now) {
 void StreamServer::ServeConnected(int fd, Transport transport) {
   GenericSocket socket(io_, asio::generic::stream_protocol(AF_UNIX, 0), fd);
   Peer peer = PeerOf(socket, transport);
-  auto session = std::make_shared<Session>(*this, std::move(socket), next_id_++, transport,
-                                           std::move(peer.description), peer.key, false);
+  auto session =
+      std::make_shared<Session>(static_cast<SessionContext&>(*this), std::move(socket), next_id_++,
+                                transport, std::move(peer.description), peer.key, false);
   ++stats_.connections_total;
   Admit(session, transport);
 }

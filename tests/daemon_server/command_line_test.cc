@@ -33,7 +33,7 @@ struct Ran {
   std::optional<DaemonConfig> config;
 };
 
-Ran Run(const Invocation& invocation) {
+Ran RunIt(const Invocation& invocation) {
   std::ostringstream out, err;
   Ran r;
   r.status = RunAction(invocation, out, err, r.config);
@@ -71,10 +71,10 @@ TEST(CommandLineTest, FlagsFillTheTypedCommandLine) {
 }
 
 TEST(CommandLineTest, PrintsTheDefaultConfigAndTheScenarios) {
-  Ran r = Run(Parse({"--print-default-config"}));
+  Ran r = RunIt(Parse({"--print-default-config"}));
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, DefaultConfigText());
-  r = Run(Parse({"--list-scenarios"}));
+  r = RunIt(Parse({"--list-scenarios"}));
   EXPECT_EQ(r.status, 0);
   EXPECT_THAT(r.out, HasSubstr("healthy-training\t"));
   EXPECT_THAT(r.out, HasSubstr("\nstraggler\t"));
@@ -82,15 +82,15 @@ TEST(CommandLineTest, PrintsTheDefaultConfigAndTheScenarios) {
 
 TEST(CommandLineTest, ChecksTheConfigAndSaysEveryProblem) {
   const std::string good = TempFile("good", R"({"seed": 3})");
-  Ran r = Run(Parse({"--config", good, "--check-config"}));
+  Ran r = RunIt(Parse({"--config", good, "--check-config"}));
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, good + ": configuration is valid\n");
   const std::string bad = TempFile("bad", R"({"seed": -1, "period": "1ms"})");
-  r = Run(Parse({"--config", bad, "--check-config"}));
+  r = RunIt(Parse({"--config", bad, "--check-config"}));
   EXPECT_EQ(r.status, 1);
   EXPECT_THAT(r.err, StartsWith(bad + ": seed: must be between 0 and"));
   EXPECT_THAT(r.err, HasSubstr(bad + ": period: must be between 10ms and 1h"));
-  r = Run(Parse({"--config", "/nonexistent/neuron-monitord.json"}));
+  r = RunIt(Parse({"--config", "/nonexistent/neuron-monitord.json"}));
   EXPECT_EQ(r.status, 1);
   EXPECT_THAT(r.err, HasSubstr("cannot open: No such file or directory"));
   std::filesystem::remove(good);
@@ -99,13 +99,13 @@ TEST(CommandLineTest, ChecksTheConfigAndSaysEveryProblem) {
 
 TEST(CommandLineTest, FlagsOverrideTheFileAndMeetItsRules) {
   const std::string file = TempFile("flags", R"({"seed": 3, "scenario": "straggler"})");
-  Ran r = Run(Parse({"--config", file, "--seed", "9", "--metrics-listen", "off"}));
+  Ran r = RunIt(Parse({"--config", file, "--seed", "9", "--metrics-listen", "off"}));
   EXPECT_EQ(r.status, std::nullopt);
   ASSERT_TRUE(r.config.has_value());
   EXPECT_EQ(r.config->backend.seed, 9u);
   EXPECT_EQ(r.config->backend.scenario, "straggler");
   EXPECT_EQ(r.config->listeners.metrics, std::nullopt);
-  r = Run(Parse({"--config", file, "--period", "5"}));
+  r = RunIt(Parse({"--config", file, "--period", "5"}));
   EXPECT_EQ(r.status, 1);
   EXPECT_THAT(r.err, HasSubstr("command line: --period: \"5\": missing unit"));
   std::filesystem::remove(file);
