@@ -7,57 +7,20 @@
 
 #include <algorithm>
 
+#include "tests/tui/fake_recording.h"
+
 namespace neuronmon::tui {
 namespace {
 
 using std::chrono::seconds;
 
-const WallTime kStart = WallTime(seconds(1796112000));  // 2026-12-01T08:00:00Z
-
-// `length` one-second samples from kStart.
-class Recording final : public client::ReplaySource {
- public:
-  explicit Recording(int length) : length_(length) {}
-  v1::Welcome Welcome() const override {
-    v1::Welcome w;
-    w.set_base_period_ns(1'000'000'000);
-    return w;
-  }
-  Status Subscribe(const std::vector<v1::Subscribe>& subs) override {
-    subscriptions_ = subs.size();
-    return Status::Ok();
-  }
-  bool Step(std::vector<std::optional<v1::Report>>& reports) override {
-    if (next_ >= length_) return false;
-    v1::Report r;
-    r.set_seq(static_cast<std::uint64_t>(next_) + 1);
-    r.set_period_ns(1'000'000'000);
-    reports.assign(subscriptions_, r);
-    time_ = kStart + seconds(next_++);
-    return true;
-  }
-  Status Seek(WallTime wall) override {
-    next_ = static_cast<int>(std::clamp<std::int64_t>(
-        std::chrono::duration_cast<seconds>(wall - kStart).count(), 0, length_));
-    return Status::Ok();
-  }
-  WallTime Time() const override { return time_; }
-  WallTime Start() const override { return kStart; }
-  WallTime LastChunk() const override { return kStart + seconds(std::max(0, length_ - 10)); }
-  std::vector<std::string> TakeNotices() override { return {}; }
-  std::string Describe() const override { return "recording fake"; }
-
- private:
-  int length_;
-  int next_ = 0;
-  std::size_t subscriptions_ = 0;
-  WallTime time_;
-};
+const WallTime kStart = fakes::kRecordingStart;
 
 class ReplayKeysTest : public ::testing::Test {
  protected:
   ReplayKeysTest() {
-    auto started = ReplayPlayer::Start(std::make_unique<Recording>(600), 1, 1, state_.live, now_);
+    auto started =
+        ReplayPlayer::Start(std::make_unique<fakes::FakeRecording>(600), 1, 1, state_.live, now_);
     EXPECT_TRUE(started.ok()) << started.status().ToString();
     if (started.ok()) player_ = std::move(*started);
   }

@@ -5,60 +5,19 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/tui/fake_recording.h"
+
 namespace neuronmon::tui {
 namespace {
 
 using std::chrono::seconds;
 using Steady = ReplayPlayer::Steady;
 
-const WallTime kStart = WallTime(seconds(1796112000));  // 2026-12-01T08:00:00Z
-
-// A recording of `length` one-second samples.
-class FakeSource final : public client::ReplaySource {
- public:
-  explicit FakeSource(int length) : length_(length) {}
-  v1::Welcome Welcome() const override {
-    v1::Welcome w;
-    w.set_base_period_ns(1'000'000'000);
-    w.mutable_inventory()->mutable_instance_info()->set_instance_type("trn1.32xlarge");
-    return w;
-  }
-  Status Subscribe(const std::vector<v1::Subscribe>& subs) override {
-    subscriptions_ = subs.size();
-    return Status::Ok();
-  }
-  bool Step(std::vector<std::optional<v1::Report>>& reports) override {
-    if (next_ >= length_) return false;
-    v1::Report r;
-    r.set_seq(static_cast<std::uint64_t>(next_) + 1);
-    r.set_period_ns(1'000'000'000);
-    reports.assign(subscriptions_, r);
-    time_ = kStart + seconds(next_++);
-    return true;
-  }
-  Status Seek(WallTime wall) override {
-    next_ = static_cast<int>(std::clamp<std::int64_t>(
-        std::chrono::duration_cast<seconds>(wall - kStart).count(), 0, length_));
-    ++seeks;
-    return Status::Ok();
-  }
-  WallTime Time() const override { return time_; }
-  WallTime Start() const override { return kStart; }
-  WallTime LastChunk() const override { return kStart + seconds(std::max(0, length_ - 10)); }
-  std::vector<std::string> TakeNotices() override { return {}; }
-  std::string Describe() const override { return "recording fake"; }
-  int seeks = 0;
-
- private:
-  int length_;
-  int next_ = 0;
-  std::size_t subscriptions_ = 0;
-  WallTime time_;
-};
+const WallTime kStart = fakes::kRecordingStart;
 
 struct PlayerTest : ::testing::Test {
   void Start(int length, double speed = 1) {
-    auto source = std::make_unique<FakeSource>(length);
+    auto source = std::make_unique<fakes::FakeRecording>(length, "trn1.32xlarge");
     fake = source.get();
     auto p = ReplayPlayer::Start(std::move(source), 1, speed, model, now);
     ASSERT_TRUE(p.ok()) << p.status().ToString();
@@ -73,7 +32,7 @@ struct PlayerTest : ::testing::Test {
   }
   Model model;
   Steady::time_point now = Steady::time_point(seconds(1000));
-  FakeSource* fake = nullptr;
+  fakes::FakeRecording* fake = nullptr;
   std::unique_ptr<ReplayPlayer> player;
 };
 
