@@ -1,10 +1,11 @@
 // DaemonConfig: neuron-monitord's settings as one typed struct, parsed once at startup and passed
-// by const& (no string-keyed lookups). The file is JSON with // and /* */ comments, default path
-// kDefaultConfigPath; every key is optional and takes the default DefaultConfig() shows, and an
-// unknown key is an error. Command-line flags override fields after parsing (main.cc assigns
-// them), then ValidateConfig runs again, so every value rule — ranges, device and scenario
-// validity, retention >= period, a token for listeners off loopback — lives there and applies to
-// flags and file alike. Problems are reported as data, one string per problem, formatted
+// by const& (no string-keyed lookups). It embeds the components' own option structs, so each
+// default is written once, in its component; the settings table (settings.h) says which JSON key
+// sets which member. The file is JSON with // and /* */ comments, default path kDefaultConfigPath;
+// every key is optional and takes the default DefaultConfig() shows, and an unknown key is an
+// error. Command-line flags override fields after parsing (server/command_line.h), then
+// ValidateConfig runs again, so every value rule — ranges, device and scenario validity,
+// retention >= period, a token for listeners off loopback — applies to flags and file alike. Problems are reported as data, one string per problem, formatted
 // "SOURCE: FIELD: what is wrong" (FIELD is the JSON path, e.g. `limits.queue_depth`), so a
 // config check can print all of them and startup can print the first. Plain values and pure
 // functions (LoadConfigFile reads one file; validating a scenario path reads that file);
