@@ -45,15 +45,19 @@ TEST(HardwareErrorFields, RoundTripThroughTheMessage) {
 
 TEST(HardwareErrorFields, MinusAndTotalsCoverEveryCounter) {
   HardwareErrors later, earlier;
+  std::uint64_t driver_rows = 0, kernel_rows = 0;
   for (const HardwareErrorField& f : kHardwareErrorFields) {
     later.*f.member = 10;
     earlier.*f.member = 4;
+    (f.source == ErrorSource::kDriver ? driver_rows : kernel_rows) += 1;
   }
   const HardwareErrors d = later.Minus(earlier);
   for (const HardwareErrorField& f : kHardwareErrorFields) EXPECT_EQ(d.*f.member, 6u) << f.name;
   EXPECT_EQ(earlier.Minus(later).mem_ecc_uncorrected, 4u);  // went backwards: restarted
-  EXPECT_EQ(later.Total(), 80u);                            // the 8 driver counters
-  EXPECT_EQ(later.KernelTotal(), 50u);                      // the 5 kernel-log types
+  EXPECT_EQ(later.Total(), 10 * driver_rows);               // every driver counter, once
+  EXPECT_EQ(later.KernelTotal(), 10 * kernel_rows);         // every kernel-log type, once
+  EXPECT_GE(driver_rows, 8u);
+  EXPECT_GE(kernel_rows, 5u);
 }
 
 TEST(HardwareErrorFields, KernelLogTypesFindTheirRow) {
