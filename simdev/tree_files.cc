@@ -97,27 +97,23 @@ std::string TreeFiles::Canonical(const std::string& path) const {
 }
 
 Status TreeFiles::WriteFile(const std::string& path, const std::string& content) {
-  const std::string key = Canonical(path);
-  const auto it = files_.find(key);
-  if (it != files_.end() && it->second == content) return Status::Ok();
-  if (it == files_.end()) {
-    if (Status s = MakeParent(path); !s.ok()) return s;
-  }
-  if (Status s = ReplaceFile(path, content); !s.ok()) return s;
-  files_[key] = content;
-  ++written_;
-  return Status::Ok();
+  return Write(files_, path, content, ReplaceFile);
 }
 
 Status TreeFiles::WriteSymlink(const std::string& path, const std::string& target) {
+  return Write(links_, path, target, ReplaceSymlink);
+}
+
+Status TreeFiles::Write(std::unordered_map<std::string, std::string>& on_disk,
+                        const std::string& path, const std::string& value, Replace replace) {
   const std::string key = Canonical(path);
-  const auto it = links_.find(key);
-  if (it != links_.end() && it->second == target) return Status::Ok();
-  if (it == links_.end()) {
+  const auto it = on_disk.find(key);
+  if (it != on_disk.end() && it->second == value) return Status::Ok();
+  if (it == on_disk.end()) {
     if (Status s = MakeParent(path); !s.ok()) return s;
   }
-  if (Status s = ReplaceSymlink(path, target); !s.ok()) return s;
-  links_[key] = target;
+  if (Status s = replace(path, value); !s.ok()) return s;
+  on_disk[key] = value;
   ++written_;
   return Status::Ok();
 }

@@ -41,6 +41,11 @@ class TreeFiles {
   void ResetCount() { written_ = 0; }
 
  private:
+  using Replace = Status (*)(const std::string& path, const std::string& value);
+  // Replaces `path` with `value` unless `on_disk` (files_ or links_) says it holds it already.
+  Status Write(std::unordered_map<std::string, std::string>& on_disk, const std::string& path,
+               const std::string& value, Replace replace);
+
   std::size_t written_ = 0;
   std::string staging_from_;  // "<parent>/.<name>.new/" while WriteNewDirectory runs, else ""
   std::string staging_to_;    // "<parent>/<name>/"
