@@ -483,58 +483,78 @@ struct Client::State {
         continue;
       }
       if (!leftover.empty()) {
-        const std::string bytes = std::move(leftover);
-        leftover.clear();
-        if (!Consume(bytes)) {
-          Disconnected("corrupt stream from " + description + ": " + decoder.error_message());
-        }
-        last_data = std::chrono::steady_clock::now();  // see below
+        ConsumeLeftover();
         continue;
       }
       const SteadyTime now = std::chrono::steady_clock::now();
-      if (now - last_data >= options.stall_timeout) {
-        Disconnected(
-            "nothing from " + description + " for " +
-            FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_data)));
-        continue;
-      }
-      if (now - last_sent >= kHeartbeatEvery) {
-        // Quiet for a while: tell the daemon we are alive (it may enforce an idle timeout).
-        v1::Envelope beat;
-        beat.mutable_heartbeat()->set_newest_seq(last_seq);
-        last_sent = now;
-        if (!SendEnvelope(fd, beat).ok()) Disconnected("lost " + description);
-        continue;
-      }
-      pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-      const Nanos wait =
-          std::min(last_sent + kHeartbeatEvery, last_data + options.stall_timeout) - now;
-      const int ready = ::poll(p, 2, Millis(wait) + 1);
-      if (ready < 0 && errno != EINTR) break;
-      if (ready <= 0) continue;
-      if (p[1].revents & POLLIN) {
-        if (std::optional<v1::Subscribe> next = TakeWake()) {
-          v1::Envelope e;
-          *e.mutable_subscribe() = *next;
-          if (!SendEnvelope(fd, e).ok()) Disconnected("lost " + description + " while subscribing");
-        }
-        continue;
-      }
-      if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n > 0 && Consume(std::string_view(buf, static_cast<std::size_t>(n)))) {
-        // After Consume, which may have waited for the caller to make room in the queue: only
-        // time spent waiting on the socket is the daemon's silence.
-        last_data = std::chrono::steady_clock::now();
-        continue;
-      }
-      Disconnected(n == 0  ? description + " closed the connection"
-                   : n < 0 ? "lost " + description + ": " + Errno()
-                           : "corrupt stream from " + description + ": " + decoder.error_message());
+      if (StalledOrQuiet(now)) continue;
+      if (!WaitAndRead(now, buf, sizeof buf)) break;
     }
     std::lock_guard lock(mu);
     finished = true;
     cv.notify_all();
+  }
+
+  // The bytes read with the Welcome, handed on before any read.
+  void ConsumeLeftover() {
+    const std::string bytes = std::move(leftover);
+    leftover.clear();
+    if (!Consume(bytes)) {
+      Disconnected("corrupt stream from " + description + ": " + decoder.error_message());
+    }
+    last_data = std::chrono::steady_clock::now();  // see ReadSocket
+  }
+
+  // Drops a daemon silent for stall_timeout, or sends a heartbeat after kHeartbeatEvery of our
+  // own silence; true when it did either.
+  bool StalledOrQuiet(SteadyTime now) {
+    if (now - last_data >= options.stall_timeout) {
+      Disconnected(
+          "nothing from " + description + " for " +
+          FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_data)));
+      return true;
+    }
+    if (now - last_sent < kHeartbeatEvery) return false;
+    // Quiet for a while: tell the daemon we are alive (it may enforce an idle timeout).
+    v1::Envelope beat;
+    beat.mutable_heartbeat()->set_newest_seq(last_seq);
+    last_sent = now;
+    if (!SendEnvelope(fd, beat).ok()) Disconnected("lost " + description);
+    return true;
+  }
+
+  // Waits for the daemon's bytes or a wake-up until the next timer is due, and takes what came;
+  // false when it cannot wait.
+  bool WaitAndRead(SteadyTime now, char* buf, std::size_t size) {
+    pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    const Nanos wait =
+        std::min(last_sent + kHeartbeatEvery, last_data + options.stall_timeout) - now;
+    const int ready = ::poll(p, 2, Millis(wait) + 1);
+    if (ready < 0 && errno != EINTR) return false;
+    if (ready <= 0) return true;
+    if (p[1].revents & POLLIN) {
+      if (std::optional<v1::Subscribe> next = TakeWake()) {
+        v1::Envelope e;
+        *e.mutable_subscribe() = *next;
+        if (!SendEnvelope(fd, e).ok()) Disconnected("lost " + description + " while subscribing");
+      }
+      return true;
+    }
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) ReadSocket(buf, size);
+    return true;
+  }
+
+  void ReadSocket(char* buf, std::size_t size) {
+    const ssize_t n = ::recv(fd, buf, size, 0);
+    if (n > 0 && Consume(std::string_view(buf, static_cast<std::size_t>(n)))) {
+      // After Consume, which may have waited for the caller to make room in the queue: only
+      // time spent waiting on the socket is the daemon's silence.
+      last_data = std::chrono::steady_clock::now();
+      return;
+    }
+    Disconnected(n == 0  ? description + " closed the connection"
+                 : n < 0 ? "lost " + description + ": " + Errno()
+                         : "corrupt stream from " + description + ": " + decoder.error_message());
   }
 };
 

@@ -19,6 +19,59 @@ constexpr std::size_t kMaxText = 200;  // host-controlled strings kept for displ
 
 std::string Clean(std::string_view text) { return SanitizeForTerminal(text.substr(0, kMaxText)); }
 
+// A host's row after its welcome: up, named by the instance.
+void RowConnected(const v1::Inventory& inv, ClusterHost& row) {
+  row.state = HostState::kUp;
+  row.error.clear();
+  const std::string& name = !inv.instance_info().instance_name().empty()
+                                ? inv.instance_info().instance_name()
+                                : inv.instance_info().instance_id();
+  row.name = name.empty() ? row.address : Clean(name);
+  row.instance_type = Clean(inv.instance_info().instance_type());
+  row.devices = inv.hardware_info().neuron_device_count();
+}
+
+// A host's row after a report: its summary and the instance's verdict, when it has them.
+void RowReport(const v1::Report& r, ClusterHost& row) {
+  ++row.reports;
+  row.bytes += r.ByteSizeLong();
+  if (!r.has_host_summary()) return;
+  row.has_summary = true;
+  row.summary = r.host_summary();
+  row.summary.set_job(Clean(row.summary.job()));
+  row.summary.set_unavailable(Clean(row.summary.unavailable()));
+  row.verdict = v1::Finding{};
+  for (const v1::Finding& f : r.findings()) {
+    if (f.subject() != "instance") continue;
+    row.verdict = f;
+    row.verdict.set_summary(Clean(f.summary()));
+    row.verdict.set_straggler(Clean(f.straggler()));
+    row.verdict.clear_advice();
+    break;
+  }
+}
+
+// What one event from a host's client changes in its row.
+void UpdateRow(const Event& e, ClusterHost& row) {
+  switch (e.kind) {
+    case Event::Kind::kConnected:
+      RowConnected(e.welcome.inventory(), row);
+      break;
+    case Event::Kind::kReport:
+      RowReport(e.report, row);
+      break;
+    case Event::Kind::kDisconnected:
+      row.state = HostState::kDown;
+      row.error = Clean(e.text);
+      break;
+    case Event::Kind::kError:
+      row.error = Clean(e.error.message());
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace
 
 v1::Subscribe ClusterSubscription(double period_seconds) {
@@ -170,50 +223,7 @@ void ClusterFollower::Pump() {
       Host& h = *static_cast<Host*>(ready[static_cast<std::size_t>(i)].data.ptr);
       while (std::optional<Event> e = h.client->Next(Nanos(0))) {
         std::lock_guard<std::mutex> lock(mutex_);
-        ClusterHost& row = h.row;
-        switch (e->kind) {
-          case Event::Kind::kConnected: {
-            const v1::Inventory& inv = e->welcome.inventory();
-            row.state = HostState::kUp;
-            row.error.clear();
-            const std::string& name = !inv.instance_info().instance_name().empty()
-                                          ? inv.instance_info().instance_name()
-                                          : inv.instance_info().instance_id();
-            row.name = name.empty() ? row.address : Clean(name);
-            row.instance_type = Clean(inv.instance_info().instance_type());
-            row.devices = inv.hardware_info().neuron_device_count();
-            break;
-          }
-          case Event::Kind::kReport: {
-            const v1::Report& r = e->report;
-            ++row.reports;
-            row.bytes += r.ByteSizeLong();
-            if (!r.has_host_summary()) break;
-            row.has_summary = true;
-            row.summary = r.host_summary();
-            row.summary.set_job(Clean(row.summary.job()));
-            row.summary.set_unavailable(Clean(row.summary.unavailable()));
-            row.verdict = v1::Finding{};
-            for (const v1::Finding& f : r.findings()) {
-              if (f.subject() != "instance") continue;
-              row.verdict = f;
-              row.verdict.set_summary(Clean(f.summary()));
-              row.verdict.set_straggler(Clean(f.straggler()));
-              row.verdict.clear_advice();
-              break;
-            }
-            break;
-          }
-          case Event::Kind::kDisconnected:
-            row.state = HostState::kDown;
-            row.error = Clean(e->text);
-            break;
-          case Event::Kind::kError:
-            row.error = Clean(e->error.message());
-            break;
-          default:
-            break;
-        }
+        UpdateRow(*e, h.row);
       }
     }
   }

@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -22,8 +21,11 @@
 #include "neuronmon/v1/inventory.pb.h"
 #include "proto/common/snapshot.h"
 #include "proto/common/status.h"
+#include "simdev/tree_files.h"
 
 namespace neuronmon::simdev {
+
+struct DriverTreeView;  // simdev/driver_tree_view.h
 
 struct DriverTreeOptions {
   // Written to module/neuron/version; decides the layout (health_status from 2.28) and whether
@@ -53,10 +55,10 @@ class DriverTreeWriter {
   Status Write(const v1::Inventory& inventory, const Snapshot& snapshot);
 
   // Files and symlinks created or replaced by the last Write (unchanged ones are skipped).
-  std::size_t files_written() const { return files_written_; }
+  std::size_t files_written() const { return tree_.written(); }
 
  private:
-  struct View;  // the inventory and snapshot of one Write, indexed
+  using View = DriverTreeView;
   struct CounterState {
     std::uint64_t total = 0;
     std::uint64_t present = 0;
@@ -82,18 +84,8 @@ class DriverTreeWriter {
   Status WriteProcesses(const View& view);
   Status AppendKernelLog(const Snapshot& snapshot);
   Status WriteProcessFiles(const View& view, const RuntimeSample& runtime, const std::string& dir);
-  // Builds `dir`, which is not on disk yet, under a hidden name with `write(staging dir)`, then
-  // renames it into place: a reader sees a new device or process whole or not at all.
-  Status WriteNewDirectory(const std::string& dir,
-                           const std::function<Status(const std::string&)>& write);
-  // `path` with the staging directory being built replaced by its final name: what the caches
-  // are keyed by.
-  std::string Canonical(const std::string& path) const;
   // `dir`/{total,present} (and `peak` when `with_peak`), updating the counter's state.
   Status WriteCounter(const std::string& dir, std::uint64_t total, bool with_peak);
-  Status WriteFile(const std::string& path, const std::string& content);
-  Status WriteSymlink(const std::string& path, const std::string& target);
-  Status RemoveTree(const std::string& path);
 
   std::string sysfs_root_;
   std::string proc_root_;
@@ -103,12 +95,7 @@ class DriverTreeWriter {
   bool live_counters_;        // 2.30.2+: status/ and other_info/ move while a process runs
   bool started_ = false;
   std::uint64_t epoch_ = 0;
-  std::size_t files_written_ = 0;
-  std::string staging_from_;  // "<parent>/.<name>.new/" while WriteNewDirectory runs, else ""
-  std::string staging_to_;    // "<parent>/<name>/"
-  // What is on disk: file path -> content, symlink path -> target.
-  std::unordered_map<std::string, std::string> files_;
-  std::unordered_map<std::string, std::string> links_;
+  TreeFiles tree_;                                          // both trees' files, as on disk
   std::unordered_map<std::string, CounterState> counters_;  // by counter directory
   std::map<std::uint32_t, ExecutionCounters> retired_;      // by logical core, on its j = 0
   std::map<std::uint64_t, FlatCore> flat_;                  // by (N << 32 | K)

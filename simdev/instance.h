@@ -6,10 +6,13 @@
 // Not thread-safe.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,15 +55,39 @@ class Instance {
   struct JobState;
   struct CoreAccum;
 
+  struct Totals;
+  using Collectives = std::array<CollectiveCounters, kCollectiveKinds>;
+
+  // Construction and the jobs' progress (instance.cc).
   Instance(InstanceSpec spec, Scenario scenario, std::uint64_t seed);
   Status Build();
+  // Adds the workers and the job of scenario_.runtimes[r], with pids not yet in `pids`.
+  Status AddRuntime(std::size_t r, std::set<std::uint32_t>& pids);
+  Worker NewWorker(const RuntimeSpec& rs, std::size_t rank, std::uint32_t pid,
+                   const WorkerLayout& layout, const JobState& job, double total_cores) const;
+  // Whether `w` fits: its model in a core's HBM, and no core held by another worker meanwhile.
+  Status CheckWorker(const Worker& w, const std::string& where) const;
   void Restart();
   void Advance(Nanos t);
   void Commit(JobState& job);
   void Integrate(const Episode& e, const Worker& w, Nanos until, std::vector<CoreAccum>& cores,
                  double* cpu_user_ns, double* cpu_system_ns) const;
-  Snapshot RawRead(Nanos t);
   bool Alive(const Worker& w, Nanos t) const;
+
+  // Reads (instance_read.cc).
+  Snapshot RawRead(Nanos t);
+  // The committed counters plus the current steps up to `t`.
+  Totals TotalsAt(Nanos t) const;
+  void FillCores(Snapshot& s, const std::vector<CoreAccum>& cores) const;
+  void FillDevices(Snapshot& s, const std::vector<CoreAccum>& cores, Nanos t) const;
+  // Worker i's runtime at `t`; `s` holds the devices at `t`. Takes its collectives from `totals`.
+  RuntimeSample RuntimeAt(std::size_t i, Nanos t, Totals& totals, const Snapshot& s) const;
+  // The counts `w`'s devices' and its own faults added since it started.
+  void AddFaultCounts(const Worker& w, Nanos t, const Snapshot& s, RuntimeSample& r) const;
+  // Drops the loads of power intervals that ended; the interval ends at `t` not yet captured.
+  std::vector<Nanos> PowerEndsToCapture(Nanos t);
+  // RawRead(at), keeping the devices' loads at `at` for FillPower.
+  Snapshot CaptureLoad(Nanos at);
   // Fills each device's power reading at `t` from the loads cached at its interval's ends.
   void FillPower(Snapshot& s, Nanos t) const;
   // Fills each device's memory by category at `t` (the runtimes' memory on its cores) and the

@@ -98,28 +98,85 @@ class TrainingJob final : public Job {
   }
 
   void Step(std::uint64_t index, Nanos start, std::vector<Episode>& out) override {
-    const std::size_t n = ctx_.workers.size();
-    out.resize(n);
-    const std::uint64_t seed = ctx_.seed;
-    const std::uint64_t job = ctx_.job_id;
+    out.resize(ctx_.workers.size());
+    if (Interrupted(start, out)) return;
+    const StepPlan plan = PlanStep(index, start);
+    for (std::size_t i = 0; i < out.size(); ++i) FillEpisode(i, index, plan, out[i]);
+  }
+
+ private:
+  // One step's timing, which its workers' episodes share.
+  struct StepPlan {
+    Nanos start{0};
+    Nanos end{0};
+    double slow_network = 1;  // fault factors
+    double hbm_traffic = 1;
+    double input_wait = 0;
+    double host_overhead = 0;
+    double c_max = 0;       // the slowest worker's compute time, on any node
+    double total_coll = 0;  // the collectives' time in the step ...
+    double exposed = 0;     // ... the part of it not hidden behind compute
+    double coll_bytes = 0;
+    double ckpt = 0;  // checkpoint time; 0 in a step that writes none
+  };
+
+  // A step the job cannot take fills `out` with one second of waiting and returns true.
+  bool Interrupted(Nanos start, std::vector<Episode>& out) {
     // Lost device: the whole job stalls until it answers again (re-checked every second).
     for (const WorkerLayout& w : ctx_.workers) {
       for (int d : w.devices) {
-        if (ctx_.faults->DeviceLost(d, start)) return Stall(start, out);
+        if (!ctx_.faults->DeviceLost(d, start)) continue;
+        Stall(start, out);
+        return true;
       }
     }
     const FaultPlan& faults = *ctx_.faults;
     const std::string& name = ctx_.runtime->name;
     // A hung rank anywhere in the job: no collective completes, so no step does.
-    if (const std::optional<Hang> hang = faults.HangOf(name, start)) return Hung(start, *hang, out);
+    if (const std::optional<Hang> hang = faults.HangOf(name, start)) {
+      Hung(start, *hang, out);
+      return true;
+    }
     // A stalled process holds its cores and submits nothing.
-    if (faults.Stalled(name, start)) return Stall(start, out);
+    if (!faults.Stalled(name, start)) return false;
+    Stall(start, out);
+    return true;
+  }
+
+  // Times step `index`, leaving each local worker's compute time in scratch_.
+  StepPlan PlanStep(std::uint64_t index, Nanos start) {
+    const FaultPlan& faults = *ctx_.faults;
+    const std::string& name = ctx_.runtime->name;
+    StepPlan p;
+    p.start = start;
     const double slow_input = faults.RuntimeFactor(FaultType::kInputSlowdown, name, start);
-    const double slow_network = faults.RuntimeFactor(FaultType::kNetworkSlowdown, name, start);
+    p.slow_network = faults.RuntimeFactor(FaultType::kNetworkSlowdown, name, start);
     // More bytes through HBM per step: compute takes the longer of its FLOPs and its bytes.
-    const double hbm_traffic = faults.RuntimeFactor(FaultType::kHbmTraffic, name, start);
-    const double base = std::max(t_flop_, t_hbm_ * hbm_traffic);
-    const double shared = 1 + t_.noise * Normal(seed, kStreamStep, job, index);
+    p.hbm_traffic = faults.RuntimeFactor(FaultType::kHbmTraffic, name, start);
+    const double c_min = ComputeTimes(index, start, p);
+    const double input =
+        t_.input_seconds * slow_input *
+        std::max(0.2, 1 + 0.1 * Normal(ctx_.seed, kStreamInput, ctx_.job_id, index));
+    p.input_wait = t_.input_prefetch ? std::max(0.0, input - last_compute_) : input;
+    last_compute_ = p.c_max;
+    const bool warming = index < static_cast<std::uint64_t>(t_.warmup_steps);
+    p.host_overhead = warming ? (t_.warmup_slowdown - 1) * p.c_max : 0;
+    CollectiveTimes(c_min, p);
+    const bool checkpoint =
+        t_.checkpoint_every_steps > 0 &&
+        (index + 1) % static_cast<std::uint64_t>(t_.checkpoint_every_steps) == 0;
+    p.ckpt = checkpoint ? ToSeconds(t_.checkpoint_duration) : 0;
+    const double step = p.input_wait + p.host_overhead + p.c_max + p.exposed + optimizer_ + p.ckpt;
+    p.end = start + Seconds(step);
+    return p;
+  }
+
+  // Fills scratch_ with the local workers' compute times and sets p.c_max; returns the shortest
+  // local one.
+  double ComputeTimes(std::uint64_t index, Nanos start, StepPlan& p) {
+    const std::size_t n = ctx_.workers.size();
+    const double base = std::max(t_flop_, t_hbm_ * p.hbm_traffic);
+    const double shared = 1 + t_.noise * Normal(ctx_.seed, kStreamStep, ctx_.job_id, index);
     std::vector<double>& compute = scratch_;
     compute.assign(n, 0);
     double c_min = 1e300;
@@ -135,79 +192,83 @@ class TrainingJob final : public Job {
       for (std::size_t i = 0; i < n; ++i)
         c_max = std::max(c_max, Compute(node, i, base, shared, index, start));
     }
-    const double input = t_.input_seconds * slow_input *
-                         std::max(0.2, 1 + 0.1 * Normal(seed, kStreamInput, job, index));
-    const double input_wait = t_.input_prefetch ? std::max(0.0, input - last_compute_) : input;
-    last_compute_ = c_max;
-    const bool warming = index < static_cast<std::uint64_t>(t_.warmup_steps);
-    const double host_overhead = warming ? (t_.warmup_slowdown - 1) * c_max : 0;
+    p.c_max = c_max;
+    return c_min;
+  }
 
-    // Collectives: totals of this step, the overlapped share hidden behind compute.
-    double total_coll = 0, exposed = 0, hidden = 0, coll_bytes = 0;
+  // Collectives: totals of this step, the overlapped share hidden behind compute.
+  void CollectiveTimes(double c_min, StepPlan& p) const {
+    double hidden = 0;
     for (std::size_t k = 0; k < costs_.size(); ++k) {
-      const double per_step = t_.collectives[k].count * costs_[k].seconds * slow_network;
-      total_coll += per_step;
-      exposed += (1 - t_.collectives[k].overlap) * per_step;
+      const double per_step = t_.collectives[k].count * costs_[k].seconds * p.slow_network;
+      p.total_coll += per_step;
+      p.exposed += (1 - t_.collectives[k].overlap) * per_step;
       hidden += t_.collectives[k].overlap * per_step;
-      coll_bytes +=
+      p.coll_bytes +=
           t_.collectives[k].count * t_.collectives[k].bytes * BusFactor(t_.collectives[k].kind, 2);
     }
-    exposed += std::max(0.0, hidden - c_min);
-    const bool checkpoint =
-        t_.checkpoint_every_steps > 0 &&
-        (index + 1) % static_cast<std::uint64_t>(t_.checkpoint_every_steps) == 0;
-    const double ckpt = checkpoint ? ToSeconds(t_.checkpoint_duration) : 0;
-    const double step = input_wait + host_overhead + c_max + exposed + optimizer_ + ckpt;
-    const Nanos end = start + Seconds(step);
-    for (std::size_t i = 0; i < n; ++i) {
-      Episode& e = out[i];
-      e.Clear(start, end);
-      Jitter(e, ctx_.workers[i].cores.size(), seed, job, index, ctx_.workers[i].rank);
-      const double wait = c_max - compute[i];
-      e.Then(Seconds(input_wait), {.cpu_user = t_.dataloader_cpus, .cpu_system = 0.2});
-      e.Then(Seconds(host_overhead), {.cpu_user = 1.0, .cpu_system = 0.3});
-      e.Then(Seconds(compute[i]), {.busy = kComputeBusy,
-                                   .flops = flops_per_core_ / compute[i],
-                                   .effective_flops = kUsefulFlops * flops_per_core_ / compute[i],
-                                   .hbm_read = 0.6 * hbm_traffic * hbm_per_core_ / compute[i],
-                                   .hbm_write = 0.4 * hbm_traffic * hbm_per_core_ / compute[i],
-                                   .cpu_user = 0.3 + 0.3 * t_.dataloader_cpus,
-                                   .cpu_system = 0.05});
-      const double sync = wait + exposed;
-      if (sync > 0) {
-        // Exposed collectives stream their share of the bytes through HBM; bounded by the DMA
-        // share.
-        const double moved = total_coll > 0 ? coll_bytes * exposed / total_coll : 0;
-        const double rate = std::min(moved / sync, 0.2 * HbmBandwidthPerCore(*ctx_.spec));
-        e.Then(Seconds(sync),
-               {.hbm_read = rate, .hbm_write = rate, .cpu_user = 0.2, .cpu_system = 0.1});
-      }
-      const double opt_bytes = params_per_core_ * t_.optimizer_bytes_per_parameter;
-      e.Then(Seconds(optimizer_), {.busy = 1,
-                                   .flops = 12 * params_per_core_ / optimizer_,
-                                   .effective_flops = 12 * params_per_core_ / optimizer_,
-                                   .hbm_read = 0.5 * opt_bytes / optimizer_,
-                                   .hbm_write = 0.5 * opt_bytes / optimizer_,
-                                   .cpu_user = 0.2});
-      if (ckpt > 0) {
-        const double bytes = params_per_core_ * BytesPerParameter(t_.dtype) * 3;
-        e.Then(Seconds(ckpt), {.hbm_read = bytes / ckpt, .cpu_user = 0.5, .cpu_system = 1.5});
-      }
-      // Peers of a straggler wait inside their collectives: spread the wait over the operations.
-      for (std::size_t k = 0; k < costs_.size(); ++k) {
-        const std::uint64_t count = CountInStep(t_.collectives[k].count, index);
-        const double share =
-            total_coll > 0 ? wait * costs_[k].seconds * slow_network / total_coll : 0;
-        AddSamples(e, t_.collectives[k].kind, count, t_.collectives[k].bytes,
-                   costs_[k].seconds * slow_network, costs_[k].floor_seconds * slow_network, share,
-                   seed, Hash(job, index, k, static_cast<std::uint64_t>(ctx_.workers[i].rank)));
-      }
-      const double device = compute[i] + optimizer_;
-      e.executions.push_back({1, 0, device + sync, device});
+    p.exposed += std::max(0.0, hidden - c_min);
+  }
+
+  // Worker i's episode of the step: input, host overhead, compute, waiting for the others and
+  // the exposed collectives, the optimizer, a checkpoint.
+  void FillEpisode(std::size_t i, std::uint64_t index, const StepPlan& p, Episode& e) const {
+    const double compute = scratch_[i];
+    e.Clear(p.start, p.end);
+    Jitter(e, ctx_.workers[i].cores.size(), ctx_.seed, ctx_.job_id, index, ctx_.workers[i].rank);
+    const double wait = p.c_max - compute;
+    e.Then(Seconds(p.input_wait), {.cpu_user = t_.dataloader_cpus, .cpu_system = 0.2});
+    e.Then(Seconds(p.host_overhead), {.cpu_user = 1.0, .cpu_system = 0.3});
+    e.Then(Seconds(compute), {.busy = kComputeBusy,
+                              .flops = flops_per_core_ / compute,
+                              .effective_flops = kUsefulFlops * flops_per_core_ / compute,
+                              .hbm_read = 0.6 * p.hbm_traffic * hbm_per_core_ / compute,
+                              .hbm_write = 0.4 * p.hbm_traffic * hbm_per_core_ / compute,
+                              .cpu_user = 0.3 + 0.3 * t_.dataloader_cpus,
+                              .cpu_system = 0.05});
+    const double sync = wait + p.exposed;
+    if (sync > 0) {
+      // Exposed collectives stream their share of the bytes through HBM; bounded by the DMA
+      // share.
+      const double moved = p.total_coll > 0 ? p.coll_bytes * p.exposed / p.total_coll : 0;
+      const double rate = std::min(moved / sync, 0.2 * HbmBandwidthPerCore(*ctx_.spec));
+      e.Then(Seconds(sync),
+             {.hbm_read = rate, .hbm_write = rate, .cpu_user = 0.2, .cpu_system = 0.1});
+    }
+    ThenOptimizer(p, e);
+    AddCollectiveSamples(i, index, wait, p, e);
+    const double device = compute + optimizer_;
+    e.executions.push_back({1, 0, device + sync, device});
+  }
+
+  // The optimizer's update, then the checkpoint of a step that writes one.
+  void ThenOptimizer(const StepPlan& p, Episode& e) const {
+    const double opt_bytes = params_per_core_ * t_.optimizer_bytes_per_parameter;
+    e.Then(Seconds(optimizer_), {.busy = 1,
+                                 .flops = 12 * params_per_core_ / optimizer_,
+                                 .effective_flops = 12 * params_per_core_ / optimizer_,
+                                 .hbm_read = 0.5 * opt_bytes / optimizer_,
+                                 .hbm_write = 0.5 * opt_bytes / optimizer_,
+                                 .cpu_user = 0.2});
+    if (p.ckpt > 0) {
+      const double bytes = params_per_core_ * BytesPerParameter(t_.dtype) * 3;
+      e.Then(Seconds(p.ckpt), {.hbm_read = bytes / p.ckpt, .cpu_user = 0.5, .cpu_system = 1.5});
     }
   }
 
- private:
+  // Peers of a straggler wait inside their collectives: spread the wait over the operations.
+  void AddCollectiveSamples(std::size_t i, std::uint64_t index, double wait, const StepPlan& p,
+                            Episode& e) const {
+    for (std::size_t k = 0; k < costs_.size(); ++k) {
+      const std::uint64_t count = CountInStep(t_.collectives[k].count, index);
+      const double share =
+          p.total_coll > 0 ? wait * costs_[k].seconds * p.slow_network / p.total_coll : 0;
+      AddSamples(e, t_.collectives[k].kind, count, t_.collectives[k].bytes,
+                 costs_[k].seconds * p.slow_network, costs_[k].floor_seconds * p.slow_network,
+                 share, ctx_.seed,
+                 Hash(ctx_.job_id, index, k, static_cast<std::uint64_t>(ctx_.workers[i].rank)));
+    }
+  }
   // Compute time of worker `i` of `node` in step `index`, whose undisturbed compute time is
   // `base` (node 0's noise is that of a single instance).
   double Compute(int node, std::size_t i, double base, double shared, std::uint64_t index,
@@ -294,72 +355,105 @@ class InferenceJob final : public Job {
     return ToSeconds(s_.overhead) + std::max(flop_time, hbm_time);
   }
 
+  // One quantum of worker w's serving: its batches and what they left queued or dropped.
+  struct Quantum {
+    double lambda = 0;     // requests per second arriving
+    double m = 1;          // requests per batch
+    double service = 0;    // device time of a batch
+    double coll = 0;       // collectives' time per batch
+    double per_batch = 0;  // service + coll
+    double batches = 0;
+    double served = 0;
+    double before = 0;  // requests queued before the quantum
+    std::uint64_t dropped = 0;
+  };
+
   void Serve(std::uint64_t index, Nanos start, std::size_t w, Episode& e) {
-    const std::uint64_t seed = ctx_.seed;
     const std::uint64_t key = ctx_.job_id ^ (w << 24);
-    const double q = ToSeconds(kQuantum);
     e.Clear(start, start + kQuantum);
-    Jitter(e, ctx_.workers[w].cores.size(), seed, ctx_.job_id, index, ctx_.workers[w].rank);
+    Jitter(e, ctx_.workers[w].cores.size(), ctx_.seed, ctx_.job_id, index, ctx_.workers[w].rank);
     for (int d : ctx_.workers[w].devices) {
       if (ctx_.faults->DeviceLost(d, start)) {
         e.Then(kQuantum, {.cpu_user = 0.05});
         return;
       }
     }
+    const Quantum b = Schedule(index, start, w, key);
+    ThenServing(b, e);
+    AddExecutions(index, key, b, e);
+    for (std::size_t k = 0; k < costs_.size(); ++k) {
+      const std::uint64_t n = static_cast<std::uint64_t>(b.batches * s_.collectives[k].count);
+      AddSamples(e, s_.collectives[k].kind, n, s_.collectives[k].bytes, costs_[k].seconds,
+                 costs_[k].floor_seconds, 0, ctx_.seed, Hash(key, index, k));
+    }
+  }
+
+  double ArrivalRate(Nanos start) const {
     double lambda = s_.requests_per_second;
     if (s_.load_swing > 0) {
       const double phase = 2 * 3.141592653589793 * ToSeconds(start) / ToSeconds(s_.swing_period);
       lambda *= std::max(0.0, 1 + s_.load_swing * std::sin(phase));
     }
+    return lambda;
+  }
+
+  // Batches worker w's queue and this quantum's arrivals; updates its backlog.
+  Quantum Schedule(std::uint64_t index, Nanos start, std::size_t w, std::uint64_t key) {
+    const double q = ToSeconds(kQuantum);
+    Quantum b;
+    b.lambda = ArrivalRate(start);
     const double arrivals =
-        static_cast<double>(Poisson(lambda * q, seed, kStreamArrivals ^ key, index));
-    double work = backlog_[w] + arrivals;
-    double coll = 0;
+        static_cast<double>(Poisson(b.lambda * q, ctx_.seed, kStreamArrivals ^ key, index));
+    const double work = backlog_[w] + arrivals;
     for (std::size_t k = 0; k < costs_.size(); ++k)
-      coll += s_.collectives[k].count * costs_[k].seconds;
-    const double fill = lambda * (ToSeconds(s_.batch_timeout) + Service(1));
-    const double m = std::clamp(std::max(fill, work > 4 * s_.max_batch ? s_.max_batch : 1.0), 1.0,
-                                static_cast<double>(s_.max_batch));
-    const double service = Service(m);
-    const double per_batch = service + coll;
-    double batches = std::ceil(work / m);
-    if (batches * per_batch > q) batches = std::floor(q / per_batch);
-    const double served = std::min(work, batches * m);
-    const double before = backlog_[w];
-    backlog_[w] = work - served;
-    std::uint64_t dropped = 0;
+      b.coll += s_.collectives[k].count * costs_[k].seconds;
+    const double fill = b.lambda * (ToSeconds(s_.batch_timeout) + Service(1));
+    b.m = std::clamp(std::max(fill, work > 4 * s_.max_batch ? s_.max_batch : 1.0), 1.0,
+                     static_cast<double>(s_.max_batch));
+    b.service = Service(b.m);
+    b.per_batch = b.service + b.coll;
+    b.batches = std::ceil(work / b.m);
+    if (b.batches * b.per_batch > q) b.batches = std::floor(q / b.per_batch);
+    b.served = std::min(work, b.batches * b.m);
+    b.before = backlog_[w];
+    backlog_[w] = work - b.served;
     if (backlog_[w] > s_.max_queue) {
-      dropped = static_cast<std::uint64_t>(backlog_[w] - s_.max_queue);
+      b.dropped = static_cast<std::uint64_t>(backlog_[w] - s_.max_queue);
       backlog_[w] = s_.max_queue;
     }
-    const double busy = std::min(1.0, batches * service / q);
-    const double flops = served * s_.flops_per_request / cores_ / q;
-    const double bytes = batches * (weights_per_core_ + m * kv_per_core_) / q;
+    return b;
+  }
+
+  void ThenServing(const Quantum& b, Episode& e) const {
+    const double q = ToSeconds(kQuantum);
+    const double busy = std::min(1.0, b.batches * b.service / q);
+    const double flops = b.served * s_.flops_per_request / cores_ / q;
+    const double bytes = b.batches * (weights_per_core_ + b.m * kv_per_core_) / q;
     e.Then(kQuantum, {.busy = busy,
                       .flops = flops,
                       .effective_flops = kUsefulFlops * flops,
                       .hbm_read = 0.85 * bytes,
                       .hbm_write = 0.15 * bytes,
-                      .cpu_user = 0.3 + served * 4e-4 / q,
-                      .cpu_system = 0.05 + batches * 1e-4 / q});
-    const auto count = static_cast<std::uint64_t>(batches);
+                      .cpu_user = 0.3 + b.served * 4e-4 / q,
+                      .cpu_system = 0.05 + b.batches * 1e-4 / q});
+  }
+
+  // The quantum's executions in up to four latency samples; the first carries the drops.
+  void AddExecutions(std::uint64_t index, std::uint64_t key, const Quantum& b, Episode& e) const {
+    const std::uint64_t seed = ctx_.seed;
+    const auto count = static_cast<std::uint64_t>(b.batches);
     const double queue_wait =
-        std::min(ToSeconds(s_.batch_timeout), m / std::max(lambda, 1e-9)) / 2 +
-        before / m * per_batch;
+        std::min(ToSeconds(s_.batch_timeout), b.m / std::max(b.lambda, 1e-9)) / 2 +
+        b.before / b.m * b.per_batch;
     const std::uint64_t samples = std::min<std::uint64_t>(count, 4);
     for (std::uint64_t s = 0; s < samples; ++s) {
       const std::uint64_t n = count / samples + (s < count % samples ? 1 : 0);
       const double device =
-          service * std::exp(s_.noise * Triangular(seed, kStreamLatency, key, index * 8 + s));
+          b.service * std::exp(s_.noise * Triangular(seed, kStreamLatency, key, index * 8 + s));
       const double wait = queue_wait * (0.5 + Uniform(seed, kStreamLatency, key, index * 8 + s));
-      e.executions.push_back({n, s == 0 ? dropped : 0, device + coll + wait, device});
+      e.executions.push_back({n, s == 0 ? b.dropped : 0, device + b.coll + wait, device});
     }
-    if (samples == 0 && dropped > 0) e.executions.push_back({0, dropped, 0, 0});
-    for (std::size_t k = 0; k < costs_.size(); ++k) {
-      const std::uint64_t n = static_cast<std::uint64_t>(batches * s_.collectives[k].count);
-      AddSamples(e, s_.collectives[k].kind, n, s_.collectives[k].bytes, costs_[k].seconds,
-                 costs_[k].floor_seconds, 0, seed, Hash(key, index, k));
-    }
+    if (samples == 0 && b.dropped > 0) e.executions.push_back({0, b.dropped, 0, 0});
   }
 
   JobContext ctx_;

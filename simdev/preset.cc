@@ -213,9 +213,10 @@ std::vector<std::uint32_t> ConnectedDevices(const InstanceSpec& spec, int device
   return {};
 }
 
-v1::Inventory BuildInventory(const InstanceSpec& spec, std::uint64_t seed, int node, int nodes) {
-  v1::Inventory inv;
-  v1::InstanceInfo* info = inv.mutable_instance_info();
+namespace {
+
+void FillInstanceInfo(const InstanceSpec& spec, std::uint64_t seed, int node, int nodes,
+                      v1::InstanceInfo* info) {
   const bool trn2 = spec.device_type == "trainium2";
   const bool inf2 = spec.device_type == "inferentia2";
   const char* region = trn2 ? "us-east-2" : (inf2 ? "us-east-1" : "us-west-2");
@@ -234,8 +235,9 @@ v1::Inventory BuildInventory(const InstanceSpec& spec, std::uint64_t seed, int n
   if (spec.topology == Topology::kUltraServer) {
     info->set_ultraserver_id("u-sim" + Hex(Hash(seed, kStreamIdentity, 4), 11));
   }
+}
 
-  v1::HardwareInfo* hw = inv.mutable_hardware_info();
+void FillHardwareInfo(const InstanceSpec& spec, v1::HardwareInfo* hw) {
   hw->set_neuron_device_type(spec.device_type);
   hw->set_neuron_device_version(spec.device_version);
   hw->set_neuroncore_version(spec.core_version);
@@ -243,30 +245,38 @@ v1::Inventory BuildInventory(const InstanceSpec& spec, std::uint64_t seed, int n
   hw->set_neuron_device_memory_size(spec.hbm_bytes);
   hw->set_neuroncore_per_device_count(static_cast<std::uint32_t>(spec.cores_per_device()));
   hw->set_logical_neuroncore_config(static_cast<std::uint32_t>(spec.lnc));
+}
 
-  for (int d = 0; d < spec.device_count; ++d) {
-    v1::Device* dev = inv.add_devices();
-    dev->set_index(static_cast<std::uint32_t>(d));
-    dev->set_core_count(static_cast<std::uint32_t>(spec.cores_per_device()));
-    for (int c = 0; c < spec.cores_per_device(); ++c) {
-      dev->add_core_ids(static_cast<std::uint32_t>(d * spec.cores_per_device() + c));
-    }
-    dev->set_physical_core_count(static_cast<std::uint32_t>(spec.physical_cores_per_device));
-    dev->set_hbm_bytes(spec.hbm_bytes);
-    dev->set_hbm_peak_bytes_per_second(spec.hbm_peak_bytes_per_second);
-    dev->mutable_peak_flops()->set_bf16(spec.peak_bf16_flops);
-    dev->mutable_peak_flops()->set_fp8(spec.peak_fp8_flops);
-    dev->mutable_peak_flops()->set_fp32(spec.peak_fp32_flops);
-    dev->mutable_peak_flops()->set_int8(spec.peak_int8_ops);
-    for (std::uint32_t peer : ConnectedDevices(spec, d)) dev->add_connected_to(peer);
-    dev->set_pci_bdf(spec.pci_bdfs[static_cast<std::size_t>(d)]);
-    dev->set_cpu_affinity(spec.cpu_affinity[static_cast<std::size_t>(d)]);
-    dev->set_numa_node(spec.numa_nodes[static_cast<std::size_t>(d)]);
-    dev->set_device_name(spec.device_name);
-    dev->set_serial_number(
-        Hex(Hash(seed, kStreamIdentity, 100, static_cast<std::uint64_t>(d)), 16));
-    dev->set_link_bytes_per_second(spec.link_bytes_per_second);
+void FillDevice(const InstanceSpec& spec, std::uint64_t seed, int d, v1::Device* dev) {
+  dev->set_index(static_cast<std::uint32_t>(d));
+  dev->set_core_count(static_cast<std::uint32_t>(spec.cores_per_device()));
+  for (int c = 0; c < spec.cores_per_device(); ++c) {
+    dev->add_core_ids(static_cast<std::uint32_t>(d * spec.cores_per_device() + c));
   }
+  dev->set_physical_core_count(static_cast<std::uint32_t>(spec.physical_cores_per_device));
+  dev->set_hbm_bytes(spec.hbm_bytes);
+  dev->set_hbm_peak_bytes_per_second(spec.hbm_peak_bytes_per_second);
+  dev->mutable_peak_flops()->set_bf16(spec.peak_bf16_flops);
+  dev->mutable_peak_flops()->set_fp8(spec.peak_fp8_flops);
+  dev->mutable_peak_flops()->set_fp32(spec.peak_fp32_flops);
+  dev->mutable_peak_flops()->set_int8(spec.peak_int8_ops);
+  for (std::uint32_t peer : ConnectedDevices(spec, d)) dev->add_connected_to(peer);
+  dev->set_pci_bdf(spec.pci_bdfs[static_cast<std::size_t>(d)]);
+  dev->set_cpu_affinity(spec.cpu_affinity[static_cast<std::size_t>(d)]);
+  dev->set_numa_node(spec.numa_nodes[static_cast<std::size_t>(d)]);
+  dev->set_device_name(spec.device_name);
+  dev->set_serial_number(Hex(Hash(seed, kStreamIdentity, 100, static_cast<std::uint64_t>(d)), 16));
+  dev->set_link_bytes_per_second(spec.link_bytes_per_second);
+}
+
+}  // namespace
+
+v1::Inventory BuildInventory(const InstanceSpec& spec, std::uint64_t seed, int node, int nodes) {
+  v1::Inventory inv;
+  FillInstanceInfo(spec, seed, node, nodes, inv.mutable_instance_info());
+  FillHardwareInfo(spec, inv.mutable_hardware_info());
+  for (int d = 0; d < spec.device_count; ++d) FillDevice(spec, seed, d, inv.add_devices());
+  const bool trn2 = spec.device_type == "trainium2";
   inv.set_device_spec("sim:" + spec.name + (trn2 ? ":lnc=" + std::to_string(spec.lnc) : ""));
   inv.set_simulated(true);
   inv.set_topology(spec.topology == Topology::kSingle     ? "single"

@@ -250,10 +250,8 @@ RuntimeSpec ParseRuntime(const json& value, const std::string& path, std::vector
   return rt;
 }
 
-FaultSpec ParseFault(const json& value, const std::string& path, const Scenario& scenario,
-                     std::vector<std::string>* p) {
-  JsonReader r(value, path, p);
-  FaultSpec f;
+// The fault's "type"; sets f.type.
+std::string ParseFaultType(JsonReader& r, FaultSpec& f) {
   static const std::vector<std::string> kTypeNames = [] {
     std::vector<std::string> names;
     for (const auto& [name, type] : kFaultTypes) names.emplace_back(name);
@@ -264,12 +262,22 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
   for (const auto& [name, t] : kFaultTypes) {
     if (type == name) f.type = t;
   }
+  return type;
+}
+
+// When the fault starts ("at" for an event) and, for one that lasts, when it ends.
+void ParseFaultWindow(JsonReader& r, FaultSpec& f) {
   f.start = r.Duration(
       f.type == FaultType::kRuntimeExit || f.type == FaultType::kDeviceReset ? "at" : "start",
       Nanos(0), Nanos(0), kYear);
   const bool windowed = f.type != FaultType::kRuntimeExit && f.type != FaultType::kDeviceReset;
   if (windowed && r.Has("end")) f.end = r.Duration("end", Nanos(0), Nanos(0), kYear);
   if (f.end && *f.end <= f.start) r.Problem("end", "must be after start");
+}
+
+// What the fault strikes: a rank, a node, a device or a runtime of `scenario`.
+void ParseFaultTarget(JsonReader& r, const std::string& type, const Scenario& scenario,
+                      FaultSpec& f) {
   const bool on_device = f.type == FaultType::kEcc || f.type == FaultType::kDeviceLost ||
                          f.type == FaultType::kSlowdown || f.type == FaultType::kHardwareError;
   const bool on_runtime = f.type == FaultType::kRuntimeExit || f.type == FaultType::kNanErrors ||
@@ -294,6 +302,11 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
     for (const RuntimeSpec& rt : scenario.runtimes) known = known || rt.name == f.runtime;
     if (!known) r.Problem("runtime", "no runtime named \"" + f.runtime + "\"");
   }
+}
+
+// The settings of the fault's type: an ECC error's memory and severity, a hardware error's
+// kind, rates, limits and factors.
+void ParseFaultSettings(JsonReader& r, FaultSpec& f) {
   if (f.type == FaultType::kEcc) {
     f.sram = r.Choice("memory", "hbm", {"hbm", "sram"}) == "sram";
     const std::string severity =
@@ -322,6 +335,16 @@ FaultSpec ParseFault(const json& value, const std::string& path, const Scenario&
   if (f.type == FaultType::kInputSlowdown || f.type == FaultType::kNetworkSlowdown ||
       f.type == FaultType::kHbmTraffic)
     f.factor = r.Number("factor", 10, 1, 1000);
+}
+
+FaultSpec ParseFault(const json& value, const std::string& path, const Scenario& scenario,
+                     std::vector<std::string>* p) {
+  JsonReader r(value, path, p);
+  FaultSpec f;
+  const std::string type = ParseFaultType(r, f);
+  ParseFaultWindow(r, f);
+  ParseFaultTarget(r, type, scenario, f);
+  ParseFaultSettings(r, f);
   r.Finish();
   return f;
 }

@@ -95,59 +95,45 @@ std::string TrimToContent(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-SignalTarget SignalTargetFor(const client::Endpoint& endpoint) {
-  SignalTarget target;
-  if (endpoint.kind == client::Endpoint::Kind::kTcp) {
-    target.refusal =
-        "neuron-top is connected over TCP (--connect): the pids shown may be another host's";
-    return target;
-  }
-  target.sender = KillSender();
-  return target;
-}
-
-KeyContext KeysFor(const TopState& state) {
-  const ProcessesView& p = state.view.procs;
-  KeyContext k;
-  k.help_open = state.view.help;
-  k.processes = p.shown;
-  k.prompt = p.shown && (p.filtering || p.picking || p.confirm_pid.has_value());
-  return k;
-}
-
-Effect Apply(const Command& command, TopState& state) {
+// Moves through the tree and the tabs of `shown`, or acts on a click; false for other commands.
+bool Navigate(const Command& command, const Model& shown, TopState& state) {
   ViewState& v = state.view;
-  const Model& shown = ShownModel(state);
-  if (ApplyProcessCommand(command, state)) return Effect::kNone;
   switch (command.action) {
-    case Action::kQuit:
-      return Effect::kQuit;
-    case Action::kRepaint:
-      return Effect::kRepaint;
-    case Action::kResize:
-      return Effect::kResize;
     case Action::kUp:
     case Action::kDown:
     case Action::kPageUp:
     case Action::kPageDown:
       MoveCursor(command.action, shown, state.frame.tree_page, v);
-      break;
+      return true;
     case Action::kToggleItem:
       ToggleRow(shown, v, v.tree_cursor);
-      break;
+      return true;
     case Action::kToggleTree:
       ToggleTree(shown, v);
-      break;
+      return true;
     case Action::kPrevTab:
     case Action::kNextTab:
     case Action::kSelectTab:
       ChangeTab(command, TabCount(shown), v);
-      break;
+      return true;
     case Action::kClick:
       Click(command, state.frame, shown, v);
-      break;
+      return true;
+    case Action::kHome:
+      v.tree_cursor = 0;
+      return true;
+    case Action::kEnd:
+      v.tree_cursor = std::max(0, static_cast<int>(BuildTree(shown, v).size()) - 1);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Changes how the screen shows what it shows: figures, help, refresh interval, pause, graphs.
+void ChangeView(const Command& command, TopState& state) {
+  ViewState& v = state.view;
+  switch (command.action) {
     case Action::kToggleFlops:
       v.flops = !v.flops;
       break;
@@ -173,15 +159,47 @@ Effect Apply(const Command& command, TopState& state) {
     case Action::kNextGlyphs:
       v.glyphs = NextGraphStyle(v.glyphs, v.utf8);
       break;
-    case Action::kHome:
-      v.tree_cursor = 0;
-      break;
-    case Action::kEnd:
-      v.tree_cursor = std::max(0, static_cast<int>(BuildTree(shown, v).size()) - 1);
-      break;
     default:  // kNone, and the Processes view's keys outside it
       break;
   }
+}
+
+}  // namespace
+
+SignalTarget SignalTargetFor(const client::Endpoint& endpoint) {
+  SignalTarget target;
+  if (endpoint.kind == client::Endpoint::Kind::kTcp) {
+    target.refusal =
+        "neuron-top is connected over TCP (--connect): the pids shown may be another host's";
+    return target;
+  }
+  target.sender = KillSender();
+  return target;
+}
+
+KeyContext KeysFor(const TopState& state) {
+  const ProcessesView& p = state.view.procs;
+  KeyContext k;
+  k.help_open = state.view.help;
+  k.processes = p.shown;
+  k.prompt = p.shown && (p.filtering || p.picking || p.confirm_pid.has_value());
+  return k;
+}
+
+Effect Apply(const Command& command, TopState& state) {
+  const Model& shown = ShownModel(state);
+  if (ApplyProcessCommand(command, state)) return Effect::kNone;
+  switch (command.action) {
+    case Action::kQuit:
+      return Effect::kQuit;
+    case Action::kRepaint:
+      return Effect::kRepaint;
+    case Action::kResize:
+      return Effect::kResize;
+    default:
+      break;
+  }
+  if (!Navigate(command, shown, state)) ChangeView(command, state);
   return Effect::kNone;
 }
 

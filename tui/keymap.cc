@@ -34,27 +34,10 @@ Action ProcessesKey(Key k) {
   }
 }
 
-}  // namespace
-
-Command Translate(const Input& in, const KeyContext& context) {
-  const Key k = in.key;
-  if (k == Key::kCtrlC) return {Action::kQuit};
-  if (k == Key::kResize) return {Action::kResize};
-  if (k == Key::kCtrlL) return {Action::kRepaint};
-  if (context.prompt && !context.help_open) {
-    if (k == Key::kNone) return {};
-    Command c;
-    c.action = Action::kPromptKey;
-    c.key = k;
-    return c;
-  }
-  if (k == CharKey('q') || k == CharKey('Q')) return {Action::kQuit};
-  if (context.help_open) return k == Key::kNone ? Command{} : Command{Action::kCloseOverlay};
-  if (k == CharKey('p') || k == CharKey('P')) return {Action::kProcesses};
-  if (context.processes) {
-    if (const Action a = ProcessesKey(k); a != Action::kNone) return {a};
-  }
-  switch (k) {
+// The main view's keys that are no character: arrows, pages, Enter, F1, a click; kNone for
+// the others.
+Command SpecialKey(const Input& in) {
+  switch (in.key) {
     case Key::kHome:
       return {Action::kHome};
     case Key::kEnd:
@@ -78,8 +61,12 @@ Command Translate(const Input& in, const KeyContext& context) {
     case Key::kMouseClick:
       return {Action::kClick, 0, in.x, in.y};
     default:
-      break;
+      return {};
   }
+}
+
+// The main view's character keys.
+Command CharacterKey(Key k) {
   const auto c = static_cast<std::int32_t>(k);
   if (c >= '1' && c <= '9') return {Action::kSelectTab, c - '0'};
   switch (c) {
@@ -120,6 +107,30 @@ Command Translate(const Input& in, const KeyContext& context) {
     default:
       return {};
   }
+}
+
+}  // namespace
+
+Command Translate(const Input& in, const KeyContext& context) {
+  const Key k = in.key;
+  if (k == Key::kCtrlC) return {Action::kQuit};
+  if (k == Key::kResize) return {Action::kResize};
+  if (k == Key::kCtrlL) return {Action::kRepaint};
+  if (context.prompt && !context.help_open) {
+    if (k == Key::kNone) return {};
+    Command c;
+    c.action = Action::kPromptKey;
+    c.key = k;
+    return c;
+  }
+  if (k == CharKey('q') || k == CharKey('Q')) return {Action::kQuit};
+  if (context.help_open) return k == Key::kNone ? Command{} : Command{Action::kCloseOverlay};
+  if (k == CharKey('p') || k == CharKey('P')) return {Action::kProcesses};
+  if (context.processes) {
+    if (const Action a = ProcessesKey(k); a != Action::kNone) return {a};
+  }
+  if (const Command c = SpecialKey(in); c.action != Action::kNone) return c;
+  return CharacterKey(k);
 }
 
 Command Translate(const Input& in, bool help_open) {

@@ -65,6 +65,55 @@ Look LookOf(Role r) {
   }
 }
 
+// The key of a getch() code other than KEY_MOUSE: ncurses' named keys, the control keys neuron-top
+// uses, and characters (kNone beyond Unicode).
+Key KeyOf(int ch) {
+  switch (ch) {
+    case KEY_UP:
+      return Key::kUp;
+    case KEY_DOWN:
+      return Key::kDown;
+    case KEY_LEFT:
+      return Key::kLeft;
+    case KEY_RIGHT:
+      return Key::kRight;
+    case KEY_PPAGE:
+      return Key::kPageUp;
+    case KEY_NPAGE:
+      return Key::kPageDown;
+    case KEY_HOME:
+      return Key::kHome;
+    case KEY_END:
+      return Key::kEnd;
+    case KEY_ENTER:
+    case '\n':
+    case '\r':
+      return Key::kEnter;
+    case KEY_F(1):
+      return Key::kF1;
+    case KEY_F(5):
+      return Key::kF5;
+    case KEY_F(6):
+      return Key::kF6;
+    case KEY_F(9):
+      return Key::kF9;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8:
+      return Key::kBackspace;
+    case KEY_RESIZE:
+      return Key::kResize;
+    case 3:
+      return Key::kCtrlC;
+    case 12:
+      return Key::kCtrlL;
+    case 27:
+      return Key::kEscape;
+    default:
+      return ch >= 0 && ch < 0x110000 ? static_cast<Key>(ch) : Key::kNone;
+  }
+}
+
 }  // namespace
 
 bool LocaleIsUtf8() {
@@ -199,76 +248,15 @@ std::optional<Input> NcursesCanvas::ReadInput() {
   const int ch = getch();
   if (ch == ERR) return std::nullopt;
   Input in;
-  switch (ch) {
-    case KEY_UP:
-      in.key = Key::kUp;
-      break;
-    case KEY_DOWN:
-      in.key = Key::kDown;
-      break;
-    case KEY_LEFT:
-      in.key = Key::kLeft;
-      break;
-    case KEY_RIGHT:
-      in.key = Key::kRight;
-      break;
-    case KEY_PPAGE:
-      in.key = Key::kPageUp;
-      break;
-    case KEY_NPAGE:
-      in.key = Key::kPageDown;
-      break;
-    case KEY_HOME:
-      in.key = Key::kHome;
-      break;
-    case KEY_END:
-      in.key = Key::kEnd;
-      break;
-    case KEY_ENTER:
-    case '\n':
-    case '\r':
-      in.key = Key::kEnter;
-      break;
-    case KEY_F(1):
-      in.key = Key::kF1;
-      break;
-    case KEY_F(5):
-      in.key = Key::kF5;
-      break;
-    case KEY_F(6):
-      in.key = Key::kF6;
-      break;
-    case KEY_F(9):
-      in.key = Key::kF9;
-      break;
-    case KEY_BACKSPACE:
-    case 127:
-    case 8:
-      in.key = Key::kBackspace;
-      break;
-    case KEY_RESIZE:
-      in.key = Key::kResize;
-      break;
-    case 3:
-      in.key = Key::kCtrlC;
-      break;
-    case 12:
-      in.key = Key::kCtrlL;
-      break;
-    case 27:
-      in.key = Key::kEscape;
-      break;
-    case KEY_MOUSE: {
-      MEVENT event;
-      if (getmouse(&event) != OK) return Input{};
-      in.key = Key::kMouseClick;
-      in.x = event.x;
-      in.y = event.y;
-      break;
-    }
-    default:
-      in.key = ch >= 0 && ch < 0x110000 ? static_cast<Key>(ch) : Key::kNone;
+  if (ch != KEY_MOUSE) {
+    in.key = KeyOf(ch);
+    return in;
   }
+  MEVENT event;
+  if (getmouse(&event) != OK) return Input{};
+  in.key = Key::kMouseClick;
+  in.x = event.x;
+  in.y = event.y;
   return in;
 }
 

@@ -248,8 +248,7 @@ void DrawHelpOverlay(Ctx& ctx) {
   }
 }
 
-// Gives every slot its minimum in priority order while rows last, then grows them toward their
-// desired size in the same order. Slots left at zero are hidden.
+// The slots in priority order (screen order among equals).
 std::vector<Slot*> ByPriority(std::vector<Slot>& slots) {
   std::vector<Slot*> order;
   for (Slot& s : slots) order.push_back(&s);
@@ -268,6 +267,8 @@ void GrowToDesired(const std::vector<Slot*>& order, int& rows) {
   }
 }
 
+// Gives every slot its minimum in priority order while rows last, then grows them toward their
+// desired size in the same order. Slots left at zero are hidden.
 void Allocate(std::vector<Slot>& slots, int rows) {
   const std::vector<Slot*> order = ByPriority(slots);
   for (Slot* s : order) {
@@ -289,6 +290,14 @@ void Allocate(std::vector<Slot>& slots, int rows) {
   }
 }
 
+// Whether the data shown is out of date: the daemon is out of reach and what is shown is the
+// last it sent.
+bool ShownStale(const Model& model) {
+  const bool out_of_reach = model.connection == ConnectionState::kReconnecting ||
+                            model.connection == ConnectionState::kStopped;
+  return out_of_reach && model.has_data();
+}
+
 // The Processes view: the table in place of the sections and the tab bar, the key help below.
 void RenderProcesses(Ctx& ctx) {
   const int h = ctx.canvas.height();
@@ -296,13 +305,75 @@ void RenderProcesses(Ctx& ctx) {
   if (bar) DrawHelpBar(ctx, h - 1);
   const int rows = h - 1 - (bar ? 1 : 0);
   Stale stale(ctx.canvas);
-  const bool out_of_reach = ctx.model.connection == ConnectionState::kReconnecting ||
-                            ctx.model.connection == ConnectionState::kStopped;
-  Canvas& body = out_of_reach && ctx.model.has_data() ? static_cast<Canvas&>(stale) : ctx.canvas;
+  Canvas& body = ShownStale(ctx.model) ? static_cast<Canvas&>(stale) : ctx.canvas;
   RowClip clip(body, 1, rows, &ctx.frame.overflow);
   Ctx section{ctx.model, ctx.view, clip, ctx.pid, ctx.glyphs, ctx.frame};
   DrawProcesses(section, 1, rows);
   if (ctx.view.help) DrawHelpOverlay(ctx);
+}
+
+// The main view's sections in screen order, with their priorities and the rows they want.
+std::vector<Slot> Sections(const Ctx& ctx, int body_rows) {
+  // The grid is what neuron-top is for: it keeps up to half the screen before others get rows.
+  const int grid = GridRows(ctx);
+  const int grid_min = std::min(grid, std::max(2, body_rows / 2));
+  return {
+      {"NeuronCores", 0, grid_min, grid, DrawGrid},
+      // A header and a fold line alone would show no device: at least one device row, or none.
+      {"HBM", 4, std::min(3, HbmRows(ctx)), HbmRows(ctx), DrawHbm},
+      {"collectives", 5, 2, CollectiveRows(ctx), DrawCollectives},
+      {"diagnosis", 1, 2, DiagnosisRows(ctx), DrawDiagnosis},
+      {"history", 6, 3, GraphRows(ctx), DrawGraphs, 0, GraphSpareRows(ctx)},
+      {"vCPU", 2, 3, 3, DrawVcpu},
+      {"memory summary", 3, 3, 3, DrawMemorySummary},
+      {"memory details", 7, 3, TreeRows(ctx), DrawTree},
+  };
+}
+
+// Names in `hidden` the sections that got no rows, in screen order. When there are any, the row
+// that names them comes from the lowest-priority section shown, which is hidden too when that
+// leaves it less than its minimum.
+void Hide(std::vector<Slot>& slots, int body_rows, std::vector<std::string>& hidden) {
+  for (const Slot& s : slots) {
+    if (s.rows == 0) hidden.push_back(s.name);
+  }
+  if (hidden.empty()) return;
+  Slot* last = nullptr;
+  for (Slot& s : slots) {
+    if (s.rows > 0 && (last == nullptr || s.priority > last->priority)) last = &s;
+  }
+  if (last != nullptr) {
+    last->rows -= 1;
+    if (last->rows < last->min) {
+      hidden.push_back(last->name);
+      last->rows = 0;
+      // Its other rows go to the sections still shown that want more (the grid first).
+      int free = body_rows - 1;
+      for (const Slot& s : slots) free -= s.rows;
+      GrowToDesired(ByPriority(slots), free);
+    }
+  }
+  std::vector<std::string> in_order;
+  for (const Slot& s : slots) {
+    if (std::find(hidden.begin(), hidden.end(), s.name) != hidden.end()) in_order.push_back(s.name);
+  }
+  hidden = std::move(in_order);
+}
+
+// Draws the sections with rows from row 1 down, each clipped to its rows; returns the row after
+// them.
+int DrawSections(Ctx& ctx, const std::vector<Slot>& slots) {
+  int y = 1;
+  Stale stale(ctx.canvas);
+  Canvas& body = ShownStale(ctx.model) ? static_cast<Canvas&>(stale) : ctx.canvas;
+  for (const Slot& s : slots) {
+    if (s.rows <= 0) continue;
+    RowClip clip(body, y, s.rows, &ctx.frame.overflow);
+    Ctx section{ctx.model, ctx.view, clip, ctx.pid, ctx.glyphs, ctx.frame};
+    s.draw(section, y, s.rows);
+    y += s.rows;
+  }
+  return y;
 }
 
 }  // namespace
@@ -325,62 +396,11 @@ Frame Render(const Model& model, const ViewState& view, Canvas& target) {
     DrawTabs(ctx, h - 2);
     DrawHelpBar(ctx, h - 1);
   }
-  // The grid is what neuron-top is for: it keeps up to half the screen before others get rows.
   const int body_rows = h - 1 - (bars ? 2 : 0);
-  const int grid = GridRows(ctx);
-  const int grid_min = std::min(grid, std::max(2, body_rows / 2));
-  std::vector<Slot> slots = {
-      {"NeuronCores", 0, grid_min, grid, DrawGrid},
-      // A header and a fold line alone would show no device: at least one device row, or none.
-      {"HBM", 4, std::min(3, HbmRows(ctx)), HbmRows(ctx), DrawHbm},
-      {"collectives", 5, 2, CollectiveRows(ctx), DrawCollectives},
-      {"diagnosis", 1, 2, DiagnosisRows(ctx), DrawDiagnosis},
-      {"history", 6, 3, GraphRows(ctx), DrawGraphs, 0, GraphSpareRows(ctx)},
-      {"vCPU", 2, 3, 3, DrawVcpu},
-      {"memory summary", 3, 3, 3, DrawMemorySummary},
-      {"memory details", 7, 3, TreeRows(ctx), DrawTree},
-  };
+  std::vector<Slot> slots = Sections(ctx, body_rows);
   Allocate(slots, body_rows);
-  for (const Slot& s : slots) {
-    if (s.rows == 0) frame.hidden.push_back(s.name);
-  }
-  if (!frame.hidden.empty()) {
-    // One row names what is hidden; take it from the lowest-priority section shown.
-    Slot* last = nullptr;
-    for (Slot& s : slots) {
-      if (s.rows > 0 && (last == nullptr || s.priority > last->priority)) last = &s;
-    }
-    if (last != nullptr) {
-      last->rows -= 1;
-      if (last->rows < last->min) {
-        frame.hidden.push_back(last->name);
-        last->rows = 0;
-        // Its other rows go to the sections still shown that want more (the grid first).
-        int free = body_rows - 1;
-        for (const Slot& s : slots) free -= s.rows;
-        GrowToDesired(ByPriority(slots), free);
-      }
-    }
-  }
-  // Named in screen order.
-  std::vector<std::string> hidden;
-  for (const Slot& s : slots) {
-    if (std::find(frame.hidden.begin(), frame.hidden.end(), s.name) != frame.hidden.end())
-      hidden.push_back(s.name);
-  }
-  frame.hidden = std::move(hidden);
-  int y = 1;
-  Stale stale(canvas);
-  const bool out_of_reach = model.connection == ConnectionState::kReconnecting ||
-                            model.connection == ConnectionState::kStopped;
-  Canvas& body = out_of_reach && model.has_data() ? static_cast<Canvas&>(stale) : canvas;
-  for (const Slot& s : slots) {
-    if (s.rows <= 0) continue;
-    RowClip clip(body, y, s.rows, &frame.overflow);
-    Ctx section{model, view, clip, ctx.pid, ctx.glyphs, frame};
-    s.draw(section, y, s.rows);
-    y += s.rows;
-  }
+  Hide(slots, body_rows, frame.hidden);
+  const int y = DrawSections(ctx, slots);
   if (!frame.hidden.empty() && y < h - (bars ? 2 : 0)) {
     std::string names;
     for (const std::string& n : frame.hidden) names += (names.empty() ? "" : ", ") + n;

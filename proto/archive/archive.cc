@@ -225,20 +225,11 @@ Status ArchiveWriter::Close() {
 
 // ---- index ----
 
-Result<ArchiveFile> IndexFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IoError(ErrnoText("cannot open", path));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return Status::IoError(ErrnoText("cannot stat", path));
-  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + " is not a regular file");
-  const auto size = static_cast<std::uint64_t>(st.st_size);
+namespace {
 
-  ArchiveFile file;
-  file.path = path;
+// Checks that `fd` holds a recording of this format and parses its header into `header`; returns
+// the header's size.
+Result<std::uint64_t> ReadHeader(int fd, const std::string& path, v1::ArchiveHeader& header) {
   Result<std::string> head = ReadAt(fd, 0, 8, path);
   if (!head.ok()) return head.status();
   if (head->size() < 8 || GetLe(head->data(), 4) != kHeaderMagic) {
@@ -253,46 +244,77 @@ Result<ArchiveFile> IndexFile(const std::string& path) {
   if (!payload.ok()) return payload.status();
   if (payload->size() != header_size ||
       payload->compare(0, sizeof kHeaderPrefix, kHeaderPrefix, sizeof kHeaderPrefix) != 0 ||
-      !file.header.ParseFromArray(payload->data() + sizeof kHeaderPrefix,
-                                  static_cast<int>(header_size - sizeof kHeaderPrefix))) {
+      !header.ParseFromArray(payload->data() + sizeof kHeaderPrefix,
+                             static_cast<int>(header_size - sizeof kHeaderPrefix))) {
     return Status::InvalidArgument(path + " is not a neuronmon recording (bad header)");
   }
-  if (file.header.format_version() != kFormatVersion) {
+  if (header.format_version() != kFormatVersion) {
     return Status::InvalidArgument(path + " has archive format " +
-                                   std::to_string(file.header.format_version()) +
+                                   std::to_string(header.format_version()) +
                                    "; this version reads format " + std::to_string(kFormatVersion));
   }
-  std::uint64_t pos = 8 + header_size;
+  return header_size;
+}
+
+// Where the zstd frame at `offset` ends: it is read in growing pieces until it is whole, or the
+// file ends inside it (a torn chunk, or the open one).
+Result<std::uint64_t> FrameEnd(int fd, std::uint64_t offset, const std::string& path) {
+  std::size_t want = 256 << 10;
+  for (;;) {
+    Result<std::string> frame = ReadAt(fd, offset, want, path);
+    if (!frame.ok()) return frame.status();
+    const std::size_t n = ZSTD_findFrameCompressedSize(frame->data(), frame->size());
+    if (!ZSTD_isError(n)) return offset + n;
+    if (frame->size() < want || want >= kMaxChunkBytes) {
+      return offset + frame->size();  // the file ends inside it: the open chunk
+    }
+    want = std::min(want * 2, kMaxChunkBytes);
+  }
+}
+
+// The chunk whose mark is at `pos`; nullopt when there is no mark there.
+Result<std::optional<ChunkMark>> ReadChunkMark(int fd, std::uint64_t pos, const std::string& path) {
+  Result<std::string> h = ReadAt(fd, pos, 8 + kMarkBytes, path);
+  if (!h.ok()) return h.status();
+  const auto magic = static_cast<std::uint32_t>(GetLe(h->data(), 4));
+  if (magic != kMarkMagic || GetLe(h->data() + 4, 4) != kMarkBytes || h->size() < 8 + kMarkBytes) {
+    return std::optional<ChunkMark>();
+  }
+  ChunkMark mark;
+  mark.first_wall = FromUnixNanos(static_cast<std::int64_t>(GetLe(h->data() + 8, 8)));
+  mark.first_seq = GetLe(h->data() + 16, 8);
+  mark.offset = pos + 8 + kMarkBytes;
+  Result<std::uint64_t> end = FrameEnd(fd, mark.offset, path);
+  if (!end.ok()) return end.status();
+  mark.end = *end;
+  return std::optional<ChunkMark>(mark);
+}
+
+}  // namespace
+
+Result<ArchiveFile> IndexFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError(ErrnoText("cannot open", path));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status::IoError(ErrnoText("cannot stat", path));
+  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + " is not a regular file");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+
+  ArchiveFile file;
+  file.path = path;
+  Result<std::uint64_t> header_size = ReadHeader(fd, path, file.header);
+  if (!header_size.ok()) return header_size.status();
+  std::uint64_t pos = 8 + *header_size;
   while (pos + 8 <= size) {
-    Result<std::string> h = ReadAt(fd, pos, 8 + kMarkBytes, path);
-    if (!h.ok()) return h.status();
-    const auto magic = static_cast<std::uint32_t>(GetLe(h->data(), 4));
-    if (magic != kMarkMagic || GetLe(h->data() + 4, 4) != kMarkBytes ||
-        h->size() < 8 + kMarkBytes) {
-      break;  // not a mark: the rest is torn or foreign
-    }
-    ChunkMark mark;
-    mark.first_wall = FromUnixNanos(static_cast<std::int64_t>(GetLe(h->data() + 8, 8)));
-    mark.first_seq = GetLe(h->data() + 16, 8);
-    mark.offset = pos + 8 + kMarkBytes;
-    // The zstd frame's size: read more until it is whole, or the file ends (a torn chunk).
-    std::size_t want = 256 << 10;
-    for (;;) {
-      Result<std::string> frame = ReadAt(fd, mark.offset, want, path);
-      if (!frame.ok()) return frame.status();
-      const std::size_t n = ZSTD_findFrameCompressedSize(frame->data(), frame->size());
-      if (!ZSTD_isError(n)) {
-        mark.end = mark.offset + n;
-        break;
-      }
-      if (frame->size() < want || want >= kMaxChunkBytes) {
-        mark.end = mark.offset + frame->size();  // the file ends inside it: the open chunk
-        break;
-      }
-      want = std::min(want * 2, kMaxChunkBytes);
-    }
-    file.chunks.push_back(mark);
-    pos = mark.end;
+    Result<std::optional<ChunkMark>> mark = ReadChunkMark(fd, pos, path);
+    if (!mark.ok()) return mark.status();
+    if (!mark->has_value()) break;  // not a mark: the rest is torn or foreign
+    file.chunks.push_back(**mark);
+    pos = (*mark)->end;
   }
   return file;
 }
@@ -391,6 +413,15 @@ struct ArchiveReader::Chunk {
   bool input_done = false;
   std::size_t hint = 0;  // zstd's last answer: 0 when the frame is whole, else the input it wants
   wire::SnapshotDecoder decoder;
+
+  // Takes the next whole record out of `pending`: its body, valid until Inflate. Nullopt when
+  // more must be decompressed first, or, with `*torn` set, when the length is malformed or over
+  // the limit.
+  std::optional<std::string_view> TakeRecord(std::optional<std::string>* torn);
+  // Decompresses more of the chunk into `pending`; false when it has no more, with `*torn` set
+  // when it ended inside a record or could not be decompressed. A zstd error after some output
+  // ends the input and is reported in `*notice`.
+  bool Inflate(std::optional<std::string>* torn, std::optional<std::string>* notice);
 };
 
 ArchiveReader::~ArchiveReader() {
@@ -483,6 +514,70 @@ bool ArchiveReader::NextChunk() {
   return true;
 }
 
+std::optional<std::string_view> ArchiveReader::Chunk::TakeRecord(std::optional<std::string>* torn) {
+  const std::size_t avail = pending.size() - pending_pos;
+  std::uint64_t length = 0;
+  std::size_t header = 0;
+  for (std::size_t i = 0; i < std::min<std::size_t>(avail, 5); ++i) {
+    const auto b = static_cast<unsigned char>(pending[pending_pos + i]);
+    length |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
+    if ((b & 0x80) == 0) {
+      header = i + 1;
+      break;
+    }
+  }
+  if (header == 0 && avail >= 5) {
+    *torn = "a record's length is malformed";
+    return std::nullopt;
+  }
+  if (header > 0 && length > kMaxRecordBytes) {
+    *torn = "a record of " + std::to_string(length) + " bytes is over the limit";
+    return std::nullopt;
+  }
+  if (header == 0 || avail < header + length) return std::nullopt;
+  const std::string_view body(pending.data() + pending_pos + header, length);
+  pending_pos += header + length;
+  return body;
+}
+
+bool ArchiveReader::Chunk::Inflate(std::optional<std::string>* torn,
+                                   std::optional<std::string>* notice) {
+  if (pending_pos > 0) {
+    pending.erase(0, pending_pos);
+    pending_pos = 0;
+  }
+  if (input_done || in_pos >= input.size()) {
+    // A chunk still being written ends between blocks (zstd then wants a block header next);
+    // one that ends inside a block or a record was cut by a write that did not finish.
+    if (!pending.empty() || (hint != 0 && hint != kBlockHeaderBytes)) {
+      *torn = "the chunk ends inside a record (a torn write)";
+    }
+    return false;
+  }
+  const std::size_t old = pending.size();
+  pending.resize(old + (128 << 10));
+  const std::size_t old_in = in_pos;
+  ZSTD_inBuffer in{input.data(), input.size(), in_pos};
+  ZSTD_outBuffer out{pending.data() + old, 128 << 10, 0};
+  const std::size_t r = ZSTD_decompressStream(dctx, &out, &in);
+  pending.resize(old + out.pos);
+  in_pos = in.pos;
+  if (ZSTD_isError(r)) {
+    input_done = true;
+    const std::string error = std::string("zstd: ") + ZSTD_getErrorName(r);
+    if (pending.empty()) {
+      *torn = error;
+      return false;
+    }
+    *notice = error;
+  } else {
+    hint = r;
+    if (r == 0) input_done = in_pos >= input.size();
+  }
+  if (out.pos == 0 && in.pos == old_in) input_done = true;  // no progress: give up
+  return true;
+}
+
 std::optional<Entry> ArchiveReader::ReadRecord() {
   Chunk& c = *chunk_state_;
   const auto torn = [&](const std::string& why) {
@@ -490,79 +585,47 @@ std::optional<Entry> ArchiveReader::ReadRecord() {
     return std::nullopt;
   };
   for (;;) {
-    // A whole record in `pending`?
-    const std::size_t avail = c.pending.size() - c.pending_pos;
-    std::uint64_t length = 0;
-    std::size_t header = 0;
-    for (std::size_t i = 0; i < std::min<std::size_t>(avail, 5); ++i) {
-      const auto b = static_cast<unsigned char>(c.pending[c.pending_pos + i]);
-      length |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
-      if ((b & 0x80) == 0) {
-        header = i + 1;
-        break;
-      }
-    }
-    if (header == 0 && avail >= 5) return torn("a record's length is malformed");
-    if (header > 0 && length > kMaxRecordBytes) {
-      return torn("a record of " + std::to_string(length) + " bytes is over the limit");
-    }
-    if (header > 0 && avail >= header + length) {
-      const std::string_view body(c.pending.data() + c.pending_pos + header, length);
-      c.pending_pos += header + length;
-      v1::ArchiveRecord record;
-      if (!wire::WithinFieldBudget(body, *v1::ArchiveRecord::descriptor(),
-                                   wire::kDefaultMaxFields) ||
-          !record.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
-        return torn("a record does not parse");
-      }
-      switch (record.body_case()) {
-        case v1::ArchiveRecord::kInventory:
-          inventory_ =
-              std::make_shared<const v1::Inventory>(std::move(*record.mutable_inventory()));
-          continue;
-        case v1::ArchiveRecord::kDescription:
-          description_ = record.description();
-          continue;
-        case v1::ArchiveRecord::kSnapshot: {
-          Result<Snapshot> s = c.decoder.Decode(record.snapshot());
-          if (!s.ok()) return torn(s.status().message());
-          if (inventory_ == nullptr) return torn("a snapshot comes before any inventory");
-          return Entry{std::move(*s), inventory_, description_};
-        }
-        default:
-          continue;  // a newer writer's record
-      }
-    }
-    // Decompress more.
-    if (c.pending_pos > 0) {
-      c.pending.erase(0, c.pending_pos);
-      c.pending_pos = 0;
-    }
-    if (c.input_done || c.in_pos >= c.input.size()) {
-      // A chunk still being written ends between blocks (zstd then wants a block header next);
-      // one that ends inside a block or a record was cut by a write that did not finish.
-      if (!c.pending.empty() || (c.hint != 0 && c.hint != kBlockHeaderBytes)) {
-        return torn("the chunk ends inside a record (a torn write)");
+    std::optional<std::string> why;
+    const std::optional<std::string_view> body = c.TakeRecord(&why);
+    std::optional<Entry> entry;
+    if (body) entry = ApplyRecord(*body, c, &why);
+    if (why) return torn(*why);
+    if (entry) return entry;
+    if (body) continue;  // an inventory, a description, or a newer writer's record
+    std::optional<std::string> notice;
+    if (!c.Inflate(&why, &notice)) return why ? torn(*why) : std::nullopt;
+    if (notice) notices_.push_back(files_[file_] + ": " + *notice);
+  }
+}
+
+std::optional<Entry> ArchiveReader::ApplyRecord(std::string_view body, Chunk& c,
+                                                std::optional<std::string>* torn) {
+  v1::ArchiveRecord record;
+  if (!wire::WithinFieldBudget(body, *v1::ArchiveRecord::descriptor(), wire::kDefaultMaxFields) ||
+      !record.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    *torn = "a record does not parse";
+    return std::nullopt;
+  }
+  switch (record.body_case()) {
+    case v1::ArchiveRecord::kInventory:
+      inventory_ = std::make_shared<const v1::Inventory>(std::move(*record.mutable_inventory()));
+      return std::nullopt;
+    case v1::ArchiveRecord::kDescription:
+      description_ = record.description();
+      return std::nullopt;
+    case v1::ArchiveRecord::kSnapshot: {
+      Result<Snapshot> s = c.decoder.Decode(record.snapshot());
+      if (!s.ok()) {
+        *torn = s.status().message();
+      } else if (inventory_ == nullptr) {
+        *torn = "a snapshot comes before any inventory";
+      } else {
+        return Entry{std::move(*s), inventory_, description_};
       }
       return std::nullopt;
     }
-    const std::size_t old = c.pending.size();
-    c.pending.resize(old + (128 << 10));
-    const std::size_t old_in = c.in_pos;
-    ZSTD_inBuffer in{c.input.data(), c.input.size(), c.in_pos};
-    ZSTD_outBuffer out{c.pending.data() + old, 128 << 10, 0};
-    const std::size_t r = ZSTD_decompressStream(c.dctx, &out, &in);
-    c.pending.resize(old + out.pos);
-    c.in_pos = in.pos;
-    if (ZSTD_isError(r)) {
-      c.input_done = true;
-      if (c.pending.empty()) return torn(std::string("zstd: ") + ZSTD_getErrorName(r));
-      notices_.push_back(files_[file_] + ": zstd: " + ZSTD_getErrorName(r));
-    } else {
-      c.hint = r;
-      if (r == 0) c.input_done = c.in_pos >= c.input.size();
-    }
-    if (out.pos == 0 && in.pos == old_in) c.input_done = true;  // no progress: give up
+    default:
+      return std::nullopt;  // a newer writer's record
   }
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "neuronmon/v1/archive.pb.h"
@@ -145,10 +146,17 @@ class ArchiveReader {
   std::size_t files() const { return files_.size(); }
 
  private:
+  struct Chunk;  // the chunk being read: its bytes, their decompression and decoding
+
   ArchiveReader() = default;
   Status OpenFile(std::size_t index);
   bool NextChunk();
   std::optional<Entry> ReadRecord();
+  // Applies one record of chunk `c`: an inventory or a description is kept for the snapshots
+  // after it, a snapshot is decoded into an Entry. Nullopt for the others, and, with `*torn`
+  // set, for a record that does not parse or a snapshot that cannot be read.
+  std::optional<Entry> ApplyRecord(std::string_view body, Chunk& c,
+                                   std::optional<std::string>* torn);
 
   std::vector<std::string> files_;
   std::vector<WallTime> file_starts_;  // from names, or the first mark
@@ -161,7 +169,6 @@ class ArchiveReader {
   int fd_ = -1;
   ArchiveFile index_;
   std::size_t chunk_ = 0;  // next chunk to open
-  struct Chunk;
   std::unique_ptr<Chunk> chunk_state_;
   std::shared_ptr<const v1::Inventory> inventory_;
   std::string description_;

@@ -144,6 +144,166 @@ DevicePower PowerFromProto(const v1::PowerUtilization& p) {
   return out;
 }
 
+namespace {
+
+void CoreToProto(const CoreCounters& c, v1::CoreSample& p) {
+  p.set_busy_ns(c.busy_ns);
+  p.set_flops(c.flops);
+  p.set_effective_flops(c.effective_flops);
+  for (std::uint64_t b : c.physical_busy_ns) p.add_physical_busy_ns(b);
+}
+
+void DeviceToProto(const DeviceCounters& d, v1::DeviceSample& p) {
+  p.set_absent(!d.present);
+  p.set_error(d.error);
+  p.set_hbm_read_bytes(d.hbm_read_bytes);
+  p.set_hbm_write_bytes(d.hbm_write_bytes);
+  v1::EccSample* e = p.mutable_ecc();
+  e->set_mem_corrected(d.ecc.mem_corrected);
+  e->set_mem_uncorrected(d.ecc.mem_uncorrected);
+  e->set_sram_corrected(d.ecc.sram_corrected);
+  e->set_sram_uncorrected(d.ecc.sram_uncorrected);
+  HardwareErrorsToProto(d.errors, *p.mutable_errors());
+  p.set_errors_unavailable(d.errors_unavailable);
+  p.set_kernel_log_unavailable(d.kernel_log_unavailable);
+  if (d.memory.measured) {
+    v1::DeviceMemorySample* m = p.mutable_memory();
+    m->set_measured(true);
+    for (std::size_t i = 0; i < kDeviceMemoryCategories.size(); ++i) {
+      m->add_used_bytes(d.memory.used[i]);
+      m->add_peak_bytes(d.memory.peak[i]);
+    }
+  }
+  PowerToProto(d.power, *p.mutable_power());
+}
+
+void RuntimeToProto(const RuntimeSample& r, v1::RuntimeSample& p) {
+  p.set_pid(r.pid);
+  p.set_tag(r.tag);
+  p.set_error(r.error);
+  for (std::uint32_t c : r.cores) p.add_cores(c);
+  ExecutionsToProto(r.executions, *p.mutable_executions());
+  HistogramToProto(r.total_latency, *p.mutable_total_latency());
+  HistogramToProto(r.device_latency, *p.mutable_device_latency());
+  p.set_cpu_user_ns(r.cpu_user_ns);
+  p.set_cpu_system_ns(r.cpu_system_ns);
+  for (const CollectiveCounters& c : r.collectives) {
+    v1::CollectiveSample* q = p.add_collectives();
+    q->set_op(static_cast<v1::CollectiveOp>(static_cast<int>(c.kind) + 1));
+    q->set_count(c.count);
+    q->set_bytes(c.bytes);
+    q->set_busy_ns(c.busy_ns);
+    HistogramToProto(c.latency, *q->mutable_latency());
+  }
+  if (r.memory != nullptr) MemoryToProto(*r.memory, *p.mutable_memory());
+}
+
+void HostToProto(const HostSample& host, v1::HostSample& h) {
+  h.set_cpu_error(host.cpu_error);
+  CpuTimesToProto(host.total, *h.mutable_total());
+  for (const CpuSample& c : host.per_cpu) {
+    v1::CpuSample* p = h.add_per_cpu();
+    p->set_cpu(c.cpu);
+    CpuTimesToProto(c.times, *p->mutable_times());
+  }
+  h.set_context_switches(host.context_switches);
+  h.set_memory_error(host.memory_error);
+  h.set_memory_total_bytes(host.memory_total_bytes);
+  h.set_memory_used_bytes(host.memory_used_bytes);
+  h.set_swap_total_bytes(host.swap_total_bytes);
+  h.set_swap_used_bytes(host.swap_used_bytes);
+}
+
+void CoreFromProto(const v1::CoreSample& c, CoreCounters& out) {
+  out.busy_ns = c.busy_ns();
+  out.flops = c.flops();
+  out.effective_flops = c.effective_flops();
+  out.physical_busy_ns.assign(c.physical_busy_ns().begin(), c.physical_busy_ns().end());
+}
+
+void DeviceFromProto(const v1::DeviceSample& d, DeviceCounters& out) {
+  out.present = !d.absent();
+  out.error = d.error();
+  out.hbm_read_bytes = d.hbm_read_bytes();
+  out.hbm_write_bytes = d.hbm_write_bytes();
+  out.ecc = {d.ecc().mem_corrected(), d.ecc().mem_uncorrected(), d.ecc().sram_corrected(),
+             d.ecc().sram_uncorrected()};
+  // An archive from before these fields: none of them was recorded.
+  out.errors = HardwareErrorsFromProto(d.errors());
+  out.errors_unavailable = d.has_errors() ? d.errors_unavailable() : "not recorded";
+  out.kernel_log_unavailable = d.has_errors() ? d.kernel_log_unavailable() : "not recorded";
+  // Categories beyond the ones known here (a newer writer) are left out; missing ones read 0.
+  const v1::DeviceMemorySample& m = d.memory();
+  out.memory.measured = m.measured();
+  for (std::size_t i = 0; out.memory.measured && i < kDeviceMemoryCategories.size(); ++i) {
+    const int k = static_cast<int>(i);
+    out.memory.used[i] = k < m.used_bytes_size() ? m.used_bytes(k) : 0;
+    out.memory.peak[i] = k < m.peak_bytes_size() ? m.peak_bytes(k) : 0;
+  }
+  out.power = d.has_power() ? PowerFromProto(d.power()) : DevicePower{"not recorded"};
+}
+
+// A runtime's counters, all but its memory; an error when a collective operation is unknown or
+// repeated.
+Status RuntimeFromProto(const v1::RuntimeSample& r, RuntimeSample& out) {
+  out.pid = r.pid();
+  out.tag = r.tag();
+  out.error = r.error();
+  out.cores.assign(r.cores().begin(), r.cores().end());
+  out.executions = ExecutionsFromProto(r.executions());
+  out.total_latency = HistogramFromProto(r.total_latency());
+  out.device_latency = HistogramFromProto(r.device_latency());
+  out.cpu_user_ns = r.cpu_user_ns();
+  out.cpu_system_ns = r.cpu_system_ns();
+  for (std::size_t i = 0; i < out.collectives.size(); ++i) {
+    out.collectives[i].kind = static_cast<CollectiveKind>(i);
+  }
+  std::array<bool, kCollectiveKinds> seen{};
+  for (const v1::CollectiveSample& c : r.collectives()) {
+    const int i = static_cast<int>(c.op()) - 1;
+    if (i < 0 || i >= kCollectiveKinds || seen[static_cast<std::size_t>(i)]) {
+      return Status::InvalidArgument("runtime " + std::to_string(r.pid()) +
+                                     " has an unknown or repeated collective operation " +
+                                     std::to_string(static_cast<int>(c.op())));
+    }
+    seen[static_cast<std::size_t>(i)] = true;
+    CollectiveCounters& q = out.collectives[static_cast<std::size_t>(i)];
+    q.count = c.count();
+    q.bytes = c.bytes();
+    q.busy_ns = c.busy_ns();
+    q.latency = HistogramFromProto(c.latency());
+  }
+  return Status::Ok();
+}
+
+void HostFromProto(const v1::HostSample& h, HostSample& out) {
+  out.cpu_error = h.cpu_error();
+  out.total = CpuTimesFromProto(h.total());
+  for (const v1::CpuSample& c : h.per_cpu()) {
+    out.per_cpu.push_back({c.cpu(), CpuTimesFromProto(c.times())});
+  }
+  out.context_switches = h.context_switches();
+  out.memory_error = h.memory_error();
+  out.memory_total_bytes = h.memory_total_bytes();
+  out.memory_used_bytes = h.memory_used_bytes();
+  out.swap_total_bytes = h.swap_total_bytes();
+  out.swap_used_bytes = h.swap_used_bytes();
+}
+
+// The signals' reasons for being unmeasured; null when every one is measured.
+std::shared_ptr<const Unmeasured> UnmeasuredFromProto(const v1::Snapshot& p) {
+  bool any_unmeasured = false;
+  for (const std::string& reason : p.unmeasured()) any_unmeasured |= !reason.empty();
+  if (!any_unmeasured) return nullptr;
+  auto u = std::make_shared<Unmeasured>();
+  for (int i = 0; i < p.unmeasured_size(); ++i) {
+    u->Set(static_cast<Signal>(i), p.unmeasured(i));
+  }
+  return u;
+}
+
+}  // namespace
+
 void SnapshotToProto(const Snapshot& s, v1::Snapshot& out) {
   out.Clear();
   out.set_seq(s.seq);
@@ -152,72 +312,10 @@ void SnapshotToProto(const Snapshot& s, v1::Snapshot& out) {
   out.set_device_time_ns(NanosOf(s.device_time));
   out.set_epoch(s.epoch);
   out.set_error(s.error);
-  for (const CoreCounters& c : s.cores) {
-    v1::CoreSample* p = out.add_cores();
-    p->set_busy_ns(c.busy_ns);
-    p->set_flops(c.flops);
-    p->set_effective_flops(c.effective_flops);
-    for (std::uint64_t b : c.physical_busy_ns) p->add_physical_busy_ns(b);
-  }
-  for (const DeviceCounters& d : s.devices) {
-    v1::DeviceSample* p = out.add_devices();
-    p->set_absent(!d.present);
-    p->set_error(d.error);
-    p->set_hbm_read_bytes(d.hbm_read_bytes);
-    p->set_hbm_write_bytes(d.hbm_write_bytes);
-    v1::EccSample* e = p->mutable_ecc();
-    e->set_mem_corrected(d.ecc.mem_corrected);
-    e->set_mem_uncorrected(d.ecc.mem_uncorrected);
-    e->set_sram_corrected(d.ecc.sram_corrected);
-    e->set_sram_uncorrected(d.ecc.sram_uncorrected);
-    HardwareErrorsToProto(d.errors, *p->mutable_errors());
-    p->set_errors_unavailable(d.errors_unavailable);
-    p->set_kernel_log_unavailable(d.kernel_log_unavailable);
-    if (d.memory.measured) {
-      v1::DeviceMemorySample* m = p->mutable_memory();
-      m->set_measured(true);
-      for (std::size_t i = 0; i < kDeviceMemoryCategories.size(); ++i) {
-        m->add_used_bytes(d.memory.used[i]);
-        m->add_peak_bytes(d.memory.peak[i]);
-      }
-    }
-    PowerToProto(d.power, *p->mutable_power());
-  }
-  for (const RuntimeSample& r : s.runtimes) {
-    v1::RuntimeSample* p = out.add_runtimes();
-    p->set_pid(r.pid);
-    p->set_tag(r.tag);
-    p->set_error(r.error);
-    for (std::uint32_t c : r.cores) p->add_cores(c);
-    ExecutionsToProto(r.executions, *p->mutable_executions());
-    HistogramToProto(r.total_latency, *p->mutable_total_latency());
-    HistogramToProto(r.device_latency, *p->mutable_device_latency());
-    p->set_cpu_user_ns(r.cpu_user_ns);
-    p->set_cpu_system_ns(r.cpu_system_ns);
-    for (const CollectiveCounters& c : r.collectives) {
-      v1::CollectiveSample* q = p->add_collectives();
-      q->set_op(static_cast<v1::CollectiveOp>(static_cast<int>(c.kind) + 1));
-      q->set_count(c.count);
-      q->set_bytes(c.bytes);
-      q->set_busy_ns(c.busy_ns);
-      HistogramToProto(c.latency, *q->mutable_latency());
-    }
-    if (r.memory != nullptr) MemoryToProto(*r.memory, *p->mutable_memory());
-  }
-  v1::HostSample* h = out.mutable_host();
-  h->set_cpu_error(s.host.cpu_error);
-  CpuTimesToProto(s.host.total, *h->mutable_total());
-  for (const CpuSample& c : s.host.per_cpu) {
-    v1::CpuSample* p = h->add_per_cpu();
-    p->set_cpu(c.cpu);
-    CpuTimesToProto(c.times, *p->mutable_times());
-  }
-  h->set_context_switches(s.host.context_switches);
-  h->set_memory_error(s.host.memory_error);
-  h->set_memory_total_bytes(s.host.memory_total_bytes);
-  h->set_memory_used_bytes(s.host.memory_used_bytes);
-  h->set_swap_total_bytes(s.host.swap_total_bytes);
-  h->set_swap_used_bytes(s.host.swap_used_bytes);
+  for (const CoreCounters& c : s.cores) CoreToProto(c, *out.add_cores());
+  for (const DeviceCounters& d : s.devices) DeviceToProto(d, *out.add_devices());
+  for (const RuntimeSample& r : s.runtimes) RuntimeToProto(r, *out.add_runtimes());
+  HostToProto(s.host, *out.mutable_host());
   if (s.unmeasured != nullptr) {
     for (const std::string& reason : s.unmeasured->reasons) out.add_unmeasured(reason);
   }
@@ -241,35 +339,15 @@ Result<Snapshot> SnapshotDecoder::Decode(const v1::Snapshot& p) {
   s.epoch = p.epoch();
   s.error = p.error();
   s.cores.reserve(static_cast<std::size_t>(p.cores_size()));
-  for (const v1::CoreSample& c : p.cores()) {
-    CoreCounters& out = s.cores.emplace_back();
-    out.busy_ns = c.busy_ns();
-    out.flops = c.flops();
-    out.effective_flops = c.effective_flops();
-    out.physical_busy_ns.assign(c.physical_busy_ns().begin(), c.physical_busy_ns().end());
-  }
-  for (const v1::DeviceSample& d : p.devices()) {
-    DeviceCounters& out = s.devices.emplace_back();
-    out.present = !d.absent();
-    out.error = d.error();
-    out.hbm_read_bytes = d.hbm_read_bytes();
-    out.hbm_write_bytes = d.hbm_write_bytes();
-    out.ecc = {d.ecc().mem_corrected(), d.ecc().mem_uncorrected(), d.ecc().sram_corrected(),
-               d.ecc().sram_uncorrected()};
-    // An archive from before these fields: none of them was recorded.
-    out.errors = HardwareErrorsFromProto(d.errors());
-    out.errors_unavailable = d.has_errors() ? d.errors_unavailable() : "not recorded";
-    out.kernel_log_unavailable = d.has_errors() ? d.kernel_log_unavailable() : "not recorded";
-    // Categories beyond the ones known here (a newer writer) are left out; missing ones read 0.
-    const v1::DeviceMemorySample& m = d.memory();
-    out.memory.measured = m.measured();
-    for (std::size_t i = 0; out.memory.measured && i < kDeviceMemoryCategories.size(); ++i) {
-      const int k = static_cast<int>(i);
-      out.memory.used[i] = k < m.used_bytes_size() ? m.used_bytes(k) : 0;
-      out.memory.peak[i] = k < m.peak_bytes_size() ? m.peak_bytes(k) : 0;
-    }
-    out.power = d.has_power() ? PowerFromProto(d.power()) : DevicePower{"not recorded"};
-  }
+  for (const v1::CoreSample& c : p.cores()) CoreFromProto(c, s.cores.emplace_back());
+  for (const v1::DeviceSample& d : p.devices()) DeviceFromProto(d, s.devices.emplace_back());
+  if (Status st = DecodeRuntimes(p, s); !st.ok()) return st;
+  HostFromProto(p.host(), s.host);
+  s.unmeasured = UnmeasuredFromProto(p);
+  return s;
+}
+
+Status SnapshotDecoder::DecodeRuntimes(const v1::Snapshot& p, Snapshot& s) {
   std::map<std::uint32_t, std::pair<std::string, std::shared_ptr<const RuntimeMemory>>> memory;
   for (const v1::RuntimeSample& r : p.runtimes()) {
     if (!s.runtimes.empty() && r.pid() <= s.runtimes.back().pid) {
@@ -277,33 +355,7 @@ Result<Snapshot> SnapshotDecoder::Decode(const v1::Snapshot& p) {
                                      std::to_string(r.pid()) + ")");
     }
     RuntimeSample& out = s.runtimes.emplace_back();
-    out.pid = r.pid();
-    out.tag = r.tag();
-    out.error = r.error();
-    out.cores.assign(r.cores().begin(), r.cores().end());
-    out.executions = ExecutionsFromProto(r.executions());
-    out.total_latency = HistogramFromProto(r.total_latency());
-    out.device_latency = HistogramFromProto(r.device_latency());
-    out.cpu_user_ns = r.cpu_user_ns();
-    out.cpu_system_ns = r.cpu_system_ns();
-    for (std::size_t i = 0; i < out.collectives.size(); ++i) {
-      out.collectives[i].kind = static_cast<CollectiveKind>(i);
-    }
-    std::array<bool, kCollectiveKinds> seen{};
-    for (const v1::CollectiveSample& c : r.collectives()) {
-      const int i = static_cast<int>(c.op()) - 1;
-      if (i < 0 || i >= kCollectiveKinds || seen[static_cast<std::size_t>(i)]) {
-        return Status::InvalidArgument("runtime " + std::to_string(r.pid()) +
-                                       " has an unknown or repeated collective operation " +
-                                       std::to_string(static_cast<int>(c.op())));
-      }
-      seen[static_cast<std::size_t>(i)] = true;
-      CollectiveCounters& q = out.collectives[static_cast<std::size_t>(i)];
-      q.count = c.count();
-      q.bytes = c.bytes();
-      q.busy_ns = c.busy_ns();
-      q.latency = HistogramFromProto(c.latency());
-    }
+    if (Status st = RuntimeFromProto(r, out); !st.ok()) return st;
     std::string bytes = r.memory().SerializeAsString();
     auto previous = memory_.find(r.pid());
     if (previous != memory_.end() && previous->second.first == bytes) {
@@ -314,28 +366,7 @@ Result<Snapshot> SnapshotDecoder::Decode(const v1::Snapshot& p) {
     memory.emplace(r.pid(), std::make_pair(std::move(bytes), out.memory));
   }
   memory_ = std::move(memory);
-  const v1::HostSample& h = p.host();
-  s.host.cpu_error = h.cpu_error();
-  s.host.total = CpuTimesFromProto(h.total());
-  for (const v1::CpuSample& c : h.per_cpu()) {
-    s.host.per_cpu.push_back({c.cpu(), CpuTimesFromProto(c.times())});
-  }
-  s.host.context_switches = h.context_switches();
-  s.host.memory_error = h.memory_error();
-  s.host.memory_total_bytes = h.memory_total_bytes();
-  s.host.memory_used_bytes = h.memory_used_bytes();
-  s.host.swap_total_bytes = h.swap_total_bytes();
-  s.host.swap_used_bytes = h.swap_used_bytes();
-  bool any_unmeasured = false;
-  for (const std::string& reason : p.unmeasured()) any_unmeasured |= !reason.empty();
-  if (any_unmeasured) {
-    auto u = std::make_shared<Unmeasured>();
-    for (int i = 0; i < p.unmeasured_size(); ++i) {
-      u->Set(static_cast<Signal>(i), p.unmeasured(i));
-    }
-    s.unmeasured = std::move(u);
-  }
-  return s;
+  return Status::Ok();
 }
 
 }  // namespace neuronmon::wire

@@ -42,6 +42,9 @@ class SnapshotDecoder {
   Result<Snapshot> Decode(const v1::Snapshot& message);
 
  private:
+  // Decodes the runtimes into `s`, sharing each memory breakdown that did not change.
+  Status DecodeRuntimes(const v1::Snapshot& message, Snapshot& s);
+
   // Per pid: the newest memory breakdown decoded and its serialized form.
   std::map<std::uint32_t, std::pair<std::string, std::shared_ptr<const RuntimeMemory>>> memory_;
 };

@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
+#include <tuple>
 #include <utility>
 
 #include "daemon/core/analysis/analyzer.h"
@@ -148,7 +150,18 @@ void AddScalar(Exposition& out, std::vector<std::string>& problems, const char* 
   (void)f.AddTo(out, problems);
 }
 
-void AddStreamStats(const DaemonStats& s, Exposition& out, std::vector<std::string>& problems) {
+// One row of a table of AddScalar's arguments.
+using Scalar = std::tuple<const char*, const char*, MetricType, double, std::optional<std::string>>;
+
+void AddScalars(Exposition& out, std::vector<std::string>& problems,
+                std::span<const Scalar> scalars) {
+  for (const auto& [name, help, type, value, unit] : scalars) {
+    AddScalar(out, problems, name, help, type, value, unit);
+  }
+}
+
+// The stream clients connected now, by transport, and those disconnected, by reason.
+void AddClients(const DaemonStats& s, Exposition& out, std::vector<std::string>& problems) {
   FamilyBuilder clients("neuron_monitord_clients", "Stream clients connected now, by transport",
                         kGauge);
   for (int t = 0; t < kTransports; ++t) {
@@ -160,39 +173,65 @@ void AddStreamStats(const DaemonStats& s, Exposition& out, std::vector<std::stri
                             "Stream clients disconnected, by reason", kCounter);
   for (const auto& [reason, n] : s.disconnects) disconnects.Add({{"reason", reason}}, AsDouble(n));
   (void)disconnects.AddTo(out, problems);
-  const std::tuple<const char*, const char*, MetricType, double, std::optional<std::string>>
-      scalars[] = {
-          {"neuron_monitord_connections_total", "Stream connections accepted", kCounter,
-           AsDouble(s.connections_total), std::nullopt},
-          {"neuron_monitord_frames_sent_total", "Report frames sent to stream clients", kCounter,
-           AsDouble(s.frames_sent), std::nullopt},
-          {"neuron_monitord_sent_bytes_total", "Bytes sent to stream clients", kCounter,
-           AsDouble(s.bytes_sent), "bytes"},
-          {"neuron_monitord_frames_dropped_total",
-           "Report frames dropped because a client fell behind", kCounter,
-           AsDouble(s.frames_dropped), std::nullopt},
-          {"neuron_monitord_sampler_missed_ticks_total",
-           "Sampling ticks skipped because the sampler fell behind", kCounter,
-           AsDouble(s.missed_ticks), std::nullopt},
-          {"neuron_monitord_samples_total", "Samples taken of the device and host", kCounter,
-           AsDouble(s.samples), std::nullopt},
-          {"neuron_monitord_sample_duration_seconds", "How long the last sample took", kGauge,
-           s.last_sample_seconds, "seconds"},
-          {"neuron_monitord_sampling_seconds_total", "Time spent sampling the device and host",
-           kCounter, s.sample_seconds_total, "seconds"},
-          {"neuron_monitord_read_pending_seconds",
-           "How long the device read in flight has run, once it outlasts a period (0: none)",
-           kGauge, s.read_pending_seconds, "seconds"},
-          {"neuron_monitord_last_sample_timestamp_seconds",
-           "Wall time of the last sample, seconds since the epoch", kGauge, s.last_sample_unix,
-           "seconds"},
-          {"neuron_monitord_reloads_total", "Configuration reloads that took effect", kCounter,
-           AsDouble(s.reloads), std::nullopt},
-          {"neuron_monitord_reload_failures_total", "Configuration reloads refused", kCounter,
-           AsDouble(s.reload_failures), std::nullopt}};
-  for (const auto& [name, help, type, value, unit] : scalars) {
-    AddScalar(out, problems, name, help, type, value, unit);
-  }
+}
+
+// The stream's, the sampler's and the configuration's counters.
+void AddStreamScalars(const DaemonStats& s, Exposition& out, std::vector<std::string>& problems) {
+  const Scalar scalars[] = {
+      {"neuron_monitord_connections_total", "Stream connections accepted", kCounter,
+       AsDouble(s.connections_total), std::nullopt},
+      {"neuron_monitord_frames_sent_total", "Report frames sent to stream clients", kCounter,
+       AsDouble(s.frames_sent), std::nullopt},
+      {"neuron_monitord_sent_bytes_total", "Bytes sent to stream clients", kCounter,
+       AsDouble(s.bytes_sent), "bytes"},
+      {"neuron_monitord_frames_dropped_total", "Report frames dropped because a client fell behind",
+       kCounter, AsDouble(s.frames_dropped), std::nullopt},
+      {"neuron_monitord_sampler_missed_ticks_total",
+       "Sampling ticks skipped because the sampler fell behind", kCounter, AsDouble(s.missed_ticks),
+       std::nullopt},
+      {"neuron_monitord_samples_total", "Samples taken of the device and host", kCounter,
+       AsDouble(s.samples), std::nullopt},
+      {"neuron_monitord_sample_duration_seconds", "How long the last sample took", kGauge,
+       s.last_sample_seconds, "seconds"},
+      {"neuron_monitord_sampling_seconds_total", "Time spent sampling the device and host",
+       kCounter, s.sample_seconds_total, "seconds"},
+      {"neuron_monitord_read_pending_seconds",
+       "How long the device read in flight has run, once it outlasts a period (0: none)", kGauge,
+       s.read_pending_seconds, "seconds"},
+      {"neuron_monitord_last_sample_timestamp_seconds",
+       "Wall time of the last sample, seconds since the epoch", kGauge, s.last_sample_unix,
+       "seconds"},
+      {"neuron_monitord_reloads_total", "Configuration reloads that took effect", kCounter,
+       AsDouble(s.reloads), std::nullopt},
+      {"neuron_monitord_reload_failures_total", "Configuration reloads refused", kCounter,
+       AsDouble(s.reload_failures), std::nullopt}};
+  AddScalars(out, problems, scalars);
+}
+
+// The recorder's state and counters.
+void AddRecorderStats(const DaemonStats& s, Exposition& out, std::vector<std::string>& problems) {
+  const Scalar recorder[] = {
+      {"neuron_monitord_recorder_active",
+       "Whether the archive is being written (0: recording stopped, e.g. a full disk)", kGauge,
+       s.recorder_active ? 1.0 : 0.0, std::nullopt},
+      {"neuron_monitord_recorder_snapshots_total", "Snapshots written to the archive", kCounter,
+       AsDouble(s.recorder_snapshots), std::nullopt},
+      {"neuron_monitord_recorder_written_bytes_total", "Bytes written to the archive", kCounter,
+       AsDouble(s.recorder_bytes_written), "bytes"},
+      {"neuron_monitord_recorder_archive_bytes", "Size of the archive's files", kGauge,
+       AsDouble(s.recorder_archive_bytes), "bytes"},
+      {"neuron_monitord_recorder_failures_total",
+       "Archive writes that failed (each stops recording until a retry succeeds)", kCounter,
+       AsDouble(s.recorder_failures), std::nullopt},
+      {"neuron_monitord_recorder_dropped_total",
+       "Snapshots not archived because the disk was too far behind", kCounter,
+       AsDouble(s.recorder_dropped), std::nullopt}};
+  AddScalars(out, problems, recorder);
+}
+
+void AddStreamStats(const DaemonStats& s, Exposition& out, std::vector<std::string>& problems) {
+  AddClients(s, out, problems);
+  AddStreamScalars(s, out, problems);
   if (s.incidents_enabled) {
     AddScalar(out, problems, "neuron_monitord_incidents_total",
               "Incident bundles saved (a verdict other than healthy that held)", kCounter,
@@ -201,27 +240,7 @@ void AddStreamStats(const DaemonStats& s, Exposition& out, std::vector<std::stri
               "Incident bundles that could not be written", kCounter, AsDouble(s.incident_failures),
               std::nullopt);
   }
-  if (!s.recorder_enabled) return;
-  const std::tuple<const char*, const char*, MetricType, double, std::optional<std::string>>
-      recorder[] = {
-          {"neuron_monitord_recorder_active",
-           "Whether the archive is being written (0: recording stopped, e.g. a full disk)", kGauge,
-           s.recorder_active ? 1.0 : 0.0, std::nullopt},
-          {"neuron_monitord_recorder_snapshots_total", "Snapshots written to the archive", kCounter,
-           AsDouble(s.recorder_snapshots), std::nullopt},
-          {"neuron_monitord_recorder_written_bytes_total", "Bytes written to the archive", kCounter,
-           AsDouble(s.recorder_bytes_written), "bytes"},
-          {"neuron_monitord_recorder_archive_bytes", "Size of the archive's files", kGauge,
-           AsDouble(s.recorder_archive_bytes), "bytes"},
-          {"neuron_monitord_recorder_failures_total",
-           "Archive writes that failed (each stops recording until a retry succeeds)", kCounter,
-           AsDouble(s.recorder_failures), std::nullopt},
-          {"neuron_monitord_recorder_dropped_total",
-           "Snapshots not archived because the disk was too far behind", kCounter,
-           AsDouble(s.recorder_dropped), std::nullopt}};
-  for (const auto& [name, help, type, value, unit] : recorder) {
-    AddScalar(out, problems, name, help, type, value, unit);
-  }
+  if (s.recorder_enabled) AddRecorderStats(s, out, problems);
 }
 
 void AddSelfMetrics(const MetricsInput& in, const Groups& groups, Exposition& out,
