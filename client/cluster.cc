@@ -6,6 +6,7 @@
 #include <map>
 
 #include "client/client.h"
+#include "proto/common/text.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::client {
@@ -38,14 +39,6 @@ std::string StuckClause(const v1::Finding& f) {
 Status CheckAddress(std::string_view address) {
   Result<Endpoint> ep = TcpEndpoint(address);
   return ep.ok() ? Status::Ok() : ep.status();
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace
@@ -198,7 +191,7 @@ Result<std::vector<std::string>> ParseHostsFile(std::string_view text, const std
     ++line_no;
     if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
       line = line.substr(0, hash);
-    line = Trim(line);
+    line = Trim(line, kLineBlanks);
     if (line.empty()) continue;
     const std::string where = source + ":" + std::to_string(line_no) + ": ";
     if (hosts.size() == max_hosts) {
@@ -215,7 +208,7 @@ Result<std::vector<std::string>> SplitHostList(std::string_view list, std::size_
   std::vector<std::string> hosts;
   while (true) {
     const std::size_t comma = list.find(',');
-    const std::string_view item = Trim(list.substr(0, comma));
+    const std::string_view item = Trim(list.substr(0, comma), kLineBlanks);
     if (item.empty()) return Status::InvalidArgument("--connect: empty HOST:PORT in the list");
     if (hosts.size() == max_hosts) {
       return Status::InvalidArgument("--connect: more than " + std::to_string(max_hosts) +

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "proto/common/text.h"
 #include "proto/common/unique_fd.h"
 
 namespace neuronmon {
@@ -85,12 +86,10 @@ Result<std::string> ReadSecretFile(const std::string& path) {
     return Status::InvalidArgument(path + ": mode " + Mode(st.st_mode) +
                                    " lets every user read the token; make it 0600 or 0640");
   }
-  std::string line = text->substr(0, text->find('\n'));
-  const auto first = line.find_first_not_of(" \t\r");
-  const auto last = line.find_last_not_of(" \t\r");
-  if (first == std::string::npos)
-    return Status::InvalidArgument(path + ": the token file is empty");
-  return line.substr(first, last - first + 1);
+  const std::string_view token =
+      Trim(std::string_view(*text).substr(0, text->find('\n')), kLineBlanks);
+  if (token.empty()) return Status::InvalidArgument(path + ": the token file is empty");
+  return std::string(token);
 }
 
 bool SecretsEqual(std::string_view a, std::string_view b) {

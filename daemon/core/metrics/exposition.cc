@@ -5,6 +5,7 @@
 #include <cmath>
 #include <utility>
 
+#include "proto/common/text.h"
 #include "proto/common/utf8.h"
 
 namespace neuronmon::daemon {
@@ -26,12 +27,6 @@ bool HasCamelCase(std::string_view s) {
     if (s[i] >= 'a' && s[i] <= 'z' && s[i + 1] >= 'A' && s[i + 1] <= 'Z') return true;
   }
   return false;
-}
-
-std::string ToLowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return out;
 }
 
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
