@@ -11,8 +11,9 @@
 namespace neuronmon::daemon {
 
 // Whether an Accept-Encoding value admits gzip (RFC 9110 §12.5.3): "gzip" or "x-gzip" or "*" with
-// a q-value above 0, where an explicit "gzip;q=0" refuses it whatever "*" says. Bounded: at most
-// 64 codings are looked at.
+// a q-value above 0, where an explicit "gzip;q=0" refuses it whatever "*" says. q-values are read
+// strictly (WeightSyntax::kStrict, proto/common/http_lists.h). Bounded: at most 64 codings are
+// looked at.
 bool AcceptsGzip(std::string_view accept_encoding);
 
 // `text` as one gzip member at zlib level `level` (1: fastest).

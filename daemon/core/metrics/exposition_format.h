@@ -23,7 +23,8 @@ std::string_view ContentType(ExpositionFormat format);
 
 // OpenMetrics when the highest-preference acceptable media range of `accept_header` (q > 0,
 // ties in header order) is application/openmetrics-text with version 1.0.0 or no version;
-// text format otherwise, also for an empty or unparsable header (as client_golang negotiates).
+// text format otherwise, also for an empty or unparsable header (as client_golang negotiates;
+// q-values are read leniently, WeightSyntax::kLenient in proto/common/http_lists.h).
 ExpositionFormat ChooseFormat(std::string_view accept_header);
 
 }  // namespace neuronmon::daemon
