@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <optional>
@@ -11,6 +10,8 @@
 
 #include "daemon/core/metrics/exposition_format.h"
 #include "daemon/server/gzip.h"
+#include "proto/common/secret.h"
+#include "proto/common/text.h"
 
 namespace neuronmon::daemon {
 
@@ -28,29 +29,15 @@ HttpReply Text(int status, std::string body) {
   return r;
 }
 
-// Constant-time, so the reply's timing does not tell how much of a guess was right.
-bool SameSecret(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 bool Authorized(const HttpRequestHead& request, const std::string& token) {
   if (!request.requires_token) return true;
   constexpr std::string_view kScheme = "Bearer ";
-  std::string_view value = request.authorization;
+  const std::string_view value = request.authorization;
   if (token.empty() || value.size() <= kScheme.size()) return false;
-  for (std::size_t i = 0; i < kScheme.size(); ++i) {  // the scheme is case-insensitive
-    if (std::tolower(static_cast<unsigned char>(value[i])) !=
-        std::tolower(static_cast<unsigned char>(kScheme[i]))) {
-      return false;
-    }
-  }
-  value.remove_prefix(kScheme.size());
-  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
-  return SameSecret(value, token);
+  // The scheme is case-insensitive; the comparison of the token is constant-time, so the reply's
+  // timing does not tell how much of a guess was right.
+  if (!EqualsIgnoringCase(value.substr(0, kScheme.size()), kScheme)) return false;
+  return SecretsEqual(Trim(value.substr(kScheme.size()), " "), token);
 }
 
 std::string HtmlEscaped(std::string_view s) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "daemon/server/session_context.h"
-#include "proto/common/file_reader.h"
+#include "proto/common/secret.h"
 #include "proto/common/tag_filter.h"
 #include "proto/common/terminal_text.h"
 

@@ -25,7 +25,4 @@ std::string FormatBytes(std::size_t bytes);
 // 0600 or 0640"), one that is not a regular file, larger than 4 KiB, or empty.
 Result<std::string> ReadSecretFile(const std::string& path);
 
-// Compares two secrets in time that depends only on their lengths, not on where they differ.
-bool SecretsEqual(std::string_view a, std::string_view b);
-
 }  // namespace neuronmon

@@ -72,13 +72,5 @@ TEST_F(FileReaderTest, SecretFileMustNotBeReadableByOthers) {
   EXPECT_EQ(ReadSecretFile(big).status().message(), big + ": file larger than 4 KiB");
 }
 
-TEST(SecretsEqual, ComparesWholeSecrets) {
-  EXPECT_TRUE(SecretsEqual("abc", "abc"));
-  EXPECT_FALSE(SecretsEqual("abc", "abd"));
-  EXPECT_FALSE(SecretsEqual("abc", "abcd"));
-  EXPECT_FALSE(SecretsEqual("", "a"));
-  EXPECT_TRUE(SecretsEqual("", ""));
-}
-
 }  // namespace
 }  // namespace neuronmon
