@@ -6,18 +6,12 @@
 #include <map>
 
 #include "client/client.h"
+#include "proto/common/order_statistics.h"
 #include "proto/common/text.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::client {
 namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::string Fmt(const char* format, double a, double b = 0, double c = 0, double d = 0) {
   char buf[200];

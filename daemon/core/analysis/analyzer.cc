@@ -8,6 +8,7 @@
 #include <set>
 
 #include "daemon/core/report/report_builder.h"
+#include "proto/common/order_statistics.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::daemon {
@@ -129,13 +130,6 @@ void MeasureMemory(std::vector<Metrics>& all, const Snapshot& end, const v1::Hbm
       }
     }
   }
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // A runtime's figures over the window, read from the window's report — the same figures neuron-top,
