@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "proto/common/duration.h"
+#include "proto/common/order_statistics.h"
 #include "proto/wire/frame_codec.h"
 #include "tui/model.h"
 
@@ -181,11 +182,9 @@ ProcUsage Usage(pid_t pid) {
   return u;
 }
 
-double Percentile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
+// The `q` quantile of `v`, the rank rounded down.
+double Percentile(const std::vector<double>& v, double q) {
+  return Quantile(v, q, RankRounding::kDown);
 }
 
 void Handle(Subscriber& s, const Scanned& e, bool measuring, std::vector<double>& lags) {

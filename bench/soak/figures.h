@@ -14,15 +14,13 @@
 #include <vector>
 
 #include "bench/soak/options.h"
+#include "proto/common/order_statistics.h"
 
 namespace neuronmon::soak {
 
 // The `q` quantile of `v` (the nearest rank); 0 when `v` is empty.
 inline double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
+  return Quantile(std::move(v), q, RankRounding::kNearest);
 }
 
 inline double Seconds(Steady::duration d) { return std::chrono::duration<double>(d).count(); }
