@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "proto/common/terminal_text.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::tui {
 namespace {
@@ -85,9 +86,7 @@ std::string AttributionText(const v1::Attribution& a) {
     parts.push_back("uid " + std::to_string(a.uid()));
   }
   if (!a.pod().empty()) {
-    std::string pod = "pod " + (a.namespace_().empty() ? "" : a.namespace_() + "/") + a.pod();
-    if (!a.container().empty()) pod += " (container " + a.container() + ")";
-    parts.push_back(std::move(pod));
+    parts.push_back(PodLabelWithContainer(a));
   } else if (!a.pod_uid().empty()) {
     parts.push_back("pod uid " + a.pod_uid());
   } else if (!a.container_id().empty()) {

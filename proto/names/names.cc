@@ -3,6 +3,18 @@
 #include <algorithm>
 
 namespace neuronmon {
+namespace {
+
+// "namespace/pod", or the pod alone when its namespace is unknown: kubectl's way.
+std::string QualifiedPod(const std::string& pod_namespace, const std::string& pod) {
+  return pod_namespace.empty() ? pod : pod_namespace + "/" + pod;
+}
+
+std::string ContainerClause(const std::string& container) {
+  return container.empty() ? "" : " (container " + container + ")";
+}
+
+}  // namespace
 
 const char* FindingKindName(v1::FindingKind kind) {
   switch (kind) {
@@ -62,9 +74,25 @@ std::string JobOf(const v1::Attribution& a) {
         a.slurm_array_job_id().empty() ? a.slurm_job_id() : a.slurm_array_job_id();
     return array + "_" + a.slurm_array_task_id();
   }
-  if (!a.pod().empty()) return a.namespace_().empty() ? a.pod() : a.namespace_() + "/" + a.pod();
+  if (!a.pod().empty()) return QualifiedPod(a.namespace_(), a.pod());
   if (!a.container_id().empty()) return a.container_id().substr(0, 12);
   return "";
+}
+
+std::string PodLabel(const v1::Attribution& attribution) {
+  return "pod " + QualifiedPod(attribution.namespace_(), attribution.pod());
+}
+
+std::string PodLabel(const v1::PodAllocation& allocation) {
+  return "pod " + QualifiedPod(allocation.namespace_(), allocation.pod());
+}
+
+std::string PodLabelWithContainer(const v1::Attribution& attribution) {
+  return PodLabel(attribution) + ContainerClause(attribution.container());
+}
+
+std::string PodLabelWithContainer(const v1::PodAllocation& allocation) {
+  return PodLabel(allocation) + ContainerClause(allocation.container());
 }
 
 const char* HealthStateName(v1::HealthState state) {

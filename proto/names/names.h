@@ -52,6 +52,13 @@ int VerdictRank(v1::FindingKind kind);
 // digits of the container id; "" when none is known. Not sanitized (the caller makes it
 // terminal-safe).
 std::string JobOf(const v1::Attribution& attribution);
+// A Kubernetes pod as the outputs name it: "pod inference/vllm-0" ("pod vllm-0" when its
+// namespace is unknown), from a process's attribution or from the kubelet's allocation.
+std::string PodLabel(const v1::Attribution& attribution);
+std::string PodLabel(const v1::PodAllocation& allocation);
+// PodLabel followed by the container when it is known: "pod inference/vllm-0 (container vllm)".
+std::string PodLabelWithContainer(const v1::Attribution& attribution);
+std::string PodLabelWithContainer(const v1::PodAllocation& allocation);
 // "ok", "degraded", "failed"; "none", "watch", "drain", "reset", "replace".
 const char* HealthStateName(v1::HealthState state);
 const char* HealthActionName(v1::HealthAction action);

@@ -689,13 +689,11 @@ void AddAllocationFindings(const v1::Inventory& inv, const Snapshot& end, std::i
     std::size_t in_use = 0;
     for (std::uint32_t d : devices) in_use += used.count(d);
     if (in_use > 0) continue;
-    const std::string pod = "pod " + (a.namespace_().empty() ? "" : a.namespace_() + "/") + a.pod();
     v1::Finding f;
     f.set_kind(v1::FINDING_KIND_IDLE_ALLOCATED);
     f.set_severity(v1::SEVERITY_WARNING);
-    f.set_subject(pod);
-    f.set_summary(pod + (a.container().empty() ? "" : " (container " + a.container() + ")") +
-                  " was allocated " + DeviceList(devices) +
+    f.set_subject(PodLabel(a));
+    f.set_summary(PodLabelWithContainer(a) + " was allocated " + DeviceList(devices) +
                   " but no Neuron application runs on them");
     f.set_advice("delete the pod, or lower its " + a.resource_name() +
                  " request, so the scheduler can give the devices to a pod that uses them");
@@ -799,10 +797,7 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   for (const v1::Process& p : inventory.processes()) {
     commands[p.pid()] = p.command();
     const v1::Attribution& a = p.attribution();
-    if (!a.pod().empty()) {
-      pods[p.pid()] = "pod " + (a.namespace_().empty() ? "" : a.namespace_() + "/") + a.pod() +
-                      (a.container().empty() ? "" : " (container " + a.container() + ")");
-    }
+    if (!a.pod().empty()) pods[p.pid()] = PodLabelWithContainer(a);
   }
   const v1::Report window = WindowReport(*start, *end, inventory);
   std::vector<Metrics> metrics;
