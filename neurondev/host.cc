@@ -3,13 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <set>
 
 #include "neurondev/inventory.h"
 #include "neurondev/pod_allocations.h"
 #include "proto/common/file_reader.h"
+#include "proto/procfs/proc_parsers.h"
 
 namespace neuronmon::neurondev {
 namespace {
@@ -40,28 +40,15 @@ void AddCoreMemory(const CoreReading& c, CoreMemory* m) {
 // utime and stime of /proc/<pid>/stat in nanoseconds; false when unreadable.
 bool ReadProcessCpu(const std::string& proc_root, std::uint32_t pid, std::uint64_t* user_ns,
                     std::uint64_t* system_ns) {
-  Result<std::string> text = ReadRegularFile(proc_root + "/" + std::to_string(pid) + "/stat", 4096);
+  const std::string path = proc_root + "/" + std::to_string(pid) + "/stat";
+  Result<std::string> text = ReadRegularFile(path, 4096);
   if (!text.ok()) return false;
-  // The command (field 2) is in parentheses and may hold anything; count fields after its end.
-  const std::size_t close = text->rfind(')');
-  if (close == std::string::npos) return false;
-  std::string_view rest = std::string_view(*text).substr(close + 1);
-  std::uint64_t fields[2] = {0, 0};
-  int field = 2;
-  std::size_t at = 0;
-  while (at < rest.size() && field < 15) {
-    while (at < rest.size() && rest[at] == ' ') ++at;
-    const std::size_t end = std::min(rest.find(' ', at), rest.size());
-    ++field;
-    if (field == 14 || field == 15) {
-      std::from_chars(rest.data() + at, rest.data() + end, fields[field - 14]);
-    }
-    at = end;
-  }
-  if (field < 15) return false;
+  Result<procfs::ProcessStat> stat = procfs::ParseProcessStat(*text, path);
+  if (!stat.ok()) return false;
   static const long ticks = std::max(1L, sysconf(_SC_CLK_TCK));
-  *user_ns = fields[0] * 1'000'000'000ULL / static_cast<std::uint64_t>(ticks);
-  *system_ns = fields[1] * 1'000'000'000ULL / static_cast<std::uint64_t>(ticks);
+  const procfs::ProcessCpuTime cpu = procfs::CpuTimeOf(*stat, static_cast<std::uint64_t>(ticks));
+  *user_ns = cpu.user_ns;
+  *system_ns = cpu.system_ns;
   return true;
 }
 

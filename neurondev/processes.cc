@@ -18,6 +18,7 @@
 #include "proto/common/file_reader.h"
 #include "proto/common/terminal_text.h"
 #include "proto/common/unique_fd.h"
+#include "proto/procfs/proc_parsers.h"
 
 namespace neuronmon::neurondev {
 namespace {
@@ -116,23 +117,9 @@ FdScan DevicesHeld(int pid_fd, std::size_t max_fds) {
 
 // The real uid of a `status` file (the first number of its "Uid:" line).
 std::optional<std::uint32_t> RealUid(std::string_view status) {
-  std::size_t at = 0;
-  while (at < status.size()) {
-    std::size_t end = status.find('\n', at);
-    if (end == std::string_view::npos) end = status.size();
-    std::string_view line = status.substr(at, end - at);
-    at = end + 1;
-    if (line.substr(0, 4) != "Uid:") continue;
-    line.remove_prefix(4);
-    while (!line.empty() && (line[0] == '\t' || line[0] == ' ')) line.remove_prefix(1);
-    std::size_t digits = 0;
-    while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
-    if (digits == 0 || digits > 10) return std::nullopt;
-    const std::uint64_t uid = std::stoull(std::string(line.substr(0, digits)));
-    if (uid > UINT32_MAX) return std::nullopt;
-    return static_cast<std::uint32_t>(uid);
-  }
-  return std::nullopt;
+  const std::optional<std::uint64_t> uid = procfs::StatusNumber(status, "Uid");
+  if (!uid || *uid > UINT32_MAX) return std::nullopt;
+  return static_cast<std::uint32_t>(*uid);
 }
 
 std::string_view CgroupOf(std::string_view cgroup) {

@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -71,19 +70,10 @@ std::string HtmlEscaped(std::string_view s) {
 std::optional<std::uint64_t> CountOpenFdsByPoll() {
   Result<std::string> status = ReadSmallFile("/proc/self/status");
   if (!status.ok()) return std::nullopt;
-  constexpr std::string_view kKey = "\nFDSize:";
-  const std::size_t at = status->find(kKey);
-  if (at == std::string::npos) return std::nullopt;
-  std::size_t begin = at + kKey.size();
-  while (begin < status->size() && ((*status)[begin] == ' ' || (*status)[begin] == '\t')) ++begin;
-  std::size_t slots = 0;
-  const char* first = status->data() + begin;
-  const char* last = status->data() + status->size();
-  if (std::from_chars(first, last, slots).ec != std::errc() || slots == 0 || slots > (1u << 24)) {
-    return std::nullopt;
-  }
-  std::vector<pollfd> fds(slots);
-  for (std::size_t i = 0; i < slots; ++i) fds[i] = {static_cast<int>(i), 0, 0};
+  const std::optional<std::uint64_t> slots = StatusNumber(*status, "FDSize");
+  if (!slots || *slots == 0 || *slots > (1u << 24)) return std::nullopt;
+  std::vector<pollfd> fds(*slots);
+  for (std::size_t i = 0; i < fds.size(); ++i) fds[i] = {static_cast<int>(i), 0, 0};
   if (::poll(fds.data(), fds.size(), 0) < 0) return std::nullopt;  // EINVAL: over RLIMIT_NOFILE
   std::uint64_t open = 0;
   for (const pollfd& p : fds) open += (p.revents & POLLNVAL) == 0 ? 1 : 0;

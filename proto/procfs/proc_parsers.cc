@@ -13,6 +13,8 @@
 #include <optional>
 #include <system_error>
 
+#include "proto/common/text.h"
+
 namespace neuronmon::procfs {
 namespace {
 
@@ -298,6 +300,27 @@ Result<ProcessStat> ParseProcessStat(std::string_view contents, std::string_view
     *out = *n;
   }
   return stat;
+}
+
+ProcessCpuTime CpuTimeOf(const ProcessStat& stat, std::uint64_t ticks_per_second) {
+  return {stat.user_ticks * 1'000'000'000ULL / ticks_per_second,
+          stat.system_ticks * 1'000'000'000ULL / ticks_per_second};
+}
+
+std::optional<std::uint64_t> StatusNumber(std::string_view status, std::string_view key) {
+  const std::string prefix = std::string(key) + ":";
+  std::optional<std::string_view> value;
+  // The visitor never fails: every line is looked at, and the first match is kept.
+  static_cast<void>(ForEachLine(status, [&](std::size_t, std::string_view line) {
+    if (!value && line.starts_with(prefix)) value = Trim(line.substr(prefix.size()));
+    return Status::Ok();
+  }));
+  std::uint64_t number = 0;
+  if (!value ||
+      std::from_chars(value->data(), value->data() + value->size(), number).ec != std::errc{}) {
+    return std::nullopt;
+  }
+  return number;
 }
 
 Result<ProcessMetrics> ComputeProcessMetrics(const ProcessStat& stat, const HostConstants& host,

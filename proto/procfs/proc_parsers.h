@@ -1,14 +1,16 @@
-// Parsers for the Linux /proc files the daemon reads about its host and itself — /proc/stat,
-// /proc/meminfo and /proc/<pid>/stat — and the arithmetic that turns them into neuron-monitor's
-// vcpu_usage and memory_info groups and the standard process_* metrics. The parse functions take
-// a file's contents and never touch the filesystem (read → pure parse → publish); on malformed,
-// truncated or garbage input they return kInvalidArgument naming the file, the line and what is
-// wrong (`/proc/stat: line 3: expected at least 7 numbers after "cpu0", got 2`) and never crash.
-// ReadSmallFile is the only function here that does I/O. All functions are thread-safe.
+// Parsers for the Linux /proc files the daemon reads about its host and itself, and neurondev about
+// the processes that hold Neuron devices — /proc/stat, /proc/meminfo, /proc/<pid>/stat and
+// /proc/<pid>/status — and the arithmetic that turns them into neuron-monitor's vcpu_usage and
+// memory_info groups, the standard process_* metrics and a process's CPU time. The parse
+// functions take a file's contents and never touch the filesystem (read → pure parse → publish); on
+// malformed, truncated or garbage input they return kInvalidArgument naming the file, the line and
+// what is wrong (`/proc/stat: line 3: expected at least 7 numbers after "cpu0", got 2`) and never
+// crash. ReadSmallFile is the only function here that does I/O. All functions are thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,6 +97,20 @@ struct ProcessStat {
 // name is taken up to the last ')', since it may itself contain ") ".
 Result<ProcessStat> ParseProcessStat(std::string_view contents,
                                      std::string_view path = "/proc/self/stat");
+
+// A process's CPU time in nanoseconds: utime and stime of its stat at `ticks_per_second`
+// (sysconf(_SC_CLK_TCK)), each rounded down. REQUIRES: ticks_per_second > 0.
+struct ProcessCpuTime {
+  std::uint64_t user_ns = 0;
+  std::uint64_t system_ns = 0;
+};
+ProcessCpuTime CpuTimeOf(const ProcessStat& stat, std::uint64_t ticks_per_second);
+
+// The number that begins a field of /proc/<pid>/status ("Uid:\t1000\t1000\t1000\t1000" → 1000 for
+// "Uid", "FDSize:\t256" → 256): the first line that starts with `key` and ':', then spaces or
+// tabs, then decimal digits (what follows them is not read). nullopt when there is no such line
+// or its value does not begin with a number that fits 64 bits.
+std::optional<std::uint64_t> StatusNumber(std::string_view status, std::string_view key);
 
 // What turns ticks and pages into seconds and bytes; the caller reads them once at startup.
 struct HostConstants {

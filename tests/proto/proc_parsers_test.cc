@@ -284,6 +284,41 @@ TEST(ParseProcessStat, MalformedInputNamesTheFile) {
   SurvivesTruncationAndGarbage(kSelfStat, [](std::string_view c) { return ParseProcessStat(c); });
 }
 
+TEST(CpuTimeOf, TurnsTicksIntoNanosecondsRoundingDown) {
+  Result<ProcessStat> stat = ParseProcessStat(kSelfStat);
+  ASSERT_TRUE(stat.ok());
+  const ProcessCpuTime at100 = CpuTimeOf(*stat, 100);
+  EXPECT_EQ(at100.user_ns, 250'000'000u);  // 25 ticks
+  EXPECT_EQ(at100.system_ns, 130'000'000u);
+  const ProcessCpuTime at3 = CpuTimeOf(*stat, 3);
+  EXPECT_EQ(at3.user_ns, 8'333'333'333u);  // 25 / 3 s, rounded down
+  EXPECT_EQ(at3.system_ns, 4'333'333'333u);
+}
+
+constexpr std::string_view kSelfStatus =
+    "Name:\tneuron-monitord\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t12345\n"
+    "Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nFDSize:\t256\n"
+    "VmRSS:\t    8192 kB\nThreads:\t3\n";
+
+TEST(StatusNumber, ReadsTheNumberThatBeginsAField) {
+  EXPECT_EQ(StatusNumber(kSelfStatus, "Uid"), 1000u);
+  EXPECT_EQ(StatusNumber(kSelfStatus, "FDSize"), 256u);
+  EXPECT_EQ(StatusNumber(kSelfStatus, "VmRSS"), 8192u) << "spaces before the number are skipped";
+  EXPECT_EQ(StatusNumber(kSelfStatus, "Threads"), 3u) << "the last line needs no newline";
+  EXPECT_EQ(StatusNumber("Uid:\t7\nUid:\t8\n", "Uid"), 7u) << "the first line counts";
+}
+
+TEST(StatusNumber, AbsentOrMalformedIsNothing) {
+  EXPECT_EQ(StatusNumber(kSelfStatus, "Name"), std::nullopt);   // not a number
+  EXPECT_EQ(StatusNumber(kSelfStatus, "NSpid"), std::nullopt);  // no such line
+  EXPECT_EQ(StatusNumber(kSelfStatus, "Ui"), std::nullopt);     // a key is matched whole
+  EXPECT_EQ(StatusNumber("Uid:\tgarbage\n", "Uid"), std::nullopt);
+  EXPECT_EQ(StatusNumber("Uid:\t-1\n", "Uid"), std::nullopt);
+  EXPECT_EQ(StatusNumber("Uid:\t99999999999999999999999\n", "Uid"), std::nullopt);
+  EXPECT_EQ(StatusNumber(" Uid:\t5\n", "Uid"), std::nullopt) << "the key starts the line";
+  EXPECT_EQ(StatusNumber("", "Uid"), std::nullopt);
+}
+
 TEST(ComputeProcessMetrics, ConvertsTicksAndPages) {
   Result<ProcessStat> stat = ParseProcessStat(kSelfStat);
   ASSERT_TRUE(stat.ok());
