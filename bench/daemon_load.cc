@@ -28,13 +28,13 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "proto/common/duration.h"
 #include "proto/common/order_statistics.h"
+#include "proto/procfs/proc_parsers.h"
 #include "proto/wire/frame_codec.h"
 #include "tui/model.h"
 
@@ -163,21 +163,23 @@ struct ProcUsage {
   double peak_rss_mib = 0;
 };
 
+// The process's CPU time and resident size from /proc; a figure that cannot be read stays 0.
 ProcUsage Usage(pid_t pid) {
   ProcUsage u;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  std::istringstream rest(line.substr(line.rfind(')') + 2));
-  std::vector<std::string> f;
-  for (std::string x; rest >> x;) f.push_back(x);
-  if (f.size() > 13)
-    u.cpu_seconds =
-        (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) u.rss_mib = std::stod(line.substr(6)) / 1024;
-    if (line.rfind("VmHWM:", 0) == 0) u.peak_rss_mib = std::stod(line.substr(6)) / 1024;
+  const std::string proc = "/proc/" + std::to_string(pid);
+  if (Result<std::string> text = procfs::ReadSmallFile(proc + "/stat"); text.ok()) {
+    if (Result<procfs::ProcessStat> stat = procfs::ParseProcessStat(*text); stat.ok()) {
+      u.cpu_seconds = static_cast<double>(stat->user_ticks + stat->system_ticks) /
+                      static_cast<double>(::sysconf(_SC_CLK_TCK));
+    }
+  }
+  if (Result<std::string> status = procfs::ReadSmallFile(proc + "/status"); status.ok()) {
+    const auto mib = [&](std::string_view key) {
+      const std::optional<std::uint64_t> kib = procfs::StatusNumber(*status, key);
+      return kib ? static_cast<double>(*kib) / 1024 : 0.0;
+    };
+    u.rss_mib = mib("VmRSS");
+    u.peak_rss_mib = mib("VmHWM");
   }
   return u;
 }

@@ -12,13 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string_view>
 #include <thread>
 #include <utility>
 
 #include "bench/soak/client_io.h"
 #include "bench/soak/figures.h"
+#include "proto/procfs/proc_parsers.h"
 #include "tui/model.h"
 
 namespace neuronmon::soak {
@@ -125,9 +125,9 @@ std::map<std::string, double> DaemonCounters(const std::string& body) {
 ProcSample SampleProc(pid_t pid) {
   ProcSample s;
   const std::string proc = "/proc/" + std::to_string(pid);
-  std::ifstream status(proc + "/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) s.rss_mib = std::atof(line.c_str() + 6) / 1024;
+  if (Result<std::string> status = procfs::ReadSmallFile(proc + "/status"); status.ok()) {
+    const std::optional<std::uint64_t> kib = procfs::StatusNumber(*status, "VmRSS");
+    if (kib) s.rss_mib = static_cast<double>(*kib) / 1024;
   }
   std::error_code ec;
   for (auto it = std::filesystem::directory_iterator(proc + "/fd", ec);
