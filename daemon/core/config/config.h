@@ -5,11 +5,11 @@
 // every key is optional and takes the default DefaultConfig() shows, and an unknown key is an
 // error. Command-line flags override fields after parsing (server/command_line.h), then
 // ValidateConfig runs again, so every value rule — ranges, device and scenario validity,
-// retention >= period, a token for listeners off loopback — applies to flags and file alike. Problems are reported as data, one string per problem, formatted
-// "SOURCE: FIELD: what is wrong" (FIELD is the JSON path, e.g. `limits.queue_depth`), so a
-// config check can print all of them and startup can print the first. Plain values and pure
-// functions (LoadConfigFile reads one file; validating a scenario path reads that file);
-// thread-compatible.
+// retention >= period, a token for listeners off loopback — applies to flags and file alike.
+// Problems are reported as data, one string per problem, formatted "SOURCE: FIELD: what is wrong"
+// (FIELD is the JSON path, e.g. `limits.queue_depth`), so a config check can print all of them and
+// startup can print the first. Plain values and pure functions (LoadConfigFile reads one file;
+// validating a scenario path reads that file); thread-compatible.
 #pragma once
 
 #include <cstdint>
