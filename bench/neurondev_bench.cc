@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "neurondev/host.h"
+#include "neurondev/sysfs_sampler.h"
 #include "neurondev/sysfs_tree.h"
 #include "tests/neurondev/tree_writer.h"
 

@@ -24,6 +24,7 @@
 #include "neurondev/pod_resources.h"
 #include "neurondev/processes.h"
 #include "neurondev/runtime_source.h"
+#include "neurondev/sysfs_sampler.h"
 #include "neurondev/sysfs_tree.h"
 #include "neuronmon/v1/inventory.pb.h"
 #include "proto/common/clock.h"

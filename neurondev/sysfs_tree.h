@@ -9,15 +9,14 @@
 // capped in size before it is read. Thread-compatible (no state but the root).
 //
 // The reading's types are in tree_reading.h, the single files' parsers in sysfs_attributes.h and
-// the sampler, which reads the same every second for a fraction of the cost, in sysfs_sampler.h;
-// this header includes them all.
+// the sampler, which reads the same every second for a fraction of the cost, in sysfs_sampler.h
+// (which uses this reader; this header includes the first two).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "neurondev/sysfs_attributes.h"
-#include "neurondev/sysfs_sampler.h"
 #include "neurondev/tree_reading.h"
 #include "proto/common/status.h"
 

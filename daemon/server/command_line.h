@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "daemon/core/config/config.h"
+#include "daemon/core/config/config_file.h"
 #include "proto/common/simulator_options.h"
 #include "proto/common/status.h"
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "daemon/core/config/config_file.h"
 #include "proto/common/duration.h"
 #include "proto/common/terminal_text.h"
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "daemon/core/config/config_file.h"
 #include "proto/common/json_reader.h"
 
 namespace neuronmon::daemon {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "daemon/core/config/config.h"
+#include "daemon/core/config/config_file.h"
 
 namespace neuronmon::daemon {
 namespace {

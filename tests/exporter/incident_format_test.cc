@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/core/archive/incident.h"
-#include "daemon/core/config/config.h"
+#include "daemon/core/config/config_file.h"
 #include "tests/temp_dir.h"
 
 namespace neuronmon::exporter {

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/core/config/config.h"
+#include "daemon/core/config/config_file.h"
 
 namespace {
 

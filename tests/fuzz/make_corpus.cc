@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "daemon/core/backend.h"
-#include "daemon/core/config/config.h"
+#include "daemon/core/config/config_file.h"
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/host_reader.h"
 #include "daemon/core/report/subscription.h"

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include "neurondev/sysfs_sampler.h"
 #include "tests/neurondev/tree_writer.h"
 
 namespace neuronmon::neurondev {

@@ -3,13 +3,10 @@
 // default is written once, in its component; the settings table (settings.h) says which JSON key
 // sets which member. The file is JSON with // and /* */ comments, default path kDefaultConfigPath;
 // every key is optional and takes the default DefaultConfig() shows, and an unknown key is an
-// error. Command-line flags override fields after parsing (server/command_line.h), then
-// ValidateConfig runs again, so every value rule — ranges, device and scenario validity,
-// retention >= period, a token for listeners off loopback — applies to flags and file alike.
-// Problems are reported as data, one string per problem, formatted "SOURCE: FIELD: what is wrong"
-// (FIELD is the JSON path, e.g. `limits.queue_depth`), so a config check can print all of them and
-// startup can print the first. Plain values and pure functions (LoadConfigFile reads one file;
-// validating a scenario path reads that file); thread-compatible.
+// error; reading, checking and printing the file is config_file.h's. Command-line flags override
+// fields after parsing (server/command_line.h), then ValidateConfig runs again, so every value rule
+// — ranges, device and scenario validity, retention >= period, a token for listeners off loopback —
+// applies to flags and file alike. Plain values and pure functions; thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -97,30 +94,6 @@ struct DaemonConfig {
 
 DaemonConfig DefaultConfig();
 
-// The commented default file, generated from the settings table (settings.h): every key with
-// its default and its documentation; it parses to DefaultConfig(). packaging/neuron-monitord.json
-// is this text (a test checks it).
-std::string DefaultConfigText();
-
-// Parses and validates the text of a config file; `source` names it in problems (usually its
-// path). On failure appends EVERY problem found to `problems` (when not null) — first those met
-// while reading (malformed JSON with line and column, wrong types, bad syntax, unknown keys),
-// then ValidateConfig's, each in field order — and returns kInvalidArgument whose message is the
-// first of them. A field with a problem keeps its default, so later checks see a sane value.
-Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& source,
-                                 std::vector<std::string>* problems);
-
-// Reads `path` (at most 1 MiB) and parses it as ParseConfig does with `path` as the source. A
-// file that cannot be read is one problem "PATH: cannot open: <strerror>", with kNotFound when
-// it does not exist (so a caller may fall back to defaults) and kIoError otherwise.
-Result<DaemonConfig> LoadConfigFile(const std::string& path, std::vector<std::string>* problems);
-
-// Checks every value rule on `config` and appends each violation, "SOURCE: FIELD: what" ("FIELD:
-// what" when `source` is empty), to `problems` (when not null). Returns Ok or kInvalidArgument with
-// the first problem it found.
-Status ValidateConfig(const DaemonConfig& config, std::vector<std::string>* problems,
-                      const std::string& source);
-
 // "HOST:PORT" with HOST an IPv4 address, a host name or "[IPv6]"; PORT 1..65535. Errors are
 // kInvalidArgument, quote `text` and say what is wrong (e.g. `"localhost": missing port ...`).
 Result<ListenAddress> ParseListenAddress(std::string_view text);
@@ -142,10 +115,6 @@ bool LoopbackTcpRequiresToken(const DaemonConfig& config);
 std::string DefaultArchiveDirectory();
 // The same for incidents.directory: "incidents" beside the archive's default.
 std::string DefaultIncidentDirectory();
-
-// `config` as the JSON of a config file (every key, effective values; durations as "10m"),
-// which ParseConfig reads back to `config` (not --replay and --from, which are not in the file).
-std::string ConfigToJson(const DaemonConfig& config);
 
 // "error", "warn", "info", "debug".
 std::string LogLevelName(LogLevel level);

@@ -4,11 +4,8 @@
 #include <utility>
 
 #include "daemon/core/config/config.h"
-#include "daemon/core/config/setting_kinds.h"
 
 namespace neuronmon::daemon {
-
-using settings_internal::SettingsTable;
 
 Setting::Setting(Info info)
     : key_(std::move(info.key)), doc_(std::move(info.doc)), simulator_only_(info.simulator_only) {}
@@ -45,7 +42,7 @@ Node& ChildOf(Node& node, const std::string& name) {
 
 Node MakeTree() {
   Node root;
-  for (const auto& s : SettingsTable().settings) {
+  for (const auto& s : ConfigSettings()) {
     Node* at = &root;
     std::string_view rest = s->key();
     for (std::size_t dot; (dot = rest.find('.')) != std::string_view::npos;) {
@@ -122,9 +119,6 @@ constexpr const char* kPreamble =
     "m, h).\n";
 
 }  // namespace
-
-const std::vector<std::unique_ptr<Setting>>& ConfigSettings() { return SettingsTable().settings; }
-const std::vector<Section>& ConfigSections() { return SettingsTable().sections_; }
 
 void ReadSettings(const nlohmann::json& json, DaemonConfig& config, Found& found) {
   JsonReader r(json, "", &found);

@@ -469,3 +469,14 @@ const Table& SettingsTable() {
 }
 
 }  // namespace neuronmon::daemon::settings_internal
+
+namespace neuronmon::daemon {
+
+const std::vector<std::unique_ptr<Setting>>& ConfigSettings() {
+  return settings_internal::SettingsTable().settings;
+}
+const std::vector<Section>& ConfigSections() {
+  return settings_internal::SettingsTable().sections_;
+}
+
+}  // namespace neuronmon::daemon
