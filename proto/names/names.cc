@@ -1,6 +1,8 @@
 #include "proto/names/names.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace neuronmon {
 namespace {
@@ -224,6 +226,12 @@ void AddEvidence(v1::Finding& f, const char* name, double value, const char* uni
   e->set_unit(unit);
   e->set_threshold(threshold);
   e->set_comparison(comparison);
+}
+
+std::string StuckRankClause(const v1::HangDetail& hang) {
+  char seconds[64];
+  std::snprintf(seconds, sizeof seconds, " for %.0f s", std::floor(hang.stuck_seconds()));
+  return hang.stuck_rank() + " has not joined " + CollectiveOpName(hang.operation()) + seconds;
 }
 
 std::uint32_t CoresPerDevice(const v1::Inventory& inventory) {

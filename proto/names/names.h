@@ -31,6 +31,11 @@ const char* GroupName(v1::Group group);
 void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
                  const char* comparison);
 
+// What a hang finding says of the rank that stopped joining: "rank5 has not joined all_reduce for
+// 41 s" (whole seconds, rounded down) — the words of the analyzer's summary and of the cluster
+// view's verdict. Meaningful only when `hang.stuck_rank` is set (else the rank is elsewhere).
+std::string StuckRankClause(const v1::HangDetail& hang);
+
 // NeuronCores per device of `inventory`, at least 1 (so that it can divide a core index).
 std::uint32_t CoresPerDevice(const v1::Inventory& inventory);
 

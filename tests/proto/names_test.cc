@@ -29,5 +29,13 @@ TEST(PodLabel, ReadsAnAllocationTheSameWay) {
   EXPECT_EQ(PodLabelWithContainer(allocation), "pod ml/train-7 (container trainer)");
 }
 
+TEST(StuckRankClause, SaysWhichRankHasNotJoinedWhatForHowLong) {
+  v1::HangDetail hang;
+  hang.set_operation(v1::COLLECTIVE_OP_ALL_REDUCE);
+  hang.set_stuck_seconds(41.9);
+  hang.set_stuck_rank("rank5");
+  EXPECT_EQ(StuckRankClause(hang), "rank5 has not joined all_reduce for 41 s");
+}
+
 }  // namespace
 }  // namespace neuronmon
