@@ -12,6 +12,7 @@
 
 #include "daemon/core/daemon_core.h"
 #include "daemon/core/report/report_builder.h"
+#include "proto/names/names.h"
 #include "simdev/collective_model.h"
 #include "simdev/instance.h"
 #include "simdev/job.h"
@@ -646,6 +647,40 @@ TEST(Analyzer, ClusterHangIsNamedOnTheStuckNodeAndSeenOnTheOthers) {
     } else {
       EXPECT_EQ(verdict.straggler(), "");
       EXPECT_NE(verdict.summary().find("on another host"), std::string::npos) << verdict.summary();
+    }
+  }
+}
+
+// The hang carries as structure what its summary says of the stuck rank (Finding.hang), on each
+// runtime's finding and on the instance summary — what neuron-top's cluster view reads.
+TEST(Analyzer, ClusterHangCarriesTheStuckRankAsStructure) {
+  for (int node : {0, 3}) {
+    simdev::Scenario scenario = *simdev::LoadScenario("cluster-hang");
+    scenario.node = node;
+    SimRun run(*simdev::FindPreset("trn1.32xlarge"), scenario);
+    Analysis hung;
+    for (int t = 0; t <= 140 && hung.instance.kind() != v1::FINDING_KIND_HANG; ++t)
+      hung = run.At(t);
+    const v1::Finding& instance = hung.instance;
+    ASSERT_EQ(instance.kind(), v1::FINDING_KIND_HANG) << "node " << node;
+    ASSERT_TRUE(instance.has_hang()) << "node " << node;
+    EXPECT_EQ(instance.hang().operation(), v1::COLLECTIVE_OP_ALL_REDUCE);
+    EXPECT_EQ(instance.hang().stuck_rank(), instance.straggler());
+    if (node == 3) {
+      EXPECT_EQ(instance.hang().stuck_rank(), "llama3-8b-node3-rank5");
+      EXPECT_GE(instance.hang().stuck_seconds(), 3) << "at least hang_min";
+      // The words people read say what the structure says.
+      EXPECT_NE(instance.summary().find(StuckRankClause(instance.hang())), std::string::npos)
+          << instance.summary();
+    } else {
+      EXPECT_EQ(instance.hang().stuck_seconds(), 0);
+    }
+    for (const auto& [pid, findings] : hung.runtimes) {
+      const v1::Finding& f = findings.front();
+      if (f.kind() != v1::FINDING_KIND_HANG) continue;
+      EXPECT_EQ(f.hang().operation(), v1::COLLECTIVE_OP_ALL_REDUCE) << f.subject();
+      EXPECT_EQ(f.hang().stuck_rank(), f.straggler()) << f.subject();
+      EXPECT_EQ(f.hang().stuck_rank().empty(), node == 0) << f.subject();
     }
   }
 }

@@ -489,6 +489,34 @@ struct Stalled {
   Recent recent;
 };
 
+// The hang finding of `s`, one member of a hung job: `detail` names the collective it does not
+// complete and the rank here that has not joined it (none: that rank runs on another host);
+// `peers`: the ranks here that wait ("3 ranks").
+v1::Finding HangFinding(const Stalled& s, const v1::HangDetail& detail, const std::string& peers,
+                        const AnalyzerThresholds& t) {
+  v1::Finding f;
+  f.set_kind(v1::FINDING_KIND_HANG);
+  f.set_subject(s.m->tag);
+  f.set_pid(s.m->pid);
+  AddEvidence(f, "seconds_since_last_execution", s.seconds, "seconds", s.threshold, ">=");
+  AddEvidence(f, "collective_in_flight_percent", 100 * s.recent.in_flight, "percent",
+              100 * t.hang_in_flight, s.recent.in_flight >= t.hang_in_flight ? ">=" : "<");
+  const std::string op = CollectiveOpName(detail.operation());
+  const double secs = std::floor(s.seconds);
+  if (!s.recent.waiting) {
+    f.set_summary(StuckRankClause(detail) + "; " + peers + " here wait for it");
+  } else if (!detail.stuck_rank().empty()) {
+    f.set_summary("waits in " + op + Fmt(" for %.0f s: ", secs) + detail.stuck_rank() +
+                  " has not joined");
+  } else {
+    f.set_summary("waits in " + op + Fmt(" for %.0f s with ", secs) + peers +
+                  " here; the rank that stopped joining is on another host");
+  }
+  f.set_straggler(detail.stuck_rank());
+  *f.mutable_hang() = detail;
+  return f;
+}
+
 // Hang detection, per job (processes sharing a command line; a process without one is its own
 // job): every member on this host has completed nothing for hang_steps of its recent step times
 // while at least one waits in a collective that does not complete. Members that are not in a
@@ -513,31 +541,22 @@ std::map<std::uint32_t, v1::Finding> Hangs(const std::vector<Stalled>& all,
       }
     }
     if (!all_stalled || waiter == nullptr) continue;
-    const std::string op = CollectiveOpName(CollectiveOpOf(*waiter->recent.waiting));
+    // What the waiting ranks say: the first stuck rank. A stuck rank speaks of itself.
+    v1::HangDetail job;
+    job.set_operation(CollectiveOpOf(*waiter->recent.waiting));
+    if (!stuck.empty()) {
+      job.set_stuck_rank(stuck.front()->m->tag);
+      job.set_stuck_seconds(stuck.front()->seconds);
+    }
     const std::size_t waiting = members.size() - stuck.size();
     const std::string peers = std::to_string(waiting) + (waiting == 1 ? " rank" : " ranks");
     for (const Stalled* s : members) {
-      v1::Finding f;
-      f.set_kind(v1::FINDING_KIND_HANG);
-      f.set_subject(s->m->tag);
-      f.set_pid(s->m->pid);
-      AddEvidence(f, "seconds_since_last_execution", s->seconds, "seconds", s->threshold, ">=");
-      AddEvidence(f, "collective_in_flight_percent", 100 * s->recent.in_flight, "percent",
-                  100 * t.hang_in_flight, s->recent.in_flight >= t.hang_in_flight ? ">=" : "<");
-      const double secs = std::floor(s->seconds);
+      v1::HangDetail detail = job;
       if (!s->recent.waiting) {
-        f.set_straggler(s->m->tag);
-        f.set_summary(s->m->tag + " has not joined " + op + Fmt(" for %.0f s; ", secs) + peers +
-                      " here wait for it");
-      } else if (!stuck.empty()) {
-        f.set_straggler(stuck.front()->m->tag);
-        f.set_summary("waits in " + op + Fmt(" for %.0f s: ", secs) + stuck.front()->m->tag +
-                      " has not joined");
-      } else {
-        f.set_summary("waits in " + op + Fmt(" for %.0f s with ", secs) + peers +
-                      " here; the rank that stopped joining is on another host");
+        detail.set_stuck_rank(s->m->tag);
+        detail.set_stuck_seconds(s->seconds);
       }
-      out[s->m->pid] = std::move(f);
+      out[s->m->pid] = HangFinding(*s, detail, peers, t);
     }
   }
   return out;
@@ -610,6 +629,7 @@ v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, 
       worst->kind() == v1::FINDING_KIND_HANG || worst->kind() == v1::FINDING_KIND_MEMORY_PRESSURE) {
     kind = worst->kind();
     s.set_straggler(worst->straggler());
+    if (worst->has_hang()) *s.mutable_hang() = worst->hang();
   } else {
     int best = 0;
     for (const auto& [k, n] : counts) {
