@@ -19,14 +19,13 @@ std::string Fmt(const char* format, double a, double b = 0, double c = 0, double
   return buf;
 }
 
-// The part of a hang summary about the stuck rank: "rank7 has not joined all_reduce for 41 s".
+// What a hang verdict says of the stuck rank, read from its structure (Finding.hang): "rank7 has
+// not joined all_reduce for 41 s". A daemon older than that field names the rank only. "" when
+// the stuck rank is not on that host.
 std::string StuckClause(const v1::Finding& f) {
   if (f.straggler().empty()) return "";
-  const std::string needle = f.straggler() + " has not joined";
-  const std::size_t at = f.summary().find(needle);
-  if (at == std::string::npos) return f.straggler() + " stopped joining its collectives";
-  const std::size_t end = f.summary().find(';', at);
-  return f.summary().substr(at, end == std::string::npos ? std::string::npos : end - at);
+  if (!f.has_hang()) return f.straggler() + " stopped joining its collectives";
+  return StuckRankClause(f.hang());
 }
 
 // Checks one HOST:PORT the way --connect does.

@@ -5,7 +5,8 @@
 // utilization stands well above the job's median — or well below it while it spends little time
 // in collectives itself — is the job's straggler; a host whose verdict is
 // `hang` makes the job hang, and the host whose verdict names the rank that stopped joining is
-// the culprit. Also: the hosts file of `neuron-top --hosts`. Pure; thread-compatible.
+// the culprit (read from the verdict's structure, Finding.straggler and Finding.hang — never from
+// its summary). Also: the hosts file of `neuron-top --hosts`. Pure; thread-compatible.
 #pragma once
 
 #include <cstdint>

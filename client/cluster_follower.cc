@@ -46,6 +46,7 @@ void RowReport(const v1::Report& r, ClusterHost& row) {
     row.verdict = f;
     row.verdict.set_summary(Clean(f.summary()));
     row.verdict.set_straggler(Clean(f.straggler()));
+    if (f.has_hang()) row.verdict.mutable_hang()->set_stuck_rank(Clean(f.hang().stuck_rank()));
     row.verdict.clear_advice();
     break;
   }

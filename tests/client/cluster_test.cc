@@ -27,6 +27,16 @@ ClusterHost Host(const std::string& name, double util, double share,
   return h;
 }
 
+// What a host's hang verdict carries about the rank that stopped joining (Finding.hang).
+v1::HangDetail StuckRank(const std::string& rank, double seconds,
+                         v1::CollectiveOp op = v1::COLLECTIVE_OP_ALL_REDUCE) {
+  v1::HangDetail hang;
+  hang.set_operation(op);
+  hang.set_stuck_rank(rank);
+  hang.set_stuck_seconds(seconds);
+  return hang;
+}
+
 TEST(AnalyzeCluster, NamesTheNodeTheOthersWaitFor) {
   // cluster-straggler as the four daemons report it: node 2 computes longer; the others spend
   // that time waiting in all_reduce.
@@ -113,12 +123,14 @@ TEST(AnalyzeCluster, HangOnOneHostIsTheJobsHangAndNamesTheStuckRank) {
   hosts[0].verdict.set_summary(
       "16 ranks wait in all_reduce for 12 s; the rank that stopped "
       "joining is on another host");
+  hosts[0].verdict.mutable_hang()->set_operation(v1::COLLECTIVE_OP_ALL_REDUCE);
   hosts[3].verdict.set_kind(v1::FINDING_KIND_HANG);
   hosts[3].verdict.set_severity(v1::SEVERITY_CRITICAL);
   hosts[3].verdict.set_straggler("rank5");
   hosts[3].verdict.set_summary(
       "rank5 has not joined all_reduce for 41 s; 15 ranks here wait for "
       "it");
+  *hosts[3].verdict.mutable_hang() = StuckRank("rank5", 41.2);
   const ClusterAnalysis a = AnalyzeCluster(hosts);
   for (int i : {1, 2}) {
     EXPECT_EQ(a.host_verdicts[i].kind(), v1::FINDING_KIND_HANG);
@@ -128,6 +140,31 @@ TEST(AnalyzeCluster, HangOnOneHostIsTheJobsHangAndNamesTheStuckRank) {
   EXPECT_EQ(a.verdict.kind(), v1::FINDING_KIND_HANG);
   EXPECT_EQ(a.verdict.straggler(), "ip-10-0-0-7");
   EXPECT_EQ(a.verdict.summary(), "node ip-10-0-0-7: rank5 has not joined all_reduce for 41 s");
+}
+
+// The cluster's words come from the hang's structure, not from the host's prose: a summary in
+// other words (a newer daemon's, a translation) changes nothing.
+TEST(AnalyzeCluster, HangVerdictIsReadFromItsStructureNotItsSummary) {
+  std::vector<ClusterHost> hosts = {Host("n0", 0, 1), Host("n1", 0, 1), Host("n2", 0, 1)};
+  hosts[1].verdict.set_kind(v1::FINDING_KIND_HANG);
+  hosts[1].verdict.set_straggler("worker-3");
+  hosts[1].verdict.set_summary("1 of 4 applications: worker-3 est bloqué");
+  *hosts[1].verdict.mutable_hang() = StuckRank("worker-3", 7.9, v1::COLLECTIVE_OP_ALL_GATHER);
+  const ClusterAnalysis a = AnalyzeCluster(hosts);
+  EXPECT_EQ(a.verdict.summary(), "node n1: worker-3 has not joined all_gather for 7 s");
+  EXPECT_EQ(a.host_verdicts[0].summary(), "waits for node n1");
+}
+
+// A daemon older than Finding.hang names the stuck rank only in `straggler` (and in its prose,
+// which is not read): the cluster verdict names node and rank without the collective's words.
+TEST(AnalyzeCluster, HangFromADaemonWithoutTheStructureStillNamesNodeAndRank) {
+  std::vector<ClusterHost> hosts = {Host("n0", 0, 1), Host("ip-10-0-0-7", 0, 1)};
+  hosts[1].verdict.set_kind(v1::FINDING_KIND_HANG);
+  hosts[1].verdict.set_straggler("rank5");
+  hosts[1].verdict.set_summary("1 of 16 applications: rank5 has not joined all_reduce for 41 s");
+  const ClusterAnalysis a = AnalyzeCluster(hosts);
+  EXPECT_EQ(a.verdict.straggler(), "ip-10-0-0-7");
+  EXPECT_EQ(a.verdict.summary(), "node ip-10-0-0-7: rank5 stopped joining its collectives");
 }
 
 TEST(AnalyzeCluster, HangWhoseStuckRankIsOnAnUnreachableHost) {
