@@ -34,9 +34,8 @@ Status CheckAddress(std::string_view address) {
   return ep.ok() ? Status::Ok() : ep.status();
 }
 
-}  // namespace
-
-ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const ClusterThresholds& t) {
+// Each host's own verdict, and the jobs of the reporting hosts (same command line), in list order.
+ClusterAnalysis GroupJobs(const std::vector<ClusterHost>& hosts) {
   ClusterAnalysis out;
   out.host_verdicts.resize(hosts.size());
   std::map<std::string, std::size_t> job_of;
@@ -48,83 +47,139 @@ ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const Clus
     if (added) out.jobs.push_back({command, {}, 0, 0});
     out.jobs[it->second].hosts.push_back(i);
   }
-  const v1::Finding* worst = nullptr;
-  std::size_t worst_host = 0;
-  auto consider = [&](const v1::Finding& f, std::size_t host) {
-    if (worst == nullptr || VerdictRank(f.kind()) > VerdictRank(worst->kind()) ||
-        (f.kind() == v1::FINDING_KIND_HANG && worst->kind() == v1::FINDING_KIND_HANG &&
-         !f.straggler().empty() && worst->straggler().empty())) {
-      worst = &f;
-      worst_host = host;
-    }
-  };
-  for (ClusterJob& job : out.jobs) {
-    std::vector<double> u, c;
-    for (std::size_t i : job.hosts) {
-      u.push_back(hosts[i].summary.utilization_percent());
-      c.push_back(hosts[i].summary.collective_time_share());
-    }
-    job.median_utilization = Median(u);
-    job.median_collective_share = Median(c);
-    if (job.command.empty()) continue;
-    // A hang on any host stops the whole job: every host of it shows the hang.
-    const ClusterHost* hung = nullptr;
-    for (std::size_t i : job.hosts) {
-      const v1::Finding& v = hosts[i].verdict;
-      if (v.kind() != v1::FINDING_KIND_HANG) continue;
-      if (hung == nullptr || (!v.straggler().empty() && hung->verdict.straggler().empty()))
-        hung = &hosts[i];
-    }
-    if (hung != nullptr) {
-      for (std::size_t i : job.hosts) {
-        if (out.host_verdicts[i].kind() == v1::FINDING_KIND_HANG) continue;
-        v1::Finding& f = out.host_verdicts[i];
-        f = v1::Finding{};
-        f.set_kind(v1::FINDING_KIND_HANG);
-        f.set_severity(v1::SEVERITY_CRITICAL);
-        f.set_subject(hosts[i].name);
-        f.set_summary("waits for node " + hung->name);
-      }
+  return out;
+}
+
+// The host of `job` whose own verdict is `hang`, preferring one that names the stuck rank; null
+// when none hangs.
+const ClusterHost* HungHost(const std::vector<ClusterHost>& hosts, const ClusterJob& job) {
+  const ClusterHost* hung = nullptr;
+  for (std::size_t i : job.hosts) {
+    const v1::Finding& v = hosts[i].verdict;
+    if (v.kind() != v1::FINDING_KIND_HANG) continue;
+    if (hung == nullptr || (!v.straggler().empty() && hung->verdict.straggler().empty()))
+      hung = &hosts[i];
+  }
+  return hung;
+}
+
+// A hang on any host stops the whole job: every other host of it waits for `hung`.
+void SpreadHang(const std::vector<ClusterHost>& hosts, const ClusterJob& job,
+                const ClusterHost& hung, std::vector<v1::Finding>& verdicts) {
+  for (std::size_t i : job.hosts) {
+    if (verdicts[i].kind() == v1::FINDING_KIND_HANG) continue;
+    v1::Finding& f = verdicts[i];
+    f = v1::Finding{};
+    f.set_kind(v1::FINDING_KIND_HANG);
+    f.set_severity(v1::SEVERITY_CRITICAL);
+    f.set_subject(hosts[i].name);
+    f.set_summary("waits for node " + hung.name);
+  }
+}
+
+// The straggler verdict for host `h` of `job`, or none. Busier than the others while they wait
+// in collectives: they wait for it (its own share of time in collectives may be as high as
+// theirs: overlapped all-reduces count there too). Less busy: only if it is not waiting in
+// collectives itself (it stalls elsewhere).
+std::optional<v1::Finding> StragglerVerdict(const ClusterHost& h, const ClusterJob& job,
+                                            const ClusterThresholds& t) {
+  const v1::HostSummary& s = h.summary;
+  const double gap = s.utilization_percent() - job.median_utilization;
+  const bool busier = gap >= t.straggler_gap_points;
+  const bool stalled = -gap >= t.straggler_gap_points &&
+                       s.collective_time_share() < t.own_share_ratio * job.median_collective_share;
+  if (!busier && !stalled) return std::nullopt;
+  v1::Finding f;
+  f.set_kind(v1::FINDING_KIND_STRAGGLER);
+  f.set_severity(v1::SEVERITY_WARNING);
+  f.set_subject(h.name);
+  f.set_straggler(h.name);
+  f.set_summary(
+      Fmt("NeuronCores %.0f%% busy against the job's median %.0f%%, %.0f%% of the "
+          "time in collectives against %.0f%%: the other nodes wait for it",
+          s.utilization_percent(), job.median_utilization, 100 * s.collective_time_share(),
+          100 * job.median_collective_share));
+  AddEvidence(f, "utilization_gap_points", busier ? gap : -gap, "percent", t.straggler_gap_points,
+              ">=");
+  if (stalled) {
+    AddEvidence(f, "collective_time_share_percent", 100 * s.collective_time_share(), "percent",
+                100 * t.own_share_ratio * job.median_collective_share, "<");
+  }
+  AddEvidence(f, "job_median_collective_time_share_percent", 100 * job.median_collective_share,
+              "percent", 100 * t.peer_share, ">=");
+  return f;
+}
+
+// Sets `job`'s medians and, for a job (hosts with applications), the verdicts the comparison
+// gives its hosts: a hang for all, or the stragglers.
+void CompareJob(const std::vector<ClusterHost>& hosts, const ClusterThresholds& t, ClusterJob& job,
+                std::vector<v1::Finding>& verdicts) {
+  std::vector<double> u, c;
+  for (std::size_t i : job.hosts) {
+    u.push_back(hosts[i].summary.utilization_percent());
+    c.push_back(hosts[i].summary.collective_time_share());
+  }
+  job.median_utilization = Median(u);
+  job.median_collective_share = Median(c);
+  if (job.command.empty()) return;
+  if (const ClusterHost* hung = HungHost(hosts, job); hung != nullptr) {
+    SpreadHang(hosts, job, *hung, verdicts);
+    return;
+  }
+  if (job.hosts.size() < t.min_hosts || job.median_collective_share < t.peer_share) return;
+  for (std::size_t i : job.hosts) {
+    if (std::optional<v1::Finding> f = StragglerVerdict(hosts[i], job, t)) verdicts[i] = *f;
+  }
+}
+
+// The host whose verdict is the cluster's: the worst (VerdictRank), a hang naming its stuck rank
+// before one that does not; hosts.size() when no host has a verdict.
+std::size_t WorstHost(const std::vector<v1::Finding>& verdicts) {
+  std::size_t worst = verdicts.size();
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    const v1::Finding& f = verdicts[i];
+    if (f.kind() == v1::FINDING_KIND_UNSPECIFIED) continue;
+    if (worst == verdicts.size()) {
+      worst = i;
       continue;
     }
-    if (job.hosts.size() < t.min_hosts || job.median_collective_share < t.peer_share) continue;
-    for (std::size_t i : job.hosts) {
-      const v1::HostSummary& s = hosts[i].summary;
-      const double gap = s.utilization_percent() - job.median_utilization;
-      // Busier than the others while they wait in collectives: they wait for it (its own share
-      // of time in collectives may be as high as theirs: overlapped all-reduces count there too).
-      // Less busy: only if it is not waiting in collectives itself (it stalls elsewhere).
-      const bool busier = gap >= t.straggler_gap_points;
-      const bool stalled =
-          -gap >= t.straggler_gap_points &&
-          s.collective_time_share() < t.own_share_ratio * job.median_collective_share;
-      if (!busier && !stalled) continue;
-      v1::Finding f;
-      f.set_kind(v1::FINDING_KIND_STRAGGLER);
-      f.set_severity(v1::SEVERITY_WARNING);
-      f.set_subject(hosts[i].name);
-      f.set_straggler(hosts[i].name);
-      f.set_summary(
-          Fmt("NeuronCores %.0f%% busy against the job's median %.0f%%, %.0f%% of the "
-              "time in collectives against %.0f%%: the other nodes wait for it",
-              s.utilization_percent(), job.median_utilization, 100 * s.collective_time_share(),
-              100 * job.median_collective_share));
-      AddEvidence(f, "utilization_gap_points", busier ? gap : -gap, "percent",
-                  t.straggler_gap_points, ">=");
-      if (stalled) {
-        AddEvidence(f, "collective_time_share_percent", 100 * s.collective_time_share(), "percent",
-                    100 * t.own_share_ratio * job.median_collective_share, "<");
-      }
-      AddEvidence(f, "job_median_collective_time_share_percent", 100 * job.median_collective_share,
-                  "percent", 100 * t.peer_share, ">=");
-      out.host_verdicts[i] = std::move(f);
+    const v1::Finding& w = verdicts[worst];
+    if (VerdictRank(f.kind()) > VerdictRank(w.kind()) ||
+        (f.kind() == v1::FINDING_KIND_HANG && w.kind() == v1::FINDING_KIND_HANG &&
+         !f.straggler().empty() && w.straggler().empty())) {
+      worst = i;
     }
   }
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    if (out.host_verdicts[i].kind() != v1::FINDING_KIND_UNSPECIFIED)
-      consider(out.host_verdicts[i], i);
+  return worst;
+}
+
+// What the cluster verdict says of node `node`, whose verdict `worst` is the cluster's.
+std::string VerdictText(const v1::Finding& worst, const std::string& node,
+                        const std::vector<v1::Finding>& verdicts) {
+  switch (worst.kind()) {
+    case v1::FINDING_KIND_HANG: {
+      const std::string stuck = StuckClause(worst);
+      return stuck.empty() ? "node " + node +
+                                 " hangs: every rank waits in a collective; the rank that "
+                                 "stopped joining is on a host not reporting"
+                           : "node " + node + ": " + stuck;
+    }
+    case v1::FINDING_KIND_HEALTHY: {
+      std::size_t healthy = 0;
+      for (const v1::Finding& f : verdicts) healthy += f.kind() == v1::FINDING_KIND_HEALTHY ? 1 : 0;
+      return Fmt("%.0f of %.0f hosts healthy", static_cast<double>(healthy),
+                 static_cast<double>(verdicts.size()));
+    }
+    default:
+      // A host's own summary is about its applications ("3 of 16 applications: ...").
+      return "node " + node + ": " + worst.summary();
   }
-  v1::Finding& v = out.verdict;
+}
+
+// The cluster's verdict: the worst host's, naming the node; and how many hosts do not report.
+v1::Finding ClusterVerdict(const std::vector<ClusterHost>& hosts,
+                           const std::vector<v1::Finding>& verdicts) {
+  v1::Finding v;
   v.set_subject("cluster");
   std::size_t up = 0, down = 0;
   for (const ClusterHost& h : hosts) (h.state == HostState::kUp ? up : down) += 1;
@@ -132,44 +187,29 @@ ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const Clus
       down == 0 ? ""
                 : Fmt("; %.0f of %.0f hosts not reporting", static_cast<double>(down),
                       static_cast<double>(hosts.size()));
-  if (worst == nullptr) {
+  const std::size_t at = WorstHost(verdicts);
+  if (at == verdicts.size()) {
     v.set_kind(v1::FINDING_KIND_HEALTHY);
     v.set_severity(v1::SEVERITY_INFO);
     v.set_summary((up == 0 ? std::string("no host is reporting yet") : "collecting data") +
                   unreachable);
-    return out;
+    return v;
   }
-  v.set_kind(worst->kind());
-  v.set_severity(worst->severity());
-  const std::string& node = hosts[worst_host].name;
-  v.set_straggler(worst->kind() == v1::FINDING_KIND_HANG ? hosts[worst_host].name
-                                                         : worst->straggler());
-  std::string summary;
-  switch (worst->kind()) {
-    case v1::FINDING_KIND_HANG: {
-      const std::string stuck = StuckClause(*worst);
-      summary = stuck.empty() ? "node " + node +
-                                    " hangs: every rank waits in a collective; the rank that "
-                                    "stopped joining is on a host not reporting"
-                              : "node " + node + ": " + stuck;
-      break;
-    }
-    case v1::FINDING_KIND_HEALTHY: {
-      std::size_t healthy = 0;
-      for (const v1::Finding& f : out.host_verdicts)
-        healthy += f.kind() == v1::FINDING_KIND_HEALTHY ? 1 : 0;
-      summary = Fmt("%.0f of %.0f hosts healthy", static_cast<double>(healthy),
-                    static_cast<double>(hosts.size()));
-      break;
-    }
-    default: {
-      // A host's own summary is about its applications ("3 of 16 applications: ...").
-      summary = "node " + node + ": " + worst->summary();
-      break;
-    }
-  }
-  v.set_summary(summary + unreachable);
-  for (const v1::Evidence& e : worst->evidence()) *v.add_evidence() = e;
+  const v1::Finding& worst = verdicts[at];
+  v.set_kind(worst.kind());
+  v.set_severity(worst.severity());
+  v.set_straggler(worst.kind() == v1::FINDING_KIND_HANG ? hosts[at].name : worst.straggler());
+  v.set_summary(VerdictText(worst, hosts[at].name, verdicts) + unreachable);
+  for (const v1::Evidence& e : worst.evidence()) *v.add_evidence() = e;
+  return v;
+}
+
+}  // namespace
+
+ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const ClusterThresholds& t) {
+  ClusterAnalysis out = GroupJobs(hosts);
+  for (ClusterJob& job : out.jobs) CompareJob(hosts, t, job, out.host_verdicts);
+  out.verdict = ClusterVerdict(hosts, out.host_verdicts);
   return out;
 }
 

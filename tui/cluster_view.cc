@@ -68,6 +68,160 @@ std::string Seconds(double s) {
   return buf;
 }
 
+constexpr int kBodyTop = 4;  // the first row of the body
+
+// A line of the body: a job heading, or a host's row.
+struct Line {
+  bool heading = false;
+  std::string text;
+  std::size_t position = 0;  // display position of the host
+};
+
+// " neuron-top 1.2  cluster: 6 hosts, 5 up, 1 down  sort: name  refresh 1.0s" on row 0.
+void DrawTitle(const std::vector<ClusterHost>& hosts, const ClusterViewState& state, Canvas& c) {
+  std::size_t up = 0, down = 0;
+  for (const ClusterHost& h : hosts) {
+    up += h.state == HostState::kUp ? 1 : 0;
+    down += h.state == HostState::kDown ? 1 : 0;
+  }
+  char title[200];
+  std::snprintf(title, sizeof title,
+                " neuron-top %s  cluster: %zu hosts, %zu up, %zu down  sort: %s  refresh %.1fs",
+                state.version.c_str(), hosts.size(), up, down, SortName(state.sort),
+                state.refresh_seconds);
+  c.Put(0, 0, Pad(title, c.width()), Role::kTitle);
+}
+
+// The cluster's verdict: its kind, then its summary on rows 1 and 2, wrapped at words; cut with
+// "..." past that.
+void DrawVerdict(const v1::Finding& v, Canvas& c) {
+  const int w = c.width();
+  const std::string kind = FindingKindName(v.kind());
+  c.Put(1, 1, kind, SeverityRole(v.severity()));
+  const int indent = 2 + TextWidth(kind);
+  std::vector<std::string> summary = WrapWords(v.summary(), w - indent, w - indent);
+  if (summary.size() > 2) {
+    summary.resize(2);
+    summary[1] = std::string(TakeColumns(summary[1], std::max(0, w - indent - 3))) + "...";
+  }
+  for (std::size_t k = 0; k < summary.size(); ++k)
+    c.Put(indent, 1 + static_cast<int>(k), summary[k], Role::kNormal);
+}
+
+void DrawHeader(Canvas& c) {
+  const std::string header = Pad("HOST", kNameWidth) + " " + Pad("STATE", 6) + " " +
+                             Pad("TYPE", 15) + " " + Pad("DEV", 3) + " " +
+                             Pad("UTILIZATION", kBarWidth + 9) + " " + Pad("HBM", 7) + " " +
+                             Pad("COLL p99", 8) + " VERDICT";
+  c.Put(0, 3, Pad(header, c.width()), Role::kHeader);
+}
+
+// "job: python train.py (4 hosts, median 52% busy, 41% in collectives)", cut to fit `w`.
+std::string JobHeading(const client::ClusterJob& job, int w) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, " (%zu hosts, median %.0f%% busy, %.0f%% in collectives)",
+                job.hosts.size(), job.median_utilization, 100 * job.median_collective_share);
+  const std::string name =
+      job.command.empty() ? std::string("no application") : "job: " + job.command;
+  return std::string(TakeColumns(name, std::max(0, w - 60))) + buf;
+}
+
+// The body: a job heading before each job's first host, then one row per host; hosts of no job
+// under "not reporting yet".
+std::vector<Line> BodyLines(const client::ClusterAnalysis& analysis,
+                            const std::vector<std::size_t>& order, int w) {
+  std::vector<Line> lines;
+  std::map<std::size_t, const client::ClusterJob*> job_of;
+  for (const client::ClusterJob& j : analysis.jobs) {
+    for (std::size_t i : j.hosts) job_of[i] = &j;
+  }
+  const client::ClusterJob* current = nullptr;
+  bool unassigned_heading = false;
+  for (std::size_t pos = 0; pos < order.size(); ++pos) {
+    auto it = job_of.find(order[pos]);
+    const client::ClusterJob* job = it == job_of.end() ? nullptr : it->second;
+    if (job != nullptr && job != current) {
+      lines.push_back({true, JobHeading(*job, w), 0});
+      current = job;
+    } else if (job == nullptr && !unassigned_heading) {
+      lines.push_back({true, "not reporting yet", 0});
+      unassigned_heading = true;
+    }
+    lines.push_back({false, "", pos});
+  }
+  return lines;
+}
+
+// Keeps the selected host's line among the `body_rows` shown from `state.top`.
+void ScrollToSelected(const std::vector<Line>& lines, int body_rows, ClusterViewState& state) {
+  int selected_line = 0;
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    if (!lines[l].heading && lines[l].position == state.selected)
+      selected_line = static_cast<int>(l);
+  }
+  if (selected_line < state.top) state.top = std::max(0, selected_line - 1);
+  if (selected_line >= state.top + body_rows) state.top = selected_line - body_rows + 1;
+}
+
+// A reporting host's figures from column `x`: type, devices, utilization bar, HBM, collective
+// p99. Returns the verdict's column.
+int DrawFigures(const ClusterHost& h, int x, int y, Canvas& c) {
+  const char* tick = "|";
+  c.Put(x, y, Pad(h.instance_type, 15), Role::kNormal);
+  x += 16;
+  c.Put(x, y, Pad(std::to_string(h.devices), 3), Role::kValue);
+  x += 4;
+  const double u = h.summary.utilization_percent();
+  const int fill = static_cast<int>(std::clamp(u / 100, 0.0, 1.0) * kBarWidth + 0.5);
+  c.Put(x, y, "[", Role::kNormal);
+  for (int k = 0; k < kBarWidth; ++k)
+    c.Put(x + 1 + k, y, k < fill ? tick : " ", k < fill ? Role::kBarUser : Role::kBarFree);
+  c.Put(x + 1 + kBarWidth, y, "]", Role::kNormal);
+  c.Put(x + 2 + kBarWidth, y, Percent(u), Role::kValue);
+  x += kBarWidth + 10;
+  c.Put(x, y, Percent(h.summary.hbm_used_percent()), Role::kValue);
+  x += 8;
+  c.Put(x, y, Pad(Latency(h.summary.collective_p99_seconds()), 8), Role::kValue);
+  return x + 9;
+}
+
+// The host's verdict `f` at column `x`: its kind and, unless healthy, its summary (or what the
+// host cannot measure).
+void DrawVerdictCell(const ClusterHost& h, const v1::Finding& f, int x, int y, Canvas& c) {
+  if (f.kind() == v1::FINDING_KIND_UNSPECIFIED) {
+    c.Put(x, y, "collecting data", Role::kDim);
+    return;
+  }
+  const std::string name = FindingKindName(f.kind());
+  c.Put(x, y, name, SeverityRole(f.severity()));
+  std::string detail = f.kind() == v1::FINDING_KIND_HEALTHY ? "" : f.summary();
+  if (!h.summary.unavailable().empty() && detail.empty())
+    detail = "unavailable: " + h.summary.unavailable();
+  c.Put(x + TextWidth(name) + 1, y, detail, Role::kDim);
+}
+
+// One host's row: name, state, then its figures and verdict — or why it has none.
+void DrawHostRow(const ClusterHost& h, const v1::Finding& verdict, int y, Canvas& c) {
+  int x = 0;
+  c.Put(x, y, Pad(h.name, kNameWidth), Role::kNormal);
+  x += kNameWidth + 1;
+  const char* st = h.state == HostState::kUp ? "up" : h.state == HostState::kDown ? "down" : "...";
+  c.Put(x, y, st,
+        h.state == HostState::kUp     ? Role::kGood
+        : h.state == HostState::kDown ? Role::kCritical
+                                      : Role::kDim);
+  x += 7;
+  if (h.state != HostState::kUp || !h.has_summary) {
+    std::string why = h.state == HostState::kDown ? h.error : "connecting";
+    if (h.state == HostState::kUp) why = "waiting for the first report";
+    if (h.state == HostState::kDown && h.retry_in_seconds >= 0)
+      why += ", retry in " + Seconds(h.retry_in_seconds);
+    c.Put(x, y, why, Role::kDim);
+    return;
+  }
+  DrawVerdictCell(h, verdict, DrawFigures(h, x, y, c), y, c);
+}
+
 }  // namespace
 
 const char* SortName(ClusterSort sort) {
@@ -130,135 +284,24 @@ void RenderCluster(const std::vector<ClusterHost>& hosts, const client::ClusterA
                    const std::vector<std::size_t>& order, ClusterViewState& state, Canvas& c) {
   c.Clear();
   const int w = c.width();
-  std::size_t up = 0, down = 0;
-  for (const ClusterHost& h : hosts) {
-    up += h.state == HostState::kUp ? 1 : 0;
-    down += h.state == HostState::kDown ? 1 : 0;
-  }
-  char title[200];
-  std::snprintf(title, sizeof title,
-                " neuron-top %s  cluster: %zu hosts, %zu up, %zu down  sort: %s  refresh %.1fs",
-                state.version.c_str(), hosts.size(), up, down, SortName(state.sort),
-                state.refresh_seconds);
-  c.Put(0, 0, Pad(title, w), Role::kTitle);
-  const v1::Finding& v = analysis.verdict;
-  const std::string kind = FindingKindName(v.kind());
-  c.Put(1, 1, kind, SeverityRole(v.severity()));
-  // The verdict's summary on rows 1 and 2, wrapped at words; cut with "..." past that.
-  const int indent = 2 + TextWidth(kind);
-  std::vector<std::string> summary = WrapWords(v.summary(), w - indent, w - indent);
-  if (summary.size() > 2) {
-    summary.resize(2);
-    summary[1] = std::string(TakeColumns(summary[1], std::max(0, w - indent - 3))) + "...";
-  }
-  for (std::size_t k = 0; k < summary.size(); ++k)
-    c.Put(indent, 1 + static_cast<int>(k), summary[k], Role::kNormal);
-  const std::string header = Pad("HOST", kNameWidth) + " " + Pad("STATE", 6) + " " +
-                             Pad("TYPE", 15) + " " + Pad("DEV", 3) + " " +
-                             Pad("UTILIZATION", kBarWidth + 9) + " " + Pad("HBM", 7) + " " +
-                             Pad("COLL p99", 8) + " VERDICT";
-  c.Put(0, 3, Pad(header, w), Role::kHeader);
-  // Body rows: a job heading before each job's first host, then one row per host.
-  struct Line {
-    bool heading = false;
-    std::string text;
-    std::size_t position = 0;  // display position of the host
-  };
-  std::vector<Line> lines;
-  std::map<std::size_t, const client::ClusterJob*> job_of;
-  for (const client::ClusterJob& j : analysis.jobs) {
-    for (std::size_t i : j.hosts) job_of[i] = &j;
-  }
-  const client::ClusterJob* current = nullptr;
-  bool unassigned_heading = false;
-  for (std::size_t pos = 0; pos < order.size(); ++pos) {
-    auto it = job_of.find(order[pos]);
-    const client::ClusterJob* job = it == job_of.end() ? nullptr : it->second;
-    if (job != nullptr && job != current) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, " (%zu hosts, median %.0f%% busy, %.0f%% in collectives)",
-                    job->hosts.size(), job->median_utilization, 100 * job->median_collective_share);
-      lines.push_back(
-          {true, (job->command.empty() ? std::string("no application") : "job: " + job->command),
-           0});
-      lines.back().text = std::string(TakeColumns(lines.back().text, std::max(0, w - 60))) + buf;
-      current = job;
-    } else if (job == nullptr && !unassigned_heading) {
-      lines.push_back({true, "not reporting yet", 0});
-      unassigned_heading = true;
-    }
-    lines.push_back({false, "", pos});
-  }
-  const int body_top = 4;
-  const int body_rows = std::max(1, c.height() - body_top - 1);
+  DrawTitle(hosts, state, c);
+  DrawVerdict(analysis.verdict, c);
+  DrawHeader(c);
+  const std::vector<Line> lines = BodyLines(analysis, order, w);
+  const int body_rows = std::max(1, c.height() - kBodyTop - 1);
   if (!order.empty()) state.selected = std::min(state.selected, order.size() - 1);
-  // Keep the selected host's line on screen.
-  int selected_line = 0;
-  for (std::size_t l = 0; l < lines.size(); ++l) {
-    if (!lines[l].heading && lines[l].position == state.selected)
-      selected_line = static_cast<int>(l);
-  }
-  if (selected_line < state.top) state.top = std::max(0, selected_line - 1);
-  if (selected_line >= state.top + body_rows) state.top = selected_line - body_rows + 1;
-  const char* tick = "|";
+  ScrollToSelected(lines, body_rows, state);
   for (int row = 0; row < body_rows; ++row) {
     const std::size_t l = static_cast<std::size_t>(state.top + row);
     if (l >= lines.size()) break;
-    const int y = body_top + row;
+    const int y = kBodyTop + row;
     if (lines[l].heading) {
       c.Put(0, y, Pad(lines[l].text, w), Role::kSection);
       continue;
     }
     const std::size_t i = order[lines[l].position];
-    const ClusterHost& h = hosts[i];
-    const bool selected = lines[l].position == state.selected;
-    int x = 0;
-    c.Put(x, y, Pad(h.name, kNameWidth), Role::kNormal);
-    x += kNameWidth + 1;
-    const char* st = h.state == HostState::kUp     ? "up"
-                     : h.state == HostState::kDown ? "down"
-                                                   : "...";
-    c.Put(x, y, st,
-          h.state == HostState::kUp     ? Role::kGood
-          : h.state == HostState::kDown ? Role::kCritical
-                                        : Role::kDim);
-    x += 7;
-    if (h.state != HostState::kUp || !h.has_summary) {
-      std::string why = h.state == HostState::kDown ? h.error : "connecting";
-      if (h.state == HostState::kUp) why = "waiting for the first report";
-      if (h.state == HostState::kDown && h.retry_in_seconds >= 0)
-        why += ", retry in " + Seconds(h.retry_in_seconds);
-      c.Put(x, y, why, Role::kDim);
-    } else {
-      c.Put(x, y, Pad(h.instance_type, 15), Role::kNormal);
-      x += 16;
-      c.Put(x, y, Pad(std::to_string(h.devices), 3), Role::kValue);
-      x += 4;
-      const double u = h.summary.utilization_percent();
-      const int fill = static_cast<int>(std::clamp(u / 100, 0.0, 1.0) * kBarWidth + 0.5);
-      c.Put(x, y, "[", Role::kNormal);
-      for (int k = 0; k < kBarWidth; ++k)
-        c.Put(x + 1 + k, y, k < fill ? tick : " ", k < fill ? Role::kBarUser : Role::kBarFree);
-      c.Put(x + 1 + kBarWidth, y, "]", Role::kNormal);
-      c.Put(x + 2 + kBarWidth, y, Percent(u), Role::kValue);
-      x += kBarWidth + 10;
-      c.Put(x, y, Percent(h.summary.hbm_used_percent()), Role::kValue);
-      x += 8;
-      c.Put(x, y, Pad(Latency(h.summary.collective_p99_seconds()), 8), Role::kValue);
-      x += 9;
-      const v1::Finding& f = analysis.host_verdicts[i];
-      if (f.kind() == v1::FINDING_KIND_UNSPECIFIED) {
-        c.Put(x, y, "collecting data", Role::kDim);
-      } else {
-        const std::string name = FindingKindName(f.kind());
-        c.Put(x, y, name, SeverityRole(f.severity()));
-        std::string detail = f.kind() == v1::FINDING_KIND_HEALTHY ? "" : f.summary();
-        if (!h.summary.unavailable().empty() && detail.empty())
-          detail = "unavailable: " + h.summary.unavailable();
-        c.Put(x + TextWidth(name) + 1, y, detail, Role::kDim);
-      }
-    }
-    if (selected) c.Paint(0, y, w, Role::kSelected);
+    DrawHostRow(hosts[i], analysis.host_verdicts[i], y, c);
+    if (lines[l].position == state.selected) c.Paint(0, y, w, Role::kSelected);
   }
   c.Put(0, c.height() - 1,
         Pad(" q quit  Up/Down select  Enter open host (Esc back)  s sort: name/utilization/verdict",

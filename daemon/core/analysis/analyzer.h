@@ -18,7 +18,9 @@
 // (<reason>)", and a runtime no rule can judge (utilization unmeasured; or below the busy threshold
 // without collective figures) gets no verdict, which the instance summary names ("no verdict for N
 // applications: signals unavailable: ..."). Pure and deterministic; not thread-safe (the daemon's
-// io_context thread owns it).
+// io_context thread owns it). Its parts, in this folder: runtime_metrics.h (a runtime's figures
+// over the window), rules.h (the candidate verdicts), hangs.h (progress and the hang rule),
+// hysteresis.h (candidates into verdicts), summary.h (the instance) and allocations.h.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,10 @@
 #include "proto/names/names.h"
 
 namespace neuronmon::daemon {
+namespace analysis_internal {
+struct RuntimeMetrics;
+class RecentWindow;
+}  // namespace analysis_internal
 
 struct AnalyzerThresholds {
   double busy_percent = 80;  // below this, the runtime is losing time
@@ -123,12 +129,30 @@ class Analyzer {
     std::int64_t idle_since_ns = -1;
   };
 
+  // One evaluation on its way through Update's phases (analyzer.cc).
+  struct Round;
+
+  // Update's phases (analyzer.cc), in order: the window to evaluate (false: none yet, or the
+  // counters restarted within it); each runtime's figures over it; each runtime's progress since
+  // the previous sample (step time, idleness, a collective that does not complete); each
+  // runtime's candidate through hysteresis into its verdict.
+  bool FindWindow(const History& history, Round& round) const;
+  void MeasureRuntimes(Round& round, const v1::Inventory& inventory) const;
+  void TrackProgress(analysis_internal::RuntimeMetrics& m, Round& round);
+  void DecideVerdict(const analysis_internal::RuntimeMetrics& m, Round& round,
+                     analysis_internal::RecentWindow& recent);
+
+  // The hysteresis (hysteresis.cc).
   std::uint32_t VoteLimit(Nanos period) const;
   // `waited`: the candidate's rule has itself waited several step times (a hang, a stop), so it
   // is adopted at once. `confirms(kind)`: whether the newest metrics alone bear out a change to
   // `kind` (computed only when a change is due on a few votes).
   void Decide(Track& track, const v1::Finding& candidate, bool waited, std::int64_t now_ns,
               Nanos period, const std::function<bool(v1::FindingKind)>& confirms);
+  // Whether a candidate other than the verdict becomes it now: on enough of the remembered
+  // votes, or the fast way (the last few agree and `confirms` bears them out).
+  bool ChangeIsDue(const Track& track, const v1::Finding& candidate, std::uint32_t limit,
+                   const std::function<bool(v1::FindingKind)>& confirms) const;
   // No rule could judge the runtime for want of signals: drops its verdict (except errors, which
   // stand until errors_clear has passed) and its votes.
   void Forget(Track& track, std::int64_t now_ns) const;
