@@ -74,9 +74,9 @@ void TakeDevice(RuntimeMetrics& m, int d, double own, const v1::DeviceHbm& dev, 
   m.memory_total = static_cast<double>(dev.total_bytes());
   m.memory_own = own;
   const auto largest = mine.largest.find(d);
-  m.memory_category = largest == mine.largest.end() ? ""
-                                                    : std::string(largest->second.second) + " " +
-                                                          GiB(largest->second.first);
+  m.memory_category = largest == mine.largest.end()
+                          ? ""
+                          : std::string(largest->second.second) + " " + GiB(largest->second.first);
 }
 
 // The per-core figures: utilization, FLOP/s against peak, devices and their utilization.

@@ -81,8 +81,8 @@ RuntimeMetrics Measure(const v1::RuntimeReport& r, const v1::HbmStats& hbm_stats
 // Each runtime's device memory by device, from the newest snapshot `end`; then, for each runtime
 // of `all`, the fullest device it holds memory on, its largest category there, and the biggest
 // other holder.
-void MeasureMemory(std::vector<RuntimeMetrics>& all, const Snapshot& end,
-                   const v1::HbmStats& hbm, const v1::Inventory& inv);
+void MeasureMemory(std::vector<RuntimeMetrics>& all, const Snapshot& end, const v1::HbmStats& hbm,
+                   const v1::Inventory& inv);
 
 // printf with one or two doubles, at most 159 characters.
 std::string Fmt(const char* format, double a, double b = 0);
