@@ -7,7 +7,9 @@
 
 #include <cstdint>
 
-#include "daemon/core/analysis/analyzer.h"
+#include "daemon/core/analysis/analysis.h"
+#include "neuronmon/v1/inventory.pb.h"
+#include "proto/common/snapshot.h"
 
 namespace neuronmon::daemon::analysis_internal {
 

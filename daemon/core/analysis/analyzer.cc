@@ -5,7 +5,7 @@
 
 #include "daemon/core/analysis/allocations.h"
 #include "daemon/core/analysis/hangs.h"
-#include "daemon/core/analysis/hysteresis.h"
+#include "daemon/core/analysis/recent_window.h"
 #include "daemon/core/analysis/rules.h"
 #include "daemon/core/analysis/runtime_metrics.h"
 #include "daemon/core/analysis/summary.h"

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "daemon/core/analysis/analyzer.h"
+#include "daemon/core/analysis/analysis.h"
 #include "daemon/core/analysis/runtime_metrics.h"
 
 namespace neuronmon::daemon::analysis_internal {

@@ -1,10 +1,10 @@
-// The Analyzer's hysteresis (its members Decide, Forget and VoteLimit), and the recent window
-// that confirms a change on a few votes.
-#include "daemon/core/analysis/hysteresis.h"
-
+// The Analyzer's hysteresis (docs/diagnosis.md, "Hysteresis"): its members VoteLimit,
+// ChangeIsDue, Decide and Forget (analyzer.h), which turn a runtime's candidate verdicts into its
+// verdict.
 #include <algorithm>
 #include <string>
 
+#include "daemon/core/analysis/analyzer.h"
 #include "daemon/core/analysis/rules.h"
 
 namespace neuronmon::daemon {
@@ -94,41 +94,4 @@ void Analyzer::Forget(Track& track, std::int64_t now_ns) const {
   }
 }
 
-namespace analysis_internal {
-
-RecentWindow::RecentWindow(const History& history, const Snapshot& end, Nanos period,
-                           const v1::Inventory& inventory, const AnalyzerThresholds& t)
-    : start_(WindowStart(history, end, t.recent, period)),
-      end_(end),
-      inventory_(inventory),
-      t_(t) {}
-
-bool RecentWindow::Confirms(const RuntimeMetrics& m, v1::FindingKind kind) {
-  if (start_ == nullptr || start_->epoch != end_.epoch || start_ == &end_) return false;
-  const RuntimeSample* now = FindRuntime(end_, m.pid);
-  const RuntimeSample* before = FindRuntime(*start_, m.pid);
-  if (now == nullptr || before == nullptr) return false;
-  if (!report_) report_ = WindowReport(*start_, end_, inventory_);
-  for (const v1::RuntimeReport& r : report_->runtimes()) {
-    if (r.pid() == m.pid) return Agrees(m, r, *now, *before, kind);
-  }
-  return false;
-}
-
-bool RecentWindow::Agrees(const RuntimeMetrics& m, const v1::RuntimeReport& r,
-                          const RuntimeSample& now, const RuntimeSample& before,
-                          v1::FindingKind kind) const {
-  RuntimeMetrics short_window = Measure(r, report_->system().hbm_stats(), now, before, inventory_);
-  short_window.idle_seconds = m.idle_seconds;
-  short_window.stop_after = m.stop_after;
-  short_window.memory_device = m.memory_device;
-  short_window.memory_percent = m.memory_percent;
-  short_window.pressured = m.pressured;
-  std::string lacking;
-  const double u = short_window.utilization;
-  return Classify(short_window, t_, "", &lacking).kind() == kind &&
-         (kind == v1::FINDING_KIND_HEALTHY || u <= m.utilization || u >= t_.busy_percent);
-}
-
-}  // namespace analysis_internal
 }  // namespace neuronmon::daemon

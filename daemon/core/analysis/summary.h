@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "daemon/core/analysis/analyzer.h"
+#include "daemon/core/analysis/analysis.h"
 
 namespace neuronmon::daemon::analysis_internal {
 

@@ -1,13 +1,12 @@
-// Internals of the Analyzer (analyzer.h): its hysteresis — how a runtime's candidate verdicts
-// become its verdict (docs/diagnosis.md, "Hysteresis"). The Analyzer's Decide, Forget and
-// VoteLimit are defined in hysteresis.cc; this header adds what the fast way of changing a
-// verdict asks: whether the newest seconds of metrics alone bear the change out. Not part of the
-// daemon's API. Pure; not thread-safe (one evaluation's).
+// Internals of the Analyzer (analyzer.h): what the fast way of changing a verdict asks
+// (docs/diagnosis.md, "Hysteresis"; the Analyzer's own hysteresis is in hysteresis.cc) — whether
+// the newest seconds of metrics alone bear the change out. Not part of the daemon's API. Pure;
+// not thread-safe (one evaluation's).
 #pragma once
 
 #include <optional>
 
-#include "daemon/core/analysis/analyzer.h"
+#include "daemon/core/analysis/analysis.h"
 #include "daemon/core/analysis/runtime_metrics.h"
 
 namespace neuronmon::daemon::analysis_internal {
