@@ -401,6 +401,16 @@ std::optional<WallTime> StartOfFile(const std::string& path) {
   return StartFromName(Basename(path));
 }
 
+std::optional<std::string> FileNameTag(const std::string& path) {
+  const std::string name = Basename(path);
+  const std::string_view suffix = kFileSuffix;
+  if (!StartFromName(name) || name.size() <= suffix.size() || !name.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  const std::size_t dash = name.find('-');  // StartFromName found it right after the time
+  return name.substr(dash + 1, name.size() - suffix.size() - dash - 1);
+}
+
 // ---- reader ----
 
 struct ArchiveReader::Chunk {

@@ -115,6 +115,12 @@ std::string FileNameFor(WallTime wall, std::uint64_t serial);
 // another name.
 std::optional<WallTime> StartOfFile(const std::string& path);
 
+// What the name of the file at `path` says after FileNameFor's time and before the suffix: "1" for
+// "20261204T213000Z-1.nmrec", "hang-2" for an incident's "20261204T213000Z-hang-2.nmrec"; nullopt
+// for a name that does not start with such a time or end in kFileSuffix. Who prunes a directory
+// deletes only the files whose tag it made (the recorder's are digits alone).
+std::optional<std::string> FileNameTag(const std::string& path);
+
 // "2026-12-04T21:30:00Z" (UTC, to the second).
 std::string FormatUtc(WallTime wall);
 // A time a user gives --from/--to: "2026-12-04T21:30:00Z" (also without the Z, or with a space,

@@ -222,6 +222,28 @@ TEST(ConfigTest, IncidentSettingsAreChecked) {
                           HasSubstr("incidents.max_bytes: must be between 16777216 and")));
 }
 
+// The recorder and the incidents each prune their own directory: not one directory, and neither
+// inside the other; siblings (as the defaults, in the state directory) are fine.
+TEST(ConfigTest, TheRecordersAndTheIncidentsDirectoriesAreApart) {
+  const auto with = [](const std::string& recorder, const std::string& incidents) {
+    return R"({"recorder": {"directory": ")" + recorder + R"("}, "incidents": {"directory": ")" +
+           incidents + R"("}})";
+  };
+  EXPECT_THAT(Problems(with("/srv/nm/archive", "/srv/nm/archive/")),
+              ElementsAre(HasSubstr("incidents.directory: must not be the recorder's directory")));
+  EXPECT_THAT(Problems(with("/srv/nm", "/srv/nm/archive/../incidents")),
+              ElementsAre(HasSubstr("the recorder's /srv/nm/ contains the incidents'")));
+  EXPECT_THAT(Problems(with("/srv/nm/a/b", "/srv/nm/a")),
+              ElementsAre(HasSubstr("the recorder's /srv/nm/a/b/ is inside the incidents'")));
+  EXPECT_EQ(Parse(with("/srv/nm/archive", "/srv/nm/incidents")).incidents.directory,
+            "/srv/nm/incidents");
+  EXPECT_EQ(Parse(with("/srv/nm/arch", "/srv/nm/archive")).recorder.options.directory,
+            "/srv/nm/arch");
+  EXPECT_FALSE(Parse(R"({"recorder": {"directory": "/srv/nm", "enabled": false},
+                         "incidents": {"directory": "/srv/nm"}})")
+                   .recorder.enabled);
+}
+
 TEST(ConfigTest, TheKubeletSocketIsAnAbsolutePathThatFitsAUnixSocket) {
   const std::string want =
       "test.json: kubernetes.pod_resources_socket: must be an absolute path of at most 107 bytes";

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -266,6 +267,27 @@ TEST(IncidentBundle, TheDirectoryKeepsTheNewestWithinItsLimits) {
   ASSERT_TRUE(again.ok());
   EXPECT_NE(again->path, w->path);
   EXPECT_TRUE(std::filesystem::exists(w->path));
+}
+
+// The incidents' pruning deletes only bundles: a recording (the recorder's name) or any other file
+// in the directory stays, whatever the limits.
+TEST(IncidentBundle, PruningDeletesOnlyBundles) {
+  TempDir dir;
+  const std::string recording = dir.path() + "/20260101T000000Z-1.nmrec";
+  const std::string other = dir.path() + "/20260101T000000Z-Hang.nmrec";
+  for (const std::string& f : {recording, other}) std::ofstream(f) << "not a bundle";
+  IncidentLimits limits;
+  limits.max_count = 1;
+  std::vector<std::string> paths;
+  for (int i = 0; i < 3; ++i) {
+    auto w = WriteIncidentBundle(dir.path(), Header(Declared(i)), {}, {}, "", limits);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    paths.push_back(w->path);
+  }
+  EXPECT_TRUE(std::filesystem::exists(recording));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  EXPECT_FALSE(std::filesystem::exists(paths[1]));
+  EXPECT_TRUE(std::filesystem::exists(paths[2]));
 }
 
 TEST(IncidentBundle, AnOversizedHeaderKeepsTheDeclaredVerdict) {

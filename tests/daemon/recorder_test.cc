@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -382,6 +383,25 @@ TEST(Recorder, KeepsTheArchiveUnderItsCap) {
   auto reader = archive::ArchiveReader::Open(dir.path());
   ASSERT_TRUE(reader.ok());
   EXPECT_GT((*reader)->first_wall(), kWallStart);
+}
+
+// A directory shared with incident bundles, or holding anyone's .nmrec file: the recorder's pruning
+// deletes only the files it names itself, however far over its cap the others are.
+TEST(Recorder, PruningDeletesOnlyItsOwnFiles) {
+  TempDir dir;
+  const std::string incident = dir.path() + "/20260101T000000Z-hang.nmrec";
+  const std::string foreign = dir.path() + "/20260101T000000Z-mine.nmrec";
+  const std::string other = dir.path() + "/keep.nmrec";
+  for (const std::string& f : {incident, foreign, other}) {
+    std::ofstream(f) << std::string(1 << 20, 'x');
+  }
+  LiveRun run;
+  Recorder recorder(Rec(dir.path(), std::chrono::minutes(1), 400 << 10), run.Header());
+  RecordAndReport(run, recorder, 300, {});
+  EXPECT_GT(recorder.stats().files_deleted, 0u);
+  for (const std::string& f : {incident, foreign, other}) {
+    EXPECT_TRUE(std::filesystem::exists(f)) << f;
+  }
 }
 
 TEST(Recorder, AFullDiskStopsRecordingOnceAndResumesLater) {

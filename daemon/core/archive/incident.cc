@@ -1,9 +1,12 @@
 #include "daemon/core/archive/incident.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -129,6 +132,44 @@ void FitHeader(v1::ArchiveHeader& header, std::size_t max_bytes) {
   if (header.ByteSizeLong() > max_bytes) incident.clear_config();
 }
 
+// Renames `aside` to `stem` + kFileSuffix, or `stem`-2, -3, ... when that name is taken, never
+// replacing a file (renameat2's RENAME_NOREPLACE; link(2), which never replaces either, where the
+// file system lacks it). The name it got.
+Result<std::string> PlaceWithoutReplacing(const std::string& aside, const std::string& stem) {
+  for (int n = 1; n < 1000; ++n) {
+    const std::string path =
+        stem + (n == 1 ? std::string() : "-" + std::to_string(n)) + archive::kFileSuffix;
+    int rc = ::renameat2(AT_FDCWD, aside.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && errno == EINVAL) {
+      rc = ::link(aside.c_str(), path.c_str());
+      if (rc == 0) ::unlink(aside.c_str());
+    }
+    if (rc == 0) return path;
+    if (errno != EEXIST) {
+      return Status::IoError("cannot rename " + aside + " to " + path + ": " +
+                             std::strerror(errno));
+    }
+  }
+  return Status::IoError("cannot find a free name for " + stem + archive::kFileSuffix);
+}
+
+// A bundle's name, as WriteIncidentBundle makes it: IncidentId ("20261205T051500Z-hang"), perhaps
+// "-N", and the suffix — the tag a finding kind's name (lower case and '_'), then digits.
+bool IsIncidentFile(const std::string& path) {
+  const std::optional<std::string> tag = archive::FileNameTag(path);
+  if (!tag || tag->empty() || !std::islower(static_cast<unsigned char>(tag->front()))) return false;
+  const std::size_t dash = tag->find('-');
+  const std::string kind = tag->substr(0, dash);
+  const std::string serial = dash == std::string::npos ? "1" : tag->substr(dash + 1);
+  const auto is = [](const std::string& s, auto pred) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [&](char c) {
+      return pred(static_cast<unsigned char>(c)) != 0;
+    });
+  };
+  return is(kind, [](int c) { return std::islower(c) || c == '_'; }) &&
+         is(serial, [](int c) { return std::isdigit(c); });
+}
+
 std::uint64_t FileSize(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
@@ -147,10 +188,6 @@ Result<IncidentWritten> WriteIncidentBundle(const std::string& directory, v1::Ar
   if (id.empty() || id.find('/') != std::string::npos || id.front() == '.') {
     return Status::InvalidArgument("bad incident id \"" + id + "\"");
   }
-  std::string path = directory + "/" + id + archive::kFileSuffix;
-  for (int n = 2; ::access(path.c_str(), F_OK) == 0 && n < 1000; ++n) {
-    path = directory + "/" + id + "-" + std::to_string(n) + archive::kFileSuffix;
-  }
   const std::string aside = directory + "/." + id + ".tmp";
   ::unlink(aside.c_str());  // a crashed write's
   {
@@ -167,11 +204,12 @@ Result<IncidentWritten> WriteIncidentBundle(const std::string& directory, v1::Ar
       return st;
     }
   }
-  if (::rename(aside.c_str(), path.c_str()) != 0) {
-    const std::string error = std::strerror(errno);
+  Result<std::string> placed = PlaceWithoutReplacing(aside, directory + "/" + id);
+  if (!placed.ok()) {
     ::unlink(aside.c_str());
-    return Status::IoError("cannot rename " + aside + " to " + path + ": " + error);
+    return placed.status();
   }
+  const std::string& path = *placed;
   IncidentWritten written;
   written.path = path;
   written.bytes = FileSize(path);
@@ -180,6 +218,7 @@ Result<IncidentWritten> WriteIncidentBundle(const std::string& directory, v1::Ar
   std::uint64_t total = 0;
   std::vector<std::pair<std::string, std::uint64_t>> files;
   for (const std::string& f : *all) {
+    if (!IsIncidentFile(f)) continue;  // the recorder's, or anyone else's: not ours to prune
     files.emplace_back(f, FileSize(f));
     total += files.back().second;
   }

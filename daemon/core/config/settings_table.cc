@@ -1,6 +1,7 @@
 // The settings table's rows (setting_kinds.h's builder): every key of the config file in the
 // order of the default file, with its member, bounds, comment and the rules that join it to other
 // keys.
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -143,6 +144,40 @@ void CheckRecorderRetention(const DaemonConfig& c, Found& found) {
         "recorder.segment, " +
         Quoted(r.segment) + " (got " + Quoted(r.retention) + ")");
   }
+}
+
+// `dir` as the file system resolves it (symbolic links followed as far as the path exists), with a
+// trailing separator, so that one directory is inside another when its text starts with the
+// other's.
+std::string ResolvedDirectory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(dir, ec);
+  if (ec) p = std::filesystem::path(dir).lexically_normal();
+  std::string text = p.string();
+  if (text.empty() || text.back() != '/') text += '/';
+  return text;
+}
+
+// The recorder prunes its directory and the incidents theirs: they must not be one directory, or
+// one inside the other (both inside the state directory, as by default, is fine).
+void CheckArchiveDirectories(const DaemonConfig& c, Found& found) {
+  if (!c.recorder.enabled || !c.incidents.enabled) return;
+  const std::string& r = c.recorder.options.directory;
+  const std::string& i = c.incidents.directory;
+  const std::string r_dir = r.empty() ? DefaultArchiveDirectory() : r;
+  const std::string i_dir = i.empty() ? DefaultIncidentDirectory() : i;
+  if (r_dir.empty() || i_dir.empty()) return;  // no default could be found: nothing is written
+  const std::string recorder = ResolvedDirectory(r_dir);
+  const std::string incidents = ResolvedDirectory(i_dir);
+  const char* how = recorder == incidents             ? "is"
+                    : incidents.starts_with(recorder) ? "contains"
+                    : recorder.starts_with(incidents) ? "is inside"
+                                                      : nullptr;
+  if (how == nullptr) return;
+  found.push_back(
+      "incidents.directory: must not be the recorder's directory or inside it, nor "
+      "contain it: the recorder's " +
+      recorder + " " + how + " the incidents' " + incidents);
 }
 
 // ---- The rows.
@@ -424,8 +459,10 @@ void AddIncidents(Table& t) {
       .Doc({"false: none are written."})
       .Bool("incidents.enabled", MEMBER(incidents.enabled))
       .Doc({"Where; \"\" picks /var/lib/neuron-monitor/incidents under systemd or as root, else",
-            "$XDG_STATE_HOME/neuron-monitor/incidents (~/.local/state/...)."})
+            "$XDG_STATE_HOME/neuron-monitor/incidents (~/.local/state/...). Not the recorder's",
+            "directory, nor inside it or around it: each prunes its own."})
       .Text("incidents.directory", MEMBER(incidents.directory), AbsolutePathOr("the default"))
+      .Rule(CheckArchiveDirectories)
       .Doc({"How long a verdict (input_bound, collective_bound, hbm_bound, straggler, "
             "idle_allocated)",
             "holds before it is an incident, 0s to 24h; errors and hang: hold_errors."})
