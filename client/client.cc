@@ -386,9 +386,7 @@ struct Client::State {
   // own silence; true when it did either.
   bool StalledOrQuiet(SteadyTime now) {
     if (now - last_data >= options.stall_timeout) {
-      Disconnected(
-          "nothing from " + description + " for " +
-          FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_data)));
+      Disconnected("nothing from " + description + " for " + FormatElapsed(now - last_data));
       return true;
     }
     if (now - last_sent < kHeartbeatEvery) return false;

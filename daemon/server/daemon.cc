@@ -226,7 +226,7 @@ void Daemon::OnSampleTimer() {
     if (!read_stalled_ && pending >= kStallNotice * config_.period) {
       read_stalled_ = true;
       const std::string text = "reading " + core_->Describe() + " has not returned for " +
-                               FormatDuration(pending) + "; figures are stale";
+                               FormatElapsed(pending) + "; figures are stale";
       log_.Error(text);
       v1::Notice notice;
       notice.set_kind(v1::NOTICE_KIND_HEALTH);
@@ -255,7 +255,7 @@ void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now,
     read_stalled_ = false;
     v1::Notice notice;
     notice.set_kind(v1::NOTICE_KIND_HEALTH);
-    notice.set_text("reading the device resumed after " + FormatDuration(done - now));
+    notice.set_text("reading the device resumed after " + FormatElapsed(done - now));
     server_->NoticeAll(notice);
     log_.Info(notice.text());
   }

@@ -1,6 +1,8 @@
 #include "proto/common/duration.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 
 namespace neuronmon {
@@ -107,6 +109,25 @@ std::string FormatDuration(Nanos d) {
   if (m > 0) out += std::to_string(m) + "m";
   if (s > 0) out += std::to_string(s) + "s";
   return out;
+}
+
+std::string FormatElapsed(Nanos d) {
+  const std::int64_t ns = std::max<std::int64_t>(d.count(), 0);
+  char text[32];
+  if (ns < 1'000'000) {
+    std::snprintf(text, sizeof text, "%lldus", static_cast<long long>((ns + 500) / 1000));
+  } else if (ns < 10'000'000) {
+    std::snprintf(text, sizeof text, "%.1fms", static_cast<double>(ns) / 1e6);
+  } else if (ns < 1'000'000'000) {
+    std::snprintf(text, sizeof text, "%lldms", static_cast<long long>((ns + 500'000) / 1'000'000));
+  } else if (ns < 59'950'000'000) {
+    std::snprintf(text, sizeof text, "%.1fs", static_cast<double>(ns) / 1e9);
+  } else {
+    // Whole seconds below an hour, whole minutes above.
+    const std::int64_t s = (ns + 500'000'000) / 1'000'000'000;
+    return FormatDuration(std::chrono::seconds(s < 3600 ? s : (s + 30) / 60 * 60));
+  }
+  return text;
 }
 
 }  // namespace neuronmon

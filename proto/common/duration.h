@@ -20,4 +20,9 @@ Result<Nanos> ParseDuration(std::string_view text);
 // REQUIRES: d >= 0.
 std::string FormatDuration(Nanos d);
 
+// A measured duration as people read it, rounded to what matters: "850us", "3.2ms", "120ms",
+// "3.9s", "2m5s", "1h2m" — for logs and notices, where FormatDuration's exactness would print
+// "3855147795ns". A negative duration prints as "0us".
+std::string FormatElapsed(Nanos d);
+
 }  // namespace neuronmon

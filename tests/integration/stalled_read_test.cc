@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <regex>
 
 #include "daemon/core/backend.h"
 #include "tests/integration/daemon_fixture.h"
@@ -119,6 +120,9 @@ TEST(StalledRead, ClientsAndScrapersAreServedAndToldUntilTheReadReturns) {
   EXPECT_EQ(stale->kind(), v1::NOTICE_KIND_HEALTH);
   EXPECT_NE(stale->text().find("gated sim:trn1.2xlarge"), std::string::npos) << stale->text();
   EXPECT_NE(stale->text().find("figures are stale"), std::string::npos) << stale->text();
+  // The duration reads as people read one ("for 3.9s"), not as a count of nanoseconds.
+  EXPECT_TRUE(std::regex_search(stale->text(), std::regex(R"(for [0-9.]+(us|ms|s); figures)")))
+      << stale->text();
 
   // A new client is welcomed and gets its first report from the history; a scrape answers and
   // says how long the read has been pending.

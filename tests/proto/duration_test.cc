@@ -82,4 +82,18 @@ TEST(FormatDuration, RoundTripsThroughParse) {
 }
 
 }  // namespace
+// A stalled read's "3855147795ns" reads as "3.9s": measured durations are rounded for people.
+TEST(FormatElapsed, RoundsToWhatPeopleRead) {
+  using std::chrono::milliseconds;
+  using std::chrono::nanoseconds;
+  EXPECT_EQ(FormatElapsed(nanoseconds(3855147795)), "3.9s");
+  EXPECT_EQ(FormatElapsed(nanoseconds(850'400)), "850us");
+  EXPECT_EQ(FormatElapsed(nanoseconds(3'240'000)), "3.2ms");
+  EXPECT_EQ(FormatElapsed(milliseconds(120)), "120ms");
+  EXPECT_EQ(FormatElapsed(milliseconds(999'600)), "16m40s");
+  EXPECT_EQ(FormatElapsed(milliseconds(59'990)), "1m");
+  EXPECT_EQ(FormatElapsed(std::chrono::seconds(3725)), "1h2m");
+  EXPECT_EQ(FormatElapsed(nanoseconds(-5)), "0us");
+}
+
 }  // namespace neuronmon
