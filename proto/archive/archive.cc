@@ -253,6 +253,16 @@ Result<std::uint64_t> ReadHeader(int fd, const std::string& path, v1::ArchiveHea
                                    std::to_string(header.format_version()) +
                                    "; this version reads format " + std::to_string(kFormatVersion));
   }
+  // A replay sizes its work by the period: one a recording claims is bounded as a daemon's is
+  // (0: unknown, read as 1 s).
+  const std::uint64_t period = header.base_period_ns();
+  if (period != 0 && (period < static_cast<std::uint64_t>(kShortestPeriod.count()) ||
+                      period > static_cast<std::uint64_t>(kLongestPeriod.count()))) {
+    return Status::InvalidArgument(path + ": its header claims a sampling period of " +
+                                   std::to_string(period) + " ns; a recording's is " +
+                                   FormatDuration(kShortestPeriod) + " to " +
+                                   FormatDuration(kLongestPeriod));
+  }
   return header_size;
 }
 

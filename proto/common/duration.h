@@ -12,6 +12,11 @@
 
 namespace neuronmon {
 
+// The sampling periods there may be: a daemon's `period` (its config) and what a recording's or a
+// daemon's Welcome may claim (a replay refuses a header outside them).
+inline constexpr Nanos kShortestPeriod = std::chrono::milliseconds(10);
+inline constexpr Nanos kLongestPeriod = std::chrono::hours(1);
+
 // Parses `text`. Errors are kInvalidArgument with a message that quotes `text` and says what is
 // wrong (e.g. `"5": missing unit (use e.g. "5s")`).
 Result<Nanos> ParseDuration(std::string_view text);

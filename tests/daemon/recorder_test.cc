@@ -321,6 +321,44 @@ TEST(RecordFrames, AClientsFirstCarryTheInventoryLaterOnesOnlyTheSnapshot) {
   EXPECT_EQ(Bytes(*s), Bytes(*run.core->history().Find(2)));
 }
 
+// A recording may come from anyone: a header claiming a period no daemon samples at (1 ns made a
+// replay take 541 MB for an 18.6 MB file; above INT64_MAX it turned negative) is refused, naming
+// the bounds, before anything is sized from it.
+TEST(Archive, AHeaderClaimingAnImpossiblePeriodIsRefused) {
+  TempDir dir;
+  LiveRun run;
+  for (std::uint64_t period : {std::uint64_t{1}, std::uint64_t{9'999'999},
+                               std::uint64_t{3'600'000'000'001}, ~std::uint64_t{0}}) {
+    const std::string path = dir.path() + "/" + std::to_string(period) + ".nmrec";
+    v1::ArchiveHeader header = run.Header();
+    header.set_base_period_ns(period);
+    {
+      auto writer = archive::ArchiveWriter::Create(path, header);
+      ASSERT_TRUE(writer.ok());
+      ASSERT_TRUE((*writer)->Append(run.Sample(0), run.core->inventory(), "d").ok());
+      ASSERT_TRUE((*writer)->Close().ok());
+    }
+    auto reader = archive::ArchiveReader::Open(path);
+    ASSERT_FALSE(reader.ok()) << period;
+    EXPECT_NE(reader.status().message().find("a recording's is 10ms to 1h"), std::string::npos)
+        << reader.status().message();
+    auto replayer = Replayer::Open(Play(path));
+    EXPECT_FALSE(replayer.ok()) << period;
+  }
+  for (std::uint64_t period : {std::uint64_t{10'000'000}, std::uint64_t{3'600'000'000'000}}) {
+    const std::string path = dir.path() + "/ok" + std::to_string(period) + ".nmrec";
+    v1::ArchiveHeader header = run.Header();
+    header.set_base_period_ns(period);
+    {
+      auto writer = archive::ArchiveWriter::Create(path, header);
+      ASSERT_TRUE(writer.ok());
+      ASSERT_TRUE((*writer)->Append(run.Sample(0), run.core->inventory(), "d").ok());
+      ASSERT_TRUE((*writer)->Close().ok());
+    }
+    EXPECT_TRUE(archive::ArchiveReader::Open(path).ok()) << period;
+  }
+}
+
 TEST(Archive, ATornTailLosesOnlyTheRecordItCuts) {
   TempDir dir;
   LiveRun run;

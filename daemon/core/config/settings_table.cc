@@ -83,7 +83,7 @@ void CheckHistoryMemory(const DaemonConfig& c, const Snapshot& sample, Found& fo
 // Whether period and history_retention are within their bounds (below), so a history can be
 // sized from them.
 bool SizableHistory(const DaemonConfig& c) {
-  return c.period >= std::chrono::milliseconds(10) && c.period <= std::chrono::hours(1) &&
+  return c.period >= kShortestPeriod && c.period <= kLongestPeriod &&
          c.history_retention >= c.period && c.history_retention <= std::chrono::hours(24);
 }
 
@@ -266,7 +266,7 @@ void AddSimulation(Table& t) {
       .Simulated()
       .Integer("nodes", MEMBER(backend.nodes), 0, simdev::kMaxNodes);
   t.Doc({"Base sampling period, 10ms to 1h. Clients' periods are rounded to multiples of it."})
-      .Duration("period", MEMBER(period), milliseconds(10), hours(1));
+      .Duration("period", MEMBER(period), kShortestPeriod, kLongestPeriod);
   t.Doc({"Simulated clock speed: 1 is real time, 60 runs a simulated minute per second (above 0, "
          "at",
          "most 10000; sim: devices only)."})
