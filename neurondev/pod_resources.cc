@@ -70,11 +70,13 @@ void AddEntry(const ::v1::PodResources& pod, const ::v1::ContainerResources& con
   e.container = Clip(container.name(), o.max_name_bytes, &out.clipped);
   e.resource_name = devices.resource_name();  // one of the few Neuron names
   for (const std::string& id : devices.device_ids()) {
-    if (e.device_ids.size() >= o.max_ids_per_entry || id.size() > o.max_id_bytes) {
+    if (e.device_ids.size() >= o.max_ids_per_entry || out.device_ids >= o.max_device_ids ||
+        id.size() > o.max_id_bytes) {
       ++out.dropped;
       continue;
     }
     e.device_ids.push_back(id);
+    ++out.device_ids;
   }
   out.entries.push_back(std::move(e));
 }

@@ -29,8 +29,11 @@ struct PodResourcesOptions {
   std::size_t max_message_bytes = 4 << 20;   // the largest answer received
   std::size_t max_entries = 4096;            // Neuron (container, resource) entries kept
   std::size_t max_ids_per_entry = 1024;      // device ids kept per entry
-  std::size_t max_name_bytes = 253;          // pod, namespace, container, resource name
-  std::size_t max_id_bytes = 64;             // a longer device id is dropped
+  // Device ids kept over all entries: a hostile answer of ~800,000 short ids fits in 4 MiB and
+  // would carry the inventory past a frame's 16 MiB (config kubernetes.max_device_ids).
+  std::size_t max_device_ids = 16384;
+  std::size_t max_name_bytes = 253;  // pod, namespace, container, resource name
+  std::size_t max_id_bytes = 64;     // a longer device id is dropped
   bool operator==(const PodResourcesOptions&) const = default;
 };
 
@@ -38,6 +41,7 @@ struct PodResourcesOptions {
 struct PodResourcesListing {
   std::vector<ContainerDeviceIds> entries;  // in the kubelet's order
   std::size_t dropped = 0;                  // entries and ids beyond the bounds, not kept
+  std::size_t device_ids = 0;               // ids kept, over all entries
   std::size_t clipped = 0;                  // names cut to max_name_bytes
 };
 

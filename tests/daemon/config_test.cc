@@ -104,7 +104,8 @@ TEST(ConfigTest, PackagedFileIsDefaultConfigText) {
 // A file giving every field a value other than its default.
 constexpr std::string_view kEveryField = R"({
     "device": "sim:trn2.48xlarge:lnc=2", "scenario": "straggler", "seed": 42,
-    "kubernetes": {"enabled": false, "pod_resources_socket": "/run/kubelet/pr.sock"},
+    "kubernetes": {"enabled": false, "pod_resources_socket": "/run/kubelet/pr.sock",
+                   "max_device_ids": 99},
     "kernel_log": {"enabled": false, "path": "/var/log/kern.log", "max_records_per_read": 50},
     "period": "250ms", "speed": 60.5, "history_retention": "5m",
     "listeners": {
@@ -135,6 +136,7 @@ TEST(ConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.backend.seed, 42u);
   EXPECT_FALSE(c.backend.host.kubernetes);
   EXPECT_EQ(c.backend.host.pod_resources.socket_path, "/run/kubelet/pr.sock");
+  EXPECT_EQ(c.backend.host.pod_resources.max_device_ids, 99u);
   EXPECT_FALSE(c.backend.host.kernel_log);
   EXPECT_EQ(c.backend.host.kernel_log_options.path, "/var/log/kern.log");
   EXPECT_EQ(c.backend.host.kernel_log_options.max_records_per_poll, 50u);

@@ -103,6 +103,30 @@ TEST(PodResourcesClient, BoundsWhatItKeeps) {
   EXPECT_EQ(l.dropped, 3u);  // id "2", the 100-digit id, entry "c"
 }
 
+// Ids are bounded over the whole answer too: many entries of a few short ids each fit the message
+// limit but would carry the inventory past a frame.
+TEST(PodResourcesClient, BoundsTheIdsOfTheWholeAnswer) {
+  FakeTree dir;
+  FakeKubelet kubelet(dir.root() + "/kubelet.sock");
+  kubelet.Serve({
+      {"a", "ml", "worker", "aws.amazon.com/neuron", {"0", "1", "2"}},
+      {"b", "ml", "worker", "aws.amazon.com/neuron", {"3", "4"}},
+      {"c", "ml", "worker", "aws.amazon.com/neuron", {"5"}},
+  });
+  PodResourcesOptions o = OptionsIn(dir);
+  o.max_device_ids = 4;
+  PodResourcesClient client(o);
+  Ask(client, kStart);
+  ASSERT_EQ(client.state(), PodResourcesState::kKnown) << client.status();
+  const PodResourcesListing& l = client.listing();
+  ASSERT_EQ(l.entries.size(), 3u);
+  EXPECT_EQ(l.entries[0].device_ids, (std::vector<std::string>{"0", "1", "2"}));
+  EXPECT_EQ(l.entries[1].device_ids, (std::vector<std::string>{"3"}));
+  EXPECT_TRUE(l.entries[2].device_ids.empty());
+  EXPECT_EQ(l.device_ids, 4u);
+  EXPECT_EQ(l.dropped, 2u);  // ids "4" and "5"
+}
+
 TEST(PodResourcesClient, AnAnswerLargerThanTheLimitIsAnError) {
   FakeTree dir;
   FakeKubelet kubelet(dir.root() + "/kubelet.sock");

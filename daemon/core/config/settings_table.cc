@@ -231,7 +231,12 @@ void AddRealHost(Table& t) {
               return p.empty() || p.front() != '/' || p.size() > kMaxSocketPathBytes
                          ? "must be an absolute path of at most 107 bytes"
                          : "";
-            });
+            })
+      .Doc({"Device ids kept from one answer of the kubelet, over all its pods (the rest are "
+            "dropped",
+            "and counted)."})
+      .Integer("kubernetes.max_device_ids", MEMBER(backend.host.pod_resources.max_device_ids), 1,
+               1 << 20);
   t.Doc({"A real host: count the Neuron driver's NEURON_HW_ERR events (uncorrectable SRAM, "
          "NeuronCore",
          "and HBM errors, DMA errors) in the kernel log, per device, for the devices' health",
