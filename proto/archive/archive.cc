@@ -411,6 +411,12 @@ std::optional<WallTime> StartOfFile(const std::string& path) {
   return StartFromName(Basename(path));
 }
 
+bool IsFileNameFor(const std::string& path) {
+  const std::optional<std::string> tag = FileNameTag(path);
+  return tag && !tag->empty() &&
+         std::all_of(tag->begin(), tag->end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::optional<std::string> FileNameTag(const std::string& path) {
   const std::string name = Basename(path);
   const std::string_view suffix = kFileSuffix;

@@ -120,6 +120,9 @@ std::optional<WallTime> StartOfFile(const std::string& path);
 // for a name that does not start with such a time or end in kFileSuffix. Who prunes a directory
 // deletes only the files whose tag it made (the recorder's are digits alone).
 std::optional<std::string> FileNameTag(const std::string& path);
+// Whether the name of the file at `path` is one FileNameFor makes (its tag is the serial's digits):
+// the recorder's own files, the only ones its pruning deletes.
+bool IsFileNameFor(const std::string& path);
 
 // "2026-12-04T21:30:00Z" (UTC, to the second).
 std::string FormatUtc(WallTime wall);

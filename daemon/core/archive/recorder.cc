@@ -8,17 +8,6 @@
 #include <cstring>
 
 namespace neuronmon::daemon {
-namespace {
-
-// A file the recorder made (archive::FileNameFor: "20261204T213000Z-1.nmrec"), the only kind its
-// pruning deletes: a directory shared with incidents, or anything else, loses nothing else.
-bool IsRecorderFile(const std::string& path) {
-  const std::optional<std::string> tag = archive::FileNameTag(path);
-  return tag && !tag->empty() &&
-         std::all_of(tag->begin(), tag->end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-}  // namespace
 
 Status MakeDirectories(const std::string& dir) {
   if (dir.empty()) return Status::InvalidArgument("recorder directory is empty");
@@ -62,7 +51,7 @@ Status Recorder::OpenFile(WallTime wall) {
     Result<std::vector<std::string>> old = archive::ListArchive(options_.directory);
     if (old.ok()) {
       for (const std::string& path : *old) {
-        if (!IsRecorderFile(path)) continue;  // an incident's, or anyone else's: not ours
+        if (!archive::IsFileNameFor(path)) continue;  // an incident's, or anyone else's: not ours
         struct stat st {};
         if (::stat(path.c_str(), &st) == 0) {
           files_.push_back({path, static_cast<std::uint64_t>(st.st_size)});
