@@ -32,6 +32,7 @@ targets=(
   http_fuzz:4096
   render_fuzz:65536
   archive_fuzz:65536
+  kernel_log_fuzz:1024
 )
 
 for entry in "${targets[@]}"; do

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -15,7 +16,9 @@ namespace {
 // A /dev/kmsg record is at most 8 KiB (the kernel's CONSOLE_EXT_LOG_MAX); a longer dmesg line in a
 // file is skipped.
 constexpr std::size_t kRecordBytes = 16384;
+constexpr std::string_view kHwErr = "NEURON_HW_ERR=";
 constexpr std::size_t kMaxFieldBytes = 64;
+constexpr std::size_t kMaxTokens = 32;
 
 std::optional<int> SmallIndex(std::string_view digits) {
   int v = 0;
@@ -25,59 +28,108 @@ std::optional<int> SmallIndex(std::string_view digits) {
   return v;
 }
 
-// "neuron12:" names device 12.
-std::optional<int> DevicePrefix(std::string_view token) {
-  constexpr std::string_view kPrefix = "neuron";
-  if (token.size() < kPrefix.size() + 2 || token.substr(0, kPrefix.size()) != kPrefix ||
-      token.back() != ':') {
-    return std::nullopt;
+template <typename Pred>
+bool Each(std::string_view s, Pred ok) {
+  for (const char c : s) {
+    if (!ok(c)) return false;
   }
-  return SmallIndex(token.substr(kPrefix.size(), token.size() - kPrefix.size() - 1));
+  return true;
 }
+
+bool Upper(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+bool Lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; }
+bool Value(char c) { return c > ' ' && c < 0x7f && c != '='; }
+
+// The keys the monitor reads, each with what it sets; every other well-formed key is ignored.
+struct KeyRule {
+  std::string_view key;
+  void (*set)(KernelHwError&, std::string_view value);
+};
+constexpr KeyRule kKeys[] = {
+    {"nd-id", [](KernelHwError& e, std::string_view v) { e.device = SmallIndex(v).value_or(-1); }},
+    {"nc-id", [](KernelHwError& e, std::string_view v) { e.core = SmallIndex(v).value_or(-1); }},
+    {"serial-num", [](KernelHwError& e, std::string_view v) { e.serial = std::string(v); }},
+    {"action", [](KernelHwError& e, std::string_view v) { e.action = std::string(v); }},
+};
 
 }  // namespace
 
-std::optional<KernelHwError> ParseKernelLogRecord(std::string_view record) {
-  if (record.empty() || record.front() == ' ') return std::nullopt;
-  // A /dev/kmsg record starts with "priority,sequence,microseconds,flags[,...];".
-  const std::size_t semi = record.find(';');
-  if (semi != std::string_view::npos &&
-      record.substr(0, semi).find_first_not_of("0123456789,-cf+") == std::string_view::npos &&
-      semi > 0 && record[0] >= '0' && record[0] <= '9') {
-    record.remove_prefix(semi + 1);
+std::optional<KernelHwError> ParseHwErrorMessage(std::string_view message) {
+  while (!message.empty() && (message.back() == ' ' || message.back() == '\r')) {
+    message.remove_suffix(1);
   }
-  record = record.substr(0, record.find('\n'));  // the message; dictionary lines follow
-  if (record.find("NEURON_HW_ERR=") == std::string_view::npos) return std::nullopt;
+  if (message.substr(0, kHwErr.size()) != kHwErr) return std::nullopt;
+  message.remove_prefix(kHwErr.size());
+  const std::size_t type_end = std::min(message.find(' '), message.size());
+  const std::string_view type = message.substr(0, type_end);
+  if (type.empty() || type.size() > kMaxFieldBytes || !Each(type, Upper)) return std::nullopt;
+  message.remove_prefix(type_end);
   KernelHwError e;
-  std::optional<int> nd_id, prefix, device;
-  bool found = false;
-  const auto value = [](std::string_view token, std::string_view key) {
-    return token.substr(0, key.size()) == key ? std::optional(token.substr(key.size()))
-                                              : std::nullopt;
-  };
-  while (!record.empty()) {
-    const std::size_t space = record.find(' ');
-    const std::string_view token = record.substr(0, space);
-    record.remove_prefix(space == std::string_view::npos ? record.size() : space + 1);
-    if (token.empty()) continue;
-    if (auto v = value(token, "NEURON_HW_ERR="); v && !found) {
-      if (v->empty() || v->size() > kMaxFieldBytes) return std::nullopt;
-      e.type = std::string(*v);
-      e.count = KernelLogFieldOf(*v).member;
-      found = true;
-    } else if (auto id = value(token, "nd-id=")) {
-      nd_id = SmallIndex(*id);
-    } else if (auto d = value(token, "device=")) {
-      device = SmallIndex(*d);
-    } else if (auto a = value(token, "action=")) {
-      e.action = std::string(a->substr(0, kMaxFieldBytes));
-    } else if (!prefix) {
-      prefix = DevicePrefix(token);
+  e.type = std::string(type);
+  e.count = KernelLogFieldOf(type).member;
+  std::string_view seen[kMaxTokens];
+  std::size_t tokens = 0;
+  while (!message.empty()) {
+    if (message.front() == ' ') {
+      message.remove_prefix(1);
+      continue;
+    }
+    const std::size_t end = std::min(message.find(' '), message.size());
+    const std::string_view token = message.substr(0, end);
+    message.remove_prefix(end);
+    const std::size_t eq = token.find('=');
+    if (eq == std::string_view::npos || tokens == kMaxTokens) return std::nullopt;
+    const std::string_view key = token.substr(0, eq), value = token.substr(eq + 1);
+    if (key.empty() || key.size() > kMaxFieldBytes || key.front() < 'a' || key.front() > 'z' ||
+        !Each(key, Lower) || value.size() > kMaxFieldBytes || !Each(value, Value)) {
+      return std::nullopt;
+    }
+    for (std::size_t i = 0; i < tokens; ++i) {
+      if (seen[i] == key) return std::nullopt;  // each key once
+    }
+    seen[tokens++] = key;
+    for (const KeyRule& rule : kKeys) {
+      if (rule.key == key) rule.set(e, value);
     }
   }
-  if (!found) return std::nullopt;
-  e.device = nd_id ? *nd_id : prefix ? *prefix : device ? *device : -1;
   return e;
+}
+
+std::optional<KernelLogRecord> SplitKernelLogRecord(std::string_view record) {
+  std::string_view prefix;
+  if (!record.empty() && record.front() == '<') {  // dmesg --raw
+    const std::size_t close = record.find('>');
+    if (close == std::string_view::npos) return std::nullopt;
+    prefix = record.substr(1, close - 1);
+    record.remove_prefix(close + 1);
+    if (!record.empty() && record.front() == '[') {
+      const std::size_t stamp = record.find(']');
+      if (stamp == std::string_view::npos) return std::nullopt;
+      record.remove_prefix(stamp + 1);
+      if (!record.empty() && record.front() == ' ') record.remove_prefix(1);
+    }
+  } else {  // /dev/kmsg: "prefix,seq,us,flags[,...];message"
+    const std::size_t semi = record.find(';');
+    if (semi == std::string_view::npos) return std::nullopt;
+    const std::string_view header = record.substr(0, semi);
+    const std::size_t comma = header.find(',');
+    if (comma == std::string_view::npos || header.find(',', comma + 1) == std::string_view::npos ||
+        !Each(header, [](char c) { return Lower(c) || c == ',' || c == '+'; })) {
+      return std::nullopt;
+    }
+    prefix = header.substr(0, comma);
+    record.remove_prefix(semi + 1);
+  }
+  const std::optional<int> value = SmallIndex(prefix);
+  if (!value) return std::nullopt;
+  return KernelLogRecord{
+      .facility = *value >> 3, .level = *value & 7, .message = record.substr(0, record.find('\n'))};
+}
+
+std::optional<KernelHwError> ParseKernelLogRecord(std::string_view record) {
+  const std::optional<KernelLogRecord> r = SplitKernelLogRecord(record);
+  if (!r || r->facility != kKernelFacility || r->level != kLevelErr) return std::nullopt;
+  return ParseHwErrorMessage(r->message);
 }
 
 KernelLog::KernelLog(KernelLogOptions options) : options_(std::move(options)) { Open(); }
@@ -100,6 +152,14 @@ void KernelLog::Open() {
   struct stat st {};
   regular_file_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
   unavailable_.clear();
+}
+
+void KernelLog::Take(std::string_view record) {
+  if (std::optional<KernelHwError> e = ParseKernelLogRecord(record)) {
+    Count(*e);
+  } else if (record.find(kHwErr.substr(0, kHwErr.size() - 1)) != std::string_view::npos) {
+    ++refused_;
+  }
 }
 
 void KernelLog::Count(const KernelHwError& e) {
@@ -140,7 +200,7 @@ void KernelLog::Poll() {
     const std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
     if (!regular_file_) {  // one record per read
       ++records;
-      if (auto e = ParseKernelLogRecord(chunk)) Count(*e);
+      Take(chunk);
       continue;
     }
     pending_.append(chunk);
@@ -148,9 +208,7 @@ void KernelLog::Poll() {
     for (std::size_t end; (end = pending_.find('\n', start)) != std::string::npos;
          start = end + 1) {
       ++records;
-      if (auto e = ParseKernelLogRecord(std::string_view(pending_).substr(start, end - start))) {
-        Count(*e);
-      }
+      Take(std::string_view(pending_).substr(start, end - start));
     }
     pending_.erase(0, start);
     if (pending_.size() > kRecordBytes) {  // a line too long to be a record: dropped

@@ -1,12 +1,17 @@
 // KernelLog counts the Neuron driver's hardware error events in the kernel log, per device: the
-// `NEURON_HW_ERR=<TYPE> ... nd-id=<device> ...` lines the driver prints (and AWS's node problem
-// detector watches), read from /dev/kmsg. Opening it reads the records still in the kernel's ring
-// buffer (since boot, as far back as it holds), then each Poll() reads the new ones without
-// blocking. Reading /dev/kmsg needs CAP_SYSLOG where kernel.dmesg_restrict is set (Debian's
-// default) and, under systemd, ProtectKernelLogs=no: without them unavailable() says why, and the
-// counts must not be read as none. A regular file (tests, a saved log) is read the same way, line
-// by line, and followed as it grows. Bounded: records per poll, bytes per record, device indices.
-// Not thread-safe.
+// `NEURON_HW_ERR=<TYPE> key=value ...` lines the runtime prints through the driver's
+// NEURON_IOCTL_PRINTK (and AWS's node problem detector watches), read from /dev/kmsg. Only a
+// record of the kernel facility at level err whose message *starts* with that grammar counts:
+// text a user process gets into the log (its name in a segfault line, a write to /dev/kmsg, which
+// the kernel files under the user facility) never does. Any process that can open a Neuron device
+// can still print a well-formed line, so an event is a claim, not a fact: device health gives it
+// weight only where the driver's counters agree (docs/health.md). Opening it reads the records
+// still in the kernel's ring buffer (since boot, as far back as it holds), then each Poll() reads
+// the new ones without blocking. Reading /dev/kmsg needs CAP_SYSLOG where kernel.dmesg_restrict is
+// set (Debian's default) and, under systemd, ProtectKernelLogs=no: without them unavailable() says
+// why, and the counts must not be read as none. A regular file (tests, a saved log) is read the
+// same way, line by line, and followed as it grows. Bounded: records per poll, bytes per record,
+// device indices. Not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -20,18 +25,41 @@
 
 namespace neuronmon::neurondev {
 
+// One NEURON_HW_ERR event: the message's type and the keys the monitor uses (others, such as
+// instance-id= and hostname=, are checked against the grammar and ignored).
 struct KernelHwError {
   // The count of HardwareErrors the event adds to: kernel_sram_uncorrectable, _nc_, _hbm_ for the
   // SRAM, NC and HBM_UNCORRECTABLE_ERROR types, kernel_dma for DMA_ERROR, else kernel_other.
   std::uint64_t HardwareErrors::*count = &HardwareErrors::kernel_other;
-  std::string type;    // as logged, e.g. "SRAM_UNCORRECTABLE_ERROR" (at most 64 bytes)
-  int device = -1;     // nd-id=, else the "neuron<N>:" prefix, else device=; -1: not named
-  std::string action;  // action=, e.g. "TERMINATE_INSTANCE" (at most 64 bytes); may be empty
+  std::string type;    // e.g. "SRAM_UNCORRECTABLE_ERROR"
+  int device = -1;     // nd-id= (the runtime's device index); -1: not named
+  int core = -1;       // nc-id=; -1: not named
+  std::string serial;  // serial-num= (the device's info/serial_number); may be empty
+  std::string action;  // action=, e.g. "TERMINATE_INSTANCE"; may be empty
 };
 
-// The event in one kernel log record — a /dev/kmsg record ("6,1234,5678,-;neuron0: ...") or a
-// dmesg line — or nothing when the record is not a NEURON_HW_ERR line. Continuation lines (which
-// start with a space) are never events.
+// The grammar of the message, one rule: `NEURON_HW_ERR=<TYPE>` first, then space-separated
+// `key=value` tokens, nothing else. TYPE is [A-Z0-9_], a key [a-z0-9-] starting with a letter, a
+// value printable ASCII without '=' (each at most 64 bytes, at most 32 tokens, each key once).
+// Nothing when `message` is anything else, free text around such words included.
+std::optional<KernelHwError> ParseHwErrorMessage(std::string_view message);
+
+// A kernel log record's syslog facility and level, and its message (the first line).
+struct KernelLogRecord {
+  int facility = -1;  // 0: the kernel's own; user space writes to /dev/kmsg as 1 (user) or more
+  int level = -1;     // 3: err
+  std::string_view message;
+};
+inline constexpr int kKernelFacility = 0;
+inline constexpr int kLevelErr = 3;
+
+// A /dev/kmsg record ("<prefix>,<seq>,<us>,<flags>[,...];<message>\n[ KEY=value\n...]") or a
+// `dmesg --raw` line ("<prefix>[<time>] <message>" or "<prefix><message>"), where prefix is
+// facility * 8 + level. Nothing for any other line (plain dmesg lines carry no level).
+std::optional<KernelLogRecord> SplitKernelLogRecord(std::string_view record);
+
+// The event in one kernel log record, or nothing unless it is of the kernel facility at level err
+// and its message is a NEURON_HW_ERR message.
 std::optional<KernelHwError> ParseKernelLogRecord(std::string_view record);
 
 struct KernelLogOptions {
@@ -63,9 +91,13 @@ class KernelLog {
   const std::string& unavailable() const { return unavailable_; }
   // Events that named no device, or one beyond max_devices; and records longer than the buffer.
   std::uint64_t unattributed() const { return unattributed_; }
+  // Records that carried the NEURON_HW_ERR word but were not events: another facility or level,
+  // the word inside free text, or a message outside the grammar (what a forger writes).
+  std::uint64_t refused() const { return refused_; }
 
  private:
   void Open();
+  void Take(std::string_view record);
   void Count(const KernelHwError& e);
 
   KernelLogOptions options_;
@@ -75,6 +107,7 @@ class KernelLog {
   std::vector<HardwareErrors> counts_;
   std::string unavailable_;
   std::uint64_t unattributed_ = 0;
+  std::uint64_t refused_ = 0;
   std::uint32_t polls_since_open_ = 0;
 };
 

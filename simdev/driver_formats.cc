@@ -76,11 +76,10 @@ std::string PeCounters(std::uint64_t busy_ns, Nanos device_time) {
 }
 
 std::string KernelLogRecord(std::uint64_t seq, std::int64_t us, std::size_t n,
-                            const std::string& type) {
-  return "3," + std::to_string(seq) + "," + std::to_string(us) + ",-;neuron" + std::to_string(n) +
-         ": NEURON_HW_ERR=" + type +
+                            const std::string& serial, const std::string& type) {
+  return "3," + std::to_string(seq) + "," + std::to_string(us) + ",-;NEURON_HW_ERR=" + type +
          " instance-id=i-0000000000000000 hostname=simulated nd-id=" + std::to_string(n) +
-         " nc-id=0 action=TERMINATE_INSTANCE\n";
+         " nc-id=0 serial-num=" + serial + " action=TERMINATE_INSTANCE\n";
 }
 
 std::vector<std::string> SplitArgs(const std::string& command) {

@@ -79,9 +79,11 @@ std::uint64_t PhysicalBusyNs(const CoreCounters& core, std::uint32_t lnc, std::u
 std::uint64_t Share(std::uint64_t bytes, std::uint32_t lnc, std::uint32_t j);
 // stats/tensor_engine/pe_cntrs of a core busy for `busy_ns` of `device_time`.
 std::string PeCounters(std::uint64_t busy_ns, Nanos device_time);
-// One /dev/kmsg record of a NEURON_HW_ERR event of `type` on device `n`, at `us` since boot.
+// One /dev/kmsg record of a NEURON_HW_ERR event of `type` on device `n` (serial number `serial`),
+// at `us` since boot, as the runtime prints it through the driver: kernel facility, level err, no
+// prefix.
 std::string KernelLogRecord(std::uint64_t seq, std::int64_t us, std::size_t n,
-                            const std::string& type);
+                            const std::string& serial, const std::string& type);
 // A command line's arguments, split at spaces.
 std::vector<std::string> SplitArgs(const std::string& command);
 

@@ -76,12 +76,14 @@ Status DriverTreeWriter::Write(const v1::Inventory& inventory, const Snapshot& s
     if (listed.count(n) != 0) continue;
     if (Status s = RemoveDevice(n); !s.ok()) return s;
   }
-  if (Status s = AppendKernelLog(snapshot); !s.ok()) return s;
+  if (Status s = AppendKernelLog(inventory, snapshot); !s.ok()) return s;
   return options_.write_proc ? WriteProcesses(view) : Status::Ok();
 }
 
-Status DriverTreeWriter::AppendKernelLog(const Snapshot& snapshot) {
+Status DriverTreeWriter::AppendKernelLog(const v1::Inventory& inventory, const Snapshot& snapshot) {
   if (options_.kernel_log.empty()) return Status::Ok();
+  std::map<std::uint32_t, std::string> serials;
+  for (const v1::Device& d : inventory.devices()) serials[d.index()] = d.serial_number();
   std::string records;
   for (std::size_t n = 0; n < snapshot.devices.size(); ++n) {
     const HardwareErrors& now = snapshot.devices[n].errors;
@@ -94,7 +96,8 @@ Status DriverTreeWriter::AppendKernelLog(const Snapshot& snapshot) {
       std::uint64_t HardwareErrors::*count = f.member;
       for (; logged.*count < now.*count; ++(logged.*count)) {
         const auto us = std::max<std::int64_t>(0, snapshot.device_time.count() / 1000);
-        records += KernelLogRecord(kernel_seq_++, us, n, type);
+        records +=
+            KernelLogRecord(kernel_seq_++, us, n, serials[static_cast<std::uint32_t>(n)], type);
       }
     }
   }

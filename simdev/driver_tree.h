@@ -33,7 +33,7 @@ struct DriverTreeOptions {
   std::string driver_version = "2.30.2.0";
   bool write_proc = true;
   // Non-empty: the kernel log the driver writes to, as a file: each Write appends a /dev/kmsg
-  // record ("3,<seq>,<us>,-;neuron<N>: NEURON_HW_ERR=<TYPE> ... nd-id=<N> ...") for every
+  // record ("3,<seq>,<us>,-;NEURON_HW_ERR=<TYPE> ... nd-id=<N> ... serial-num=<S> ...") for every
   // NEURON_HW_ERR event the snapshot's kernel_* counts gained since the last Write.
   std::string kernel_log = "";
 };
@@ -82,7 +82,7 @@ class DriverTreeWriter {
   Status WriteCore(const View& view, const std::string& dir, std::uint32_t logical,
                    std::uint32_t j);
   Status WriteProcesses(const View& view);
-  Status AppendKernelLog(const Snapshot& snapshot);
+  Status AppendKernelLog(const v1::Inventory& inventory, const Snapshot& snapshot);
   Status WriteProcessFiles(const View& view, const RuntimeSample& runtime, const std::string& dir);
   // `dir`/{total,present} (and `peak` when `with_peak`), updating the counter's state.
   Status WriteCounter(const std::string& dir, std::uint64_t total, bool with_peak);

@@ -52,7 +52,10 @@ enum class ErrorSource : std::uint8_t {
 
 // What a non-zero count makes a device, and the reason's words: "<count> <one|many><what> since
 // the driver loaded<advice>", e.g. "2 executions hit an uncorrectable HBM error since the driver
-// loaded". A kernel-log row's text is "<count> NEURON_HW_ERR events (<type>) in the kernel log".
+// loaded". A kernel-log row uses only the code: any process that can open a Neuron device can
+// print a NEURON_HW_ERR line, so its events beyond what the driver's counters confirm make a device
+// degraded (drain) whatever their type, "<count> NEURON_HW_ERR events (<type>) reported in the
+// kernel log, not confirmed by the driver's counters"; the driver's own row decides the rest.
 struct HealthRule {
   std::string_view code = {};  // the reason's code; "": the row's name
   HealthState state = HealthState::kDegraded;
@@ -143,23 +146,20 @@ inline constexpr std::array<HardwareErrorField, 13> kHardwareErrorFields = {{
     {.name = "kernel_sram_uncorrectable",
      .member = &HardwareErrors::kernel_sram_uncorrectable,
      .source = ErrorSource::kKernelLog,
-     .kernel_type = "SRAM_UNCORRECTABLE_ERROR",
-     .health = {.action = HealthAction::kReset}},
+     .kernel_type = "SRAM_UNCORRECTABLE_ERROR"},
     {.name = "kernel_nc_uncorrectable",
      .member = &HardwareErrors::kernel_nc_uncorrectable,
      .source = ErrorSource::kKernelLog,
-     .kernel_type = "NC_UNCORRECTABLE_ERROR",
-     .health = {.state = HealthState::kFailed, .action = HealthAction::kReset}},
+     .kernel_type = "NC_UNCORRECTABLE_ERROR"},
     {.name = "kernel_hbm_uncorrectable",
      .member = &HardwareErrors::kernel_hbm_uncorrectable,
      .source = ErrorSource::kKernelLog,
-     .kernel_type = "HBM_UNCORRECTABLE_ERROR",
-     .health = {.state = HealthState::kFailed, .action = HealthAction::kReplace}},
+     .kernel_type = "HBM_UNCORRECTABLE_ERROR"},
     {.name = "kernel_dma",
      .member = &HardwareErrors::kernel_dma,
      .source = ErrorSource::kKernelLog,
      .kernel_type = "DMA_ERROR",
-     .health = {.code = "kernel_dma_error", .action = HealthAction::kReset}},
+     .health = {.code = "kernel_dma_error"}},
     {.name = "kernel_other",
      .member = &HardwareErrors::kernel_other,
      .source = ErrorSource::kKernelLog,

@@ -175,7 +175,9 @@ namespace neuronmon::daemon {
 namespace {
 
 // The kernel log's NEURON_HW_ERR events add a reason only where the driver's counters show fewer
-// of the same errors (an older driver without them): the same error never counts twice.
+// of the same errors (an older driver without them): the same error never counts twice. Any
+// process that can open a Neuron device can print such a line, so events the counters do not
+// confirm make a device degraded, never failed.
 TEST(DeviceHealth, KernelLogEventsBeyondTheCountersAreReasons) {
   Pair p;
   HardwareErrors& e = p.end.devices[0].errors;
@@ -184,15 +186,38 @@ TEST(DeviceHealth, KernelLogEventsBeyondTheCountersAreReasons) {
   EXPECT_EQ(Codes(p.Health()), (std::vector<std::string>{"sram_ecc_uncorrected"}));
   EXPECT_EQ(p.Health().errors_total().kernel_sram_uncorrectable(), 2u);
   EXPECT_EQ(p.Health().errors().kernel_sram_uncorrectable(), 2u);
-  // An HBM error the counters do not show: the device failed, to be replaced.
+  // An HBM error the counters do not show: a claim, not a failure.
   e.kernel_hbm_uncorrectable = 1;
   v1::DeviceHealth h = p.Health();
+  EXPECT_EQ(h.state(), v1::HEALTH_STATE_DEGRADED);
+  EXPECT_EQ(h.action(), v1::HEALTH_ACTION_RESET);  // the SRAM counter's
+  ASSERT_EQ(Codes(h),
+            (std::vector<std::string>{"sram_ecc_uncorrected", "kernel_hbm_uncorrectable"}));
+  EXPECT_EQ(h.reasons(1).text(),
+            "1 NEURON_HW_ERR event (HBM_UNCORRECTABLE_ERROR) reported in the kernel log, not "
+            "confirmed by the driver's counters");
+  EXPECT_EQ(h.reasons(1).state(), v1::HEALTH_STATE_DEGRADED);
+  EXPECT_EQ(h.reasons(1).action(), v1::HEALTH_ACTION_DRAIN);
+  // Alone, every type is degraded and drained, and counters that cannot be read are said so.
+  e = {};
+  e.kernel_hbm_uncorrectable = 4;
+  e.kernel_nc_uncorrectable = 1;
+  p.end.devices[0].errors_unavailable = "no health_status";
+  h = p.Health();
+  EXPECT_EQ(h.state(), v1::HEALTH_STATE_DEGRADED);
+  EXPECT_EQ(h.action(), v1::HEALTH_ACTION_DRAIN);
+  ASSERT_EQ(Codes(h),
+            (std::vector<std::string>{"kernel_nc_uncorrectable", "kernel_hbm_uncorrectable"}));
+  EXPECT_EQ(h.reasons(1).text(),
+            "4 NEURON_HW_ERR events (HBM_UNCORRECTABLE_ERROR) reported in the kernel log, not "
+            "confirmed by the driver's counters (they cannot be read)");
+  p.end.devices[0].errors_unavailable = "";
+  // The driver's counter agrees: failed, by the counter's own reason.
+  e.mem_ecc_uncorrected = 4;
+  h = p.Health();
   EXPECT_EQ(h.state(), v1::HEALTH_STATE_FAILED);
   EXPECT_EQ(h.action(), v1::HEALTH_ACTION_REPLACE);
-  ASSERT_EQ(Codes(h),
-            (std::vector<std::string>{"kernel_hbm_uncorrectable", "sram_ecc_uncorrected"}));
-  EXPECT_EQ(h.reasons(0).text(),
-            "1 NEURON_HW_ERR event (HBM_UNCORRECTABLE_ERROR) in the kernel log");
+  EXPECT_EQ(Codes(h), (std::vector<std::string>{"mem_ecc_uncorrected", "kernel_nc_uncorrectable"}));
   // More DMA errors logged than the counters show; an unknown type.
   e = {};
   e.dma_abort = 1;
@@ -204,8 +229,8 @@ TEST(DeviceHealth, KernelLogEventsBeyondTheCountersAreReasons) {
   ASSERT_EQ(Codes(h),
             (std::vector<std::string>{"dma_abort", "kernel_dma_error", "kernel_hw_error"}));
   EXPECT_EQ(h.reasons(1).text(),
-            "3 NEURON_HW_ERR events (DMA_ERROR) in the kernel log, more than the driver's "
-            "counters show (1)");
+            "3 NEURON_HW_ERR events (DMA_ERROR) reported in the kernel log, 2 not confirmed by "
+            "the driver's counters (1)");
   EXPECT_EQ(h.reasons(2).action(), v1::HEALTH_ACTION_DRAIN);
   // A kernel log that cannot be read is said so.
   p.end.devices[0].kernel_log_unavailable = "cannot read /dev/kmsg: Operation not permitted";

@@ -175,7 +175,7 @@ TEST(Host, KernelLogEventsCountForTheirDevice) {
     EXPECT_NE((*host)->Describe().find("hardware error events unknown: " + why), std::string::npos);
   }
   tree.Write("kmsg",
-             "3,7,100,-;neuron9: NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR instance-id=i-1 nd-id=9 "
+             "3,7,100,-;NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR instance-id=i-1 nd-id=9 "
              "nc-id=1 action=TERMINATE_INSTANCE\n"
              "6,8,101,-;neuron9: resetting\n");
   Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
@@ -187,7 +187,7 @@ TEST(Host, KernelLogEventsCountForTheirDevice) {
   EXPECT_EQ(s.devices[8].errors.KernelTotal(), 0u);
   EXPECT_EQ((*host)->Describe().find("hardware error events unknown"), std::string::npos);
   std::ofstream(tree.root() + "/kmsg", std::ios::app)
-      << "3,9,102,-;neuron2: NEURON_HW_ERR=DMA_ERROR nd-id=2\n";
+      << "3,9,102,-;NEURON_HW_ERR=DMA_ERROR nd-id=2\n";
   s = (*host)->Read(Now());
   EXPECT_EQ(s.devices[2].errors.kernel_dma, 1u);
   EXPECT_EQ(s.devices[9].errors.kernel_nc_uncorrectable, 1u);

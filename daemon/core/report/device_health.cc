@@ -93,9 +93,11 @@ void AddDriverReasons(const HardwareErrors& t, v1::DeviceHealth& h) {
   }
 }
 
-// The kernel log's NEURON_HW_ERR events, where they tell more than the driver's counters (an
-// older driver without them, or events the counters do not count): the same rules.
-void AddKernelLogReasons(const HardwareErrors& t, v1::DeviceHealth& h) {
+// The kernel log's NEURON_HW_ERR events beyond what the driver's counters confirm. Any process
+// that can open a Neuron device can print such a line, so an unconfirmed event makes the device
+// degraded (drain it and check), never failed: a failed state needs the driver's counter.
+void AddKernelLogReasons(const HardwareErrors& t, const std::string& errors_unavailable,
+                         v1::DeviceHealth& h) {
   for (const HardwareErrorField& f : kHardwareErrorFields) {
     if (f.source != ErrorSource::kKernelLog) continue;
     const std::uint64_t logged = t.*f.member;
@@ -103,11 +105,16 @@ void AddKernelLogReasons(const HardwareErrors& t, v1::DeviceHealth& h) {
     if (logged <= counted) continue;
     std::string text = Plural(logged, "NEURON_HW_ERR event", "NEURON_HW_ERR events") + " (" +
                        (f.kernel_type.empty() ? "another type" : std::string(f.kernel_type)) +
-                       ") in the kernel log";
-    if (counted > 0) {
-      text += ", more than the driver's counters show (" + std::to_string(counted) + ")";
+                       ") reported in the kernel log, ";
+    if (counted > 0) text += std::to_string(logged - counted) + " ";
+    text += "not confirmed by the driver's counters";
+    if (!errors_unavailable.empty()) {
+      text += " (they cannot be read)";
+    } else if (counted > 0) {
+      text += " (" + std::to_string(counted) + ")";
     }
-    AddReason(h, f, std::move(text));
+    AddReason(h, f.health.code.empty() ? f.name : f.health.code, std::move(text),
+              v1::HEALTH_STATE_DEGRADED, v1::HEALTH_ACTION_DRAIN);
   }
 }
 
@@ -163,7 +170,7 @@ v1::DeviceHealth DeviceHealthOf(const Snapshot& start, const Snapshot& end, std:
               v1::HEALTH_ACTION_RESET);
   } else {
     AddDriverReasons(e.errors, h);
-    AddKernelLogReasons(e.errors, h);
+    AddKernelLogReasons(e.errors, e.errors_unavailable, h);
     if (corrected_unavailable.empty()) AddCorrectedRate(start, end, e.ecc.Minus(b.ecc), h);
   }
   Conclude(h);
