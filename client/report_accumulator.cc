@@ -80,6 +80,7 @@ void ReportAccumulator::MergeRuntime(const v1::RuntimeReport& in, std::uint64_t 
   } else {
     out.clear_attribution();
   }
+  out.set_start_time_ticks(in.start_time_ticks());
   using R = v1::RuntimeReport;
   Replace(in.has_neuroncore_counters(), in.neuroncore_counters(), out,
           &R::mutable_neuroncore_counters, v1::GROUP_NEURONCORE_COUNTERS, out, observer);

@@ -37,21 +37,6 @@ void AddCoreMemory(const CoreReading& c, CoreMemory* m) {
   m->tensors += CategoryTotal(c.device_memory, "tensors");
 }
 
-// utime and stime of /proc/<pid>/stat in nanoseconds; false when unreadable.
-bool ReadProcessCpu(const std::string& proc_root, std::uint32_t pid, std::uint64_t* user_ns,
-                    std::uint64_t* system_ns) {
-  const std::string path = proc_root + "/" + std::to_string(pid) + "/stat";
-  Result<std::string> text = ReadRegularFile(path, 4096);
-  if (!text.ok()) return false;
-  Result<procfs::ProcessStat> stat = procfs::ParseProcessStat(*text, path);
-  if (!stat.ok()) return false;
-  static const long ticks = std::max(1L, sysconf(_SC_CLK_TCK));
-  const procfs::ProcessCpuTime cpu = procfs::CpuTimeOf(*stat, static_cast<std::uint64_t>(ticks));
-  *user_ns = cpu.user_ns;
-  *system_ns = cpu.system_ns;
-  return true;
-}
-
 std::string JoinErrors(const std::vector<std::string>& errors) {
   std::string out;
   for (const std::string& e : errors) out += (out.empty() ? "" : "; ") + e;
@@ -99,9 +84,9 @@ Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
     std::error_code ec;
     const std::string dir =
         o.config_dir.empty() ? std::filesystem::temp_directory_path(ec).string() : o.config_dir;
-    host->runtime_source_ =
-        std::make_unique<RuntimeSource>(o.neuron_monitor, dir.empty() ? "/tmp" : dir,
-                                        host->inventory_.host_vcpu_count(), o.child_limits);
+    host->runtime_source_ = std::make_unique<RuntimeSource>(
+        o.neuron_monitor, dir.empty() ? "/tmp" : dir, host->inventory_.host_vcpu_count(),
+        o.child_limits, o.max_runtimes);
   }
   if (o.kubernetes) {
     // The first answer is waited for (at most the call's deadline), so that the first inventory
@@ -155,6 +140,7 @@ v1::Inventory Host::Inventory(MonoTime now) {
     out->set_pid(p.pid);
     out->set_tag(p.tag.empty() ? std::to_string(p.pid) : p.tag);
     out->set_command(p.command);
+    out->set_start_time_ticks(p.start_ticks);
     v1::Attribution& a = *out->mutable_attribution();
     if (p.uid) a.set_uid(*p.uid);
     a.set_user(p.user);
@@ -227,8 +213,13 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   std::set<std::uint32_t> alive;
   shared_devices_ = false;
   for (const NeuronProcess& p : processes_.processes) {
-    // Between scans, a process that exited is gone at once.
-    if (::access((options_.proc_root + "/" + std::to_string(p.pid)).c_str(), F_OK) != 0) continue;
+    // Between scans, a process that exited, or whose pid another process has taken, is gone at
+    // once.
+    const std::optional<procfs::ProcessStat> stat = ReadProcessStat(options_.proc_root, p.pid);
+    if (stat ? p.start_ticks != 0 && stat->start_ticks != p.start_ticks
+             : ::access((options_.proc_root + "/" + std::to_string(p.pid)).c_str(), F_OK) != 0) {
+      continue;
+    }
     RuntimeSample r;
     r.pid = p.pid;
     r.tag = p.tag.empty() ? std::to_string(p.pid) : p.tag;
@@ -262,7 +253,13 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     if (!fresh && base->second.epoch != tracker_->epoch()) base->second = {tracker_->epoch(), {}};
     r.executions = executions.Minus(base->second.executions);
     r.memory = std::move(memory);
-    ReadProcessCpu(options_.proc_root, p.pid, &r.cpu_user_ns, &r.cpu_system_ns);
+    if (stat) {
+      static const long ticks = std::max(1L, sysconf(_SC_CLK_TCK));
+      const procfs::ProcessCpuTime cpu =
+          procfs::CpuTimeOf(*stat, static_cast<std::uint64_t>(ticks));
+      r.cpu_user_ns = cpu.user_ns;
+      r.cpu_system_ns = cpu.system_ns;
+    }
     alive.insert(p.pid);
     runtimes.push_back(std::move(r));
   }

@@ -55,6 +55,8 @@ struct HostOptions {
       .rediscover_every = 300, .errors_every = 2, .slow_every = 20, .rare_every = 60};
   ProcessLimits process_limits;
   ChildLimits child_limits;  // for neuron-monitor
+  // Runtimes of neuron-monitor's documents tracked at once (IntegratorOptions::max_runtimes).
+  std::size_t max_runtimes = 1024;
   // Reads between two scans of the process table (which processes hold which devices); the
   // processes' CPU time is read at every read. 1: scan at every read.
   std::uint32_t process_scan_every = 5;

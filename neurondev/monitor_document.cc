@@ -558,7 +558,17 @@ MonitorIntegrator::MonitorIntegrator(IntegratorOptions options) : options_(optio
 void MonitorIntegrator::Add(const MonitorDocument& doc, MonoTime now) {
   errors_ = doc.problems;
   std::map<std::uint32_t, CoreShare> shares;
+  std::set<std::uint32_t> listed;
+  for (const MonitorRuntime& runtime : doc.runtimes) listed.insert(runtime.pid);
+  std::erase_if(runtimes_, [&](const auto& entry) { return !listed.contains(entry.first); });
+  // Within the cap, the first pids in ascending order (the same ones document after document).
+  std::set<std::uint32_t> kept;
+  for (auto it = listed.begin(); it != listed.end() && kept.size() < options_.max_runtimes; ++it) {
+    kept.insert(*it);
+  }
+  dropped_ += listed.size() - kept.size();
   for (const MonitorRuntime& runtime : doc.runtimes) {
+    if (!kept.contains(runtime.pid)) continue;
     AddRuntime(runtime, now);
     const auto& counters = runtime.neuroncore_counters;
     if (runtime.error.empty() && counters && counters->error.empty() &&
@@ -567,9 +577,6 @@ void MonitorIntegrator::Add(const MonitorDocument& doc, MonoTime now) {
     }
   }
   for (const auto& [core, share] : shares) AddShare(share, cores_[core]);
-  std::erase_if(runtimes_, [&](const auto& entry) {
-    return now - entry.second.last_seen > options_.forget_after;
-  });
 }
 
 std::optional<double> MonitorIntegrator::Usable(const MonitorRuntime& runtime,

@@ -140,8 +140,10 @@ Result<MonitorDocument> ParseMonitorDocument(std::string_view line,
                                              const MonitorLimits& limits = {});
 
 struct IntegratorOptions {
-  // A runtime absent from every document for longer than this has exited and is dropped.
-  Nanos forget_after = std::chrono::seconds(30);
+  // Runtimes tracked at once (config processes.max_runtimes): a document listing more (its own
+  // limit is MonitorLimits::max_runtimes) keeps the first ones in ascending pid, the rest counted
+  // in dropped().
+  std::size_t max_runtimes = 1024;
   // A counter group whose period is missing, not above 0 or above this is skipped with an error:
   // its counts cannot be placed in time.
   double max_period_seconds = 3600;
@@ -179,7 +181,8 @@ class MonitorIntegrator {
   // Integrates `doc`, received at `now` (REQUIRES: not earlier than the previous call). A group
   // with an error, or (counter groups) a period outside (0, max_period_seconds], adds nothing and
   // is reported in errors() and Statuses(); an entry with an error adds nothing and sets the
-  // runtime's `error`. Runtimes last seen more than forget_after before `now` are dropped.
+  // runtime's `error`. A runtime the document does not list has exited (or neuron-monitor no
+  // longer sees it: its pid may be another process's by now) and is dropped at once.
   // Latency is an approximation: a document gives only percentiles of its period, so the
   // period's n executions (completed, with or without errors) are placed at the seven points
   // p0, p1, p25, p50, p75, p99, p100 with the shares of the distribution each stands for (0.5,
@@ -189,7 +192,7 @@ class MonitorIntegrator {
   // true sum of latencies.
   void Add(const MonitorDocument& doc, MonoTime now);
 
-  // The runtimes seen within forget_after, ascending pid: tag (neuron_runtime_tag, else the pid),
+  // The runtimes of the latest document, ascending pid: tag (neuron_runtime_tag, else the pid),
   // error, cores (those of the latest neuroncore_counters that were busy or held device memory —
   // neuron-monitor may list every core of the host for every runtime), cumulative executions,
   // latencies (approximated: see Add), CPU time and collectives; memory never null.
@@ -203,12 +206,14 @@ class MonitorIntegrator {
   // What made figures unavailable in the latest document: its problems, entry and group errors,
   // skipped periods ("pid 784315 neuron_runtime_vcpu_usage: open /proc/...").
   const std::vector<std::string>& errors() const { return errors_; }
+  // Runtimes left out because max_runtimes were tracked, over every document so far.
+  std::uint64_t dropped() const { return dropped_; }
 
  private:
   struct Tracked {
     RuntimeSample sample;
     RuntimeStatus status;
-    MonoTime last_seen;
+    MonoTime last_seen;  // the document that listed it last
   };
 
   // The runtime's entry, created on first sight; refreshes its tag, error and last sighting.
@@ -224,6 +229,7 @@ class MonitorIntegrator {
   std::map<std::uint32_t, Tracked> runtimes_;
   std::map<std::uint32_t, CoreCounters> cores_;
   std::vector<std::string> errors_;
+  std::uint64_t dropped_ = 0;
 };
 
 }  // namespace neuronmon::neurondev

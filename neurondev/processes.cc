@@ -234,6 +234,11 @@ std::optional<NeuronProcess> ReadProcess(int pid_fd, std::uint32_t pid,
     if (error != 0) text.clear();
     return error == 0;
   };
+  if (read("stat")) {
+    if (Result<procfs::ProcessStat> stat = procfs::ParseProcessStat(text); stat.ok()) {
+      p.start_ticks = stat->start_ticks;
+    }
+  }
   if (read("cmdline")) p.command = CommandOfCmdline(text, limits.max_command_bytes);
   if (read("comm")) {
     if (!text.empty() && text.back() == '\n') text.pop_back();
@@ -273,6 +278,16 @@ std::optional<std::uint32_t> NeuronDeviceOfLink(std::string_view target) {
     n = n * 10 + static_cast<std::uint32_t>(c - '0');
   }
   return n;
+}
+
+std::optional<procfs::ProcessStat> ReadProcessStat(const std::string& proc_root,
+                                                   std::uint32_t pid) {
+  const std::string path = proc_root + "/" + std::to_string(pid) + "/stat";
+  Result<std::string> text = ReadRegularFile(path, 4096);
+  if (!text.ok()) return std::nullopt;
+  Result<procfs::ProcessStat> stat = procfs::ParseProcessStat(*text, path);
+  if (!stat.ok()) return std::nullopt;
+  return std::move(*stat);
 }
 
 std::string CommandOfCmdline(std::string_view cmdline, std::size_t max_bytes) {

@@ -17,6 +17,7 @@
 
 #include "neurondev/attribution.h"
 #include "proto/common/status.h"
+#include "proto/procfs/proc_parsers.h"
 
 namespace neuronmon::neurondev {
 
@@ -34,6 +35,8 @@ struct ProcessLimits {
 
 struct NeuronProcess {
   std::uint32_t pid = 0;
+  // starttime of `stat` (clock ticks after boot): with the pid, the process itself; 0 unread.
+  std::uint64_t start_ticks = 0;
   std::vector<std::uint32_t> devices;  // N of each /dev/neuron<N> it holds, ascending, unique
   // The arguments of `cmdline` joined by spaces, cleaned and bounded; empty for a kernel thread
   // or when the file could not be read.
@@ -75,6 +78,11 @@ Result<ProcessScan> ScanProcesses(const std::string& proc_root = "/proc", Proces
 // The N of a descriptor's link target `/dev/neuron<N>` (also with the kernel's " (deleted)"
 // suffix), or nothing for any other target. Exposed for tests.
 std::optional<std::uint32_t> NeuronDeviceOfLink(std::string_view target);
+
+// The `stat` of process `pid` under `proc_root` (its CPU time, and its start time: a pid whose
+// start time differs from the one recorded is another process); nothing when it has exited or the
+// file cannot be read.
+std::optional<procfs::ProcessStat> ReadProcessStat(const std::string& proc_root, std::uint32_t pid);
 
 // The command line of a `cmdline` file's contents: NUL-separated arguments joined by single
 // spaces (trailing NULs dropped), cleaned for display and cut to `max_bytes` at a character

@@ -53,8 +53,8 @@ std::string WriteConfig(const std::string& dir, std::string* error) {
 }  // namespace
 
 RuntimeSource::RuntimeSource(const std::string& executable, const std::string& config_dir,
-                             std::uint32_t host_vcpus, ChildLimits limits)
-    : integrator_(IntegratorOptions{.host_vcpus = host_vcpus}) {
+                             std::uint32_t host_vcpus, ChildLimits limits, std::size_t max_runtimes)
+    : integrator_(IntegratorOptions{.max_runtimes = max_runtimes, .host_vcpus = host_vcpus}) {
   config_path_ = WriteConfig(config_dir, &config_error_);
   ChildSpec spec;
   spec.executable = executable;

@@ -21,8 +21,10 @@ class RuntimeSource {
  public:
   // `executable`: absolute path of neuron-monitor. `config_dir`: where to write its config file
   // (removed on destruction). `host_vcpus`: to turn its CPU percentages into time.
+  // `max_runtimes`: runtimes tracked at once (IntegratorOptions::max_runtimes).
   RuntimeSource(const std::string& executable, const std::string& config_dir,
-                std::uint32_t host_vcpus, ChildLimits limits = {});
+                std::uint32_t host_vcpus, ChildLimits limits = {},
+                std::size_t max_runtimes = IntegratorOptions{}.max_runtimes);
   ~RuntimeSource();
   RuntimeSource(const RuntimeSource&) = delete;
   RuntimeSource& operator=(const RuntimeSource&) = delete;

@@ -173,7 +173,7 @@ SignalTarget SignalTargetFor(const client::Endpoint& endpoint) {
         "neuron-top is connected over TCP (--connect): the pids shown may be another host's";
     return target;
   }
-  target.sender = KillSender();
+  target.sender = PidfdSender();
   return target;
 }
 

@@ -1,9 +1,12 @@
-// Signalling an application from the Processes view (`k`): neuron-top calls kill(2) itself, with
-// the user's own rights, and only when the pids it shows are processes of this host. SignalGuard
-// says why a signal must not be sent — the data is simulated, the daemon is reached over TCP or the
-// screen replays a recording, the pid could name a process group — and SendSignal sends one
-// through an injected sender (tests never send a real signal) and words the outcome. Pure apart
-// from the sender; thread-compatible.
+// Signalling an application from the Processes view (`k`): neuron-top signals it itself, with the
+// user's own rights, and only when the pids it shows are processes of this host. SignalGuard says
+// why a signal must not be sent — the data is simulated, the daemon is reached over TCP or the
+// screen replays a recording, the pid could name a process group, the daemon did not say when the
+// process started — and SendSignal sends one through an injected sender (tests never send a real
+// signal) and words the outcome. The real sender opens a pidfd, checks that the process behind it
+// started when the daemon said (a pid freed and reused since names another process) and signals
+// through the pidfd, so the process checked is the process signalled. Pure apart from the sender;
+// thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +18,13 @@
 
 namespace neuronmon::tui {
 
-// Sends `signal` to `pid`; returns 0 or the errno kill(2) set.
-using SignalSender = std::function<int(std::uint32_t pid, int signal)>;
-// The real sender: ::kill.
-SignalSender KillSender();
+// What a sender returns when `pid` names a process that did not start at `start_ticks`.
+inline constexpr int kAnotherProcess = -1;
+// Sends `signal` to the process `pid` that started at `start_ticks` (clock ticks after boot, as
+// v1.Process.start_time_ticks); returns 0, an errno, or kAnotherProcess.
+using SignalSender = std::function<int(std::uint32_t pid, std::uint64_t start_ticks, int signal)>;
+// The real sender: pidfd_open(2), the start time of /proc/<pid>/stat, pidfd_send_signal(2).
+SignalSender PidfdSender();
 
 // The signals the confirmation offers, SIGTERM first: {number, "SIGTERM"} ...
 struct SignalChoice {

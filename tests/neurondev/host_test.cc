@@ -429,3 +429,40 @@ TEST(HostOnKubernetes, OffAsksNoKubelet) {
 }
 
 }  // namespace neuronmon::neurondev
+
+namespace neuronmon::neurondev {
+namespace {
+
+std::string StatLine(int pid, std::uint64_t start_ticks) {
+  // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+  // cutime cstime priority nice threads itrealvalue starttime vsize rss ...
+  return std::to_string(pid) + " (python) S 1 1 1 0 -1 0 0 0 0 0 250 50 0 0 20 0 4 0 " +
+         std::to_string(start_ticks) + " 1000000 100 18446744073709551615\n";
+}
+
+// Each process says when it started (stat field 22), in the inventory; a pid another process
+// takes between two scans (a different start time) leaves the runtimes at once, never inheriting
+// the first one's place.
+TEST(Host, AProcessIsItsPidAndStartTime) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  WriteProcess(tree, 5100, {0}, "/user.slice");
+  tree.Write("proc/5100/stat", StatLine(5100, 777));
+  HostOptions o = OptionsFor(tree, "");
+  o.process_scan_every = 1000;  // one scan, at the first read
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  Snapshot s = (*host)->Read(Now());
+  ASSERT_EQ(s.runtimes.size(), 1u);
+  EXPECT_EQ(s.runtimes[0].cpu_user_ns, 2500000000u);  // 250 ticks at 100 Hz
+  const v1::Inventory inv = (*host)->Inventory(Now());
+  ASSERT_NE(FindProcess(inv, 5100), nullptr);
+  EXPECT_EQ(FindProcess(inv, 5100)->start_time_ticks(), 777u);
+  // The pid is reused by a process that started later: not the runtime scanned.
+  tree.Write("proc/5100/stat", StatLine(5100, 9000));
+  s = (*host)->Read(Now());
+  EXPECT_TRUE(s.runtimes.empty());
+}
+
+}  // namespace
+}  // namespace neuronmon::neurondev

@@ -395,11 +395,13 @@ TEST(MonitorIntegrator, AwsDocumentHasNoCollectivesAndNamesTheCoresInUse) {
   EXPECT_EQ(integrator.Cores().at(0).flops, 0.0);
   EXPECT_EQ(integrator.Cores().size(), 4u);
 
-  // trn1n: each runtime lists every core; each uses the one holding its memory.
+  // trn1n: each runtime lists every core; each uses the one holding its memory. The inf1
+  // document's runtime is not listed any more: gone.
   integrator.Add(Parse(ReadTestData("aws/trn1n_32xlarge_pruned.json")), kStart + 1s);
-  EXPECT_EQ(integrator.Runtimes().at(1).pid, 784315u);
-  EXPECT_EQ(integrator.Runtimes().at(1).cores, std::vector<std::uint32_t>{0});
-  EXPECT_EQ(integrator.Runtimes().at(2).cores, std::vector<std::uint32_t>{1});
+  ASSERT_EQ(integrator.Runtimes().size(), 2u);
+  EXPECT_EQ(integrator.Runtimes().at(0).pid, 784315u);
+  EXPECT_EQ(integrator.Runtimes().at(0).cores, std::vector<std::uint32_t>{0});
+  EXPECT_EQ(integrator.Runtimes().at(1).cores, std::vector<std::uint32_t>{1});
 }
 
 TEST(MonitorIntegrator, GroupAndEntryErrorsAddNothingAndSayWhy) {
@@ -407,14 +409,12 @@ TEST(MonitorIntegrator, GroupAndEntryErrorsAddNothingAndSayWhy) {
   json entry_error = Runtime(9, 1, 50, 3);
   entry_error["error"] = "lost connection to runtime";
   MonitorIntegrator integrator = Integrate({capture, Document({entry_error})});
-  // The second document does not list the first two: they stay until forget_after.
+  // The second document does not list the first two: they have gone.
   const std::vector<RuntimeSample> runtimes = integrator.Runtimes();
-  ASSERT_EQ(runtimes.size(), 3u);
+  ASSERT_EQ(runtimes.size(), 1u);
   EXPECT_EQ(runtimes[0].pid, 9u);
   EXPECT_EQ(runtimes[0].error, "lost connection to runtime");
   EXPECT_EQ(runtimes[0].executions.completed, 0u);
-  EXPECT_EQ(runtimes[1].error, "");
-  EXPECT_EQ(runtimes[1].cpu_user_ns, 0u);
   EXPECT_EQ(integrator.Cores().count(0), 1u);  // from the capture; nothing from pid 9
   EXPECT_EQ(integrator.Cores().at(0).busy_ns, 0u);
   EXPECT_EQ(integrator.errors(), std::vector<std::string>{"pid 9: lost connection to runtime"});
@@ -462,24 +462,44 @@ TEST(MonitorIntegrator, GroupsWithoutASanePeriodAreSkippedWithAReason) {
             "period 0 is not in (0, 3600] seconds; figures skipped");
 }
 
-TEST(MonitorIntegrator, RuntimeThatDisappearsIsDroppedAfterForgetAfter) {
-  IntegratorOptions options;
-  options.forget_after = 12s;
-  MonitorIntegrator integrator(options);
+// A runtime the newest document does not list has exited, and its pid may be another process's
+// by now: it leaves the reports at once, and a later runtime with that pid starts from zero.
+TEST(MonitorIntegrator, RuntimeTheNewestDocumentDoesNotListIsDroppedAtOnce) {
+  MonitorIntegrator integrator;
   integrator.Add(Parse(Document({Runtime(10, 5, 20, 1), Runtime(11, 5, 40, 2, 1)})), kStart);
-  for (int k = 1; k <= 3; ++k) {
-    integrator.Add(Parse(Document({Runtime(11, 5, 40, 2, 1)})), kStart + k * 5s);
-    ASSERT_EQ(integrator.Runtimes().size(), k <= 2 ? 2u : 1u) << k;  // gone after 15 s > 12 s
-  }
+  ASSERT_EQ(integrator.Runtimes().size(), 2u);
+  integrator.Add(Parse(Document({Runtime(11, 5, 40, 2, 1)})), kStart + 5s);
+  ASSERT_EQ(integrator.Runtimes().size(), 1u);
   EXPECT_EQ(integrator.Runtimes()[0].pid, 11u);
-  EXPECT_EQ(integrator.Runtimes()[0].executions.completed, 8u);
+  EXPECT_EQ(integrator.Runtimes()[0].executions.completed, 4u);
   EXPECT_EQ(integrator.Statuses().size(), 1u);
   // The cores' counters stay: they only grow.
   EXPECT_EQ(integrator.Cores().at(0).busy_ns, 1000000000u);
-  EXPECT_EQ(integrator.Cores().at(1).busy_ns, 8000000000u);
-  // An empty document keeps nothing else alive either.
-  integrator.Add(Parse(Document({})), kStart + 30s);
+  EXPECT_EQ(integrator.Cores().at(1).busy_ns, 4000000000u);
+  integrator.Add(Parse(Document({Runtime(10, 5, 20, 3)})), kStart + 10s);
+  ASSERT_EQ(integrator.Runtimes().size(), 1u);
+  EXPECT_EQ(integrator.Runtimes()[0].pid, 10u);
+  EXPECT_EQ(integrator.Runtimes()[0].executions.completed, 3u);  // not 1 + 3
+  integrator.Add(Parse(Document({})), kStart + 15s);
   EXPECT_TRUE(integrator.Runtimes().empty());
+}
+
+// A child that lists new pids in every document grows nothing: what is tracked is what the newest
+// document lists, at most max_runtimes of it (the lowest pids), the rest counted.
+TEST(MonitorIntegrator, ANewPidFloodIsBoundedAndCounted) {
+  IntegratorOptions options;
+  options.max_runtimes = 3;
+  MonitorIntegrator integrator(options);
+  for (std::uint32_t k = 0; k < 50; ++k) {
+    std::vector<json> runtimes;
+    for (std::uint32_t i = 0; i < 5; ++i)
+      runtimes.push_back(Runtime(static_cast<int>(1000 + 5 * k + i), 1, 10, 1));
+    integrator.Add(Parse(Document(runtimes)), kStart + k * 1s);
+    ASSERT_EQ(integrator.Runtimes().size(), 3u) << k;
+    EXPECT_EQ(integrator.Runtimes()[0].pid, 1000 + 5 * k) << k;
+  }
+  EXPECT_EQ(integrator.dropped(), 100u);
+  EXPECT_EQ(integrator.Statuses().size(), 3u);
 }
 
 TEST(MonitorIntegrator, CoreListedByTwoRuntimesIsCappedAtItsPeriod) {

@@ -23,7 +23,7 @@ struct Top {
   explicit Top(bool simulated = false) {
     state.live = testing::ProcessModel(simulated);
     state.view.version = "0.1.0";
-    state.signals.sender = [this](std::uint32_t pid, int signal) {
+    state.signals.sender = [this](std::uint32_t pid, std::uint64_t, int signal) {
       sent.emplace_back(pid, signal);
       return error;
     };

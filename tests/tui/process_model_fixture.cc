@@ -68,6 +68,7 @@ Model ProcessModel(bool simulated) {
   v1::RuntimeReport& train = *report.add_runtimes();
   train.set_pid(100);
   train.set_tag("tag100");
+  train.set_start_time_ticks(100000);
   *train.mutable_attribution() = alice;
   SetCores(train, {{0, 10}, {1, 20}, {2, 30}, {3, 40}});
   train.mutable_memory_used()->set_device_bytes(static_cast<std::uint64_t>(2 * kGiB));
@@ -78,6 +79,7 @@ Model ProcessModel(bool simulated) {
   v1::RuntimeReport& serve = *report.add_runtimes();
   serve.set_pid(200);
   serve.set_tag("tag200");
+  serve.set_start_time_ticks(200000);
   *serve.mutable_attribution() = bob;
   serve.mutable_neuroncore_counters()->set_error("NeuronCore activity needs AWS's neuron-monitor");
   serve.mutable_memory_used()->set_error("the runtime's device could not be read");
@@ -85,6 +87,7 @@ Model ProcessModel(bool simulated) {
   v1::RuntimeReport& late = *report.add_runtimes();
   late.set_pid(300);
   late.set_tag("late");
+  late.set_start_time_ticks(300000);
   SetCores(late, {{4, 50}, {5, 70}});
   late.mutable_memory_used()->set_device_bytes(512u * 1024 * 1024);
   AddFinding(late, v1::FINDING_KIND_HEALTHY, v1::SEVERITY_INFO);

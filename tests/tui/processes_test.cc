@@ -4,13 +4,17 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <utility>
 #include <vector>
 
+#include "proto/common/file_reader.h"
 #include "proto/names/names.h"
+#include "proto/procfs/proc_parsers.h"
 #include "tests/tui/process_model_fixture.h"
 #include "tui/process_signal.h"
 
@@ -174,11 +178,13 @@ TEST(ProcessTree, GroupsByJobWithTotalsAndTheJoblessLast) {
 
 struct Sent {
   std::vector<std::pair<std::uint32_t, int>> calls;
+  std::vector<std::uint64_t> start_ticks;
   int error = 0;
   SignalTarget Target() {
     SignalTarget t;
-    t.sender = [this](std::uint32_t pid, int signal) {
+    t.sender = [this](std::uint32_t pid, std::uint64_t start, int signal) {
       calls.emplace_back(pid, signal);
+      start_ticks.push_back(start);
       return error;
     };
     return t;
@@ -222,12 +228,62 @@ TEST(SignalGuard, SentWithThePidAndSignalOrTheErrorSaid) {
             "sent SIGKILL to pid 100 (python train.py)");
   ASSERT_EQ(sent.calls.size(), 1u);
   EXPECT_EQ(sent.calls[0], std::make_pair(100u, SIGKILL));
+  EXPECT_EQ(sent.start_ticks[0], 100000u);  // the inventory's start time for the pid
   sent.error = EPERM;
   EXPECT_EQ(SendSignal(model, sent.Target(), 100, SIGTERM, "python train.py"),
             "SIGTERM to pid 100 failed: Operation not permitted");
   sent.error = ESRCH;
   EXPECT_EQ(SendSignal(model, sent.Target(), 100, SIGINT, ""),
             "SIGINT to pid 100 failed: No such process");
+}
+
+// A pid is a process only with its start time: without one from the daemon nothing is sent, and a
+// pid that another process has taken since is not signalled.
+TEST(SignalGuard, APidIsSignalledOnlyAsTheProcessThatStartedThen) {
+  Sent sent;
+  Model model = testing::ProcessModel(false);
+  // A report that does not say when pid 300 started (a daemon older than the field).
+  v1::Report report;
+  report.set_seq(2);
+  report.add_groups(v1::GROUP_NEURONCORE_COUNTERS);
+  for (const std::uint32_t pid : {100u, 200u, 300u}) {
+    v1::RuntimeReport& r = *report.add_runtimes();
+    r.set_pid(pid);
+    r.set_start_time_ticks(pid == 300 ? 0 : pid * 1000);
+  }
+  model.Apply(report);
+  EXPECT_EQ(SendSignal(model, sent.Target(), 300, SIGTERM, "x"),
+            "not sent: the daemon did not say when pid 300 started, so neuron-top cannot tell "
+            "it from a process that took its pid since");
+  EXPECT_TRUE(sent.calls.empty());
+  sent.error = kAnotherProcess;
+  EXPECT_EQ(SendSignal(model, sent.Target(), 200, SIGTERM, "vllm serve"),
+            "not sent: pid 200 is now another process (it started after the one listed had "
+            "exited)");
+}
+
+// The real sender, on processes of this test's own: a child signalled as the process it is, and
+// refused under a start time that is not its own (as a reused pid's would be).
+TEST(SignalGuard, ThePidfdSenderChecksTheStartTimeOfTheProcessItSignals) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  Result<std::string> text = ReadRegularFile("/proc/" + std::to_string(child) + "/stat", 4096);
+  ASSERT_TRUE(text.ok());
+  Result<procfs::ProcessStat> stat = procfs::ParseProcessStat(*text);
+  ASSERT_TRUE(stat.ok());
+  const SignalSender send = PidfdSender();
+  const auto pid = static_cast<std::uint32_t>(child);
+  EXPECT_EQ(send(pid, stat->start_ticks + 1, SIGKILL), kAnotherProcess);
+  EXPECT_EQ(send(pid, stat->start_ticks, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  EXPECT_EQ(send(pid, stat->start_ticks, SIGKILL), ESRCH);  // gone
 }
 
 TEST(SignalGuard, TheChoicesStartWithSigterm) {

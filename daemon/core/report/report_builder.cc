@@ -146,12 +146,16 @@ void FillCollectives(const RuntimeSample& r, const RuntimeSample* before, const 
   out->set_time_share(TimeShare(busy_ns, s.period_ns));
 }
 
-// `who`: the runtime's attribution from the inventory, or null.
-void FillRuntime(const RuntimeSample& r, const ReportInput& in, const v1::Attribution* who,
+// `process`: the runtime's process in the inventory (who runs it, when it started), or null.
+void FillRuntime(const RuntimeSample& r, const ReportInput& in, const v1::Process* process,
                  v1::RuntimeReport* out) {
   out->set_pid(r.pid);
   out->set_tag(r.tag);
-  if (who != nullptr && who->ByteSizeLong() > 0) *out->mutable_attribution() = *who;
+  if (process != nullptr) {
+    const v1::Attribution& who = process->attribution();
+    if (who.ByteSizeLong() > 0) *out->mutable_attribution() = who;
+    out->set_start_time_ticks(process->start_time_ticks());
+  }
   const int lnc =
       static_cast<int>(std::max(1u, in.inventory->hardware_info().logical_neuroncore_config()));
   const double vcpus = in.inventory->host_vcpu_count();
@@ -490,13 +494,13 @@ v1::Report BuildReport(const ReportInput& in) {
   report.set_period_ns(longest);
   report.set_window_start_seq(window_start);
   if (any_runtime_group) {
-    // Who runs each runtime, looked up once per report rather than once per runtime.
-    std::map<std::uint32_t, const v1::Attribution*> attribution;
-    for (const v1::Process& p : in.inventory->processes()) attribution[p.pid()] = &p.attribution();
+    // Each runtime's process, looked up once per report rather than once per runtime.
+    std::map<std::uint32_t, const v1::Process*> processes;
+    for (const v1::Process& p : in.inventory->processes()) processes[p.pid()] = &p;
     for (const RuntimeSample& r : end.runtimes) {
       if (in.subscription != nullptr && !in.subscription->Matches(r.tag)) continue;
-      const auto who = attribution.find(r.pid);
-      FillRuntime(r, in, who == attribution.end() ? nullptr : who->second, report.add_runtimes());
+      const auto p = processes.find(r.pid);
+      FillRuntime(r, in, p == processes.end() ? nullptr : p->second, report.add_runtimes());
     }
   }
   return report;
