@@ -62,7 +62,8 @@ bool HasNeuronDevices(const std::string& sysfs_root) {
 
 Host::Host(HostOptions options)
     : options_(std::move(options)),
-      sampler_(options_.sysfs_root, options_.tree_limits, SamplerFor(options_)) {}
+      sampler_(options_.sysfs_root, options_.tree_limits, SamplerFor(options_)),
+      scanner_(options_.proc_root, options_.process_limits) {}
 
 Host::~Host() = default;
 
@@ -192,10 +193,13 @@ void Host::AddKubernetes(v1::Inventory& inv) const {
 }
 
 void Host::ScanProcessesIfDue() {
-  if (reads_++ % std::max<std::uint32_t>(1, options_.process_scan_every) != 0) return;
-  Result<ProcessScan> scan = ScanProcesses(options_.proc_root, options_.process_limits);
-  processes_ = scan.ok() ? std::move(*scan) : ProcessScan{};
-  process_note_ = scan.ok() ? "" : scan.status().message();
+  // A scan starts at most every process_scan_every reads and goes on, within its budget, at each
+  // read until it completes; the last complete one stands meanwhile.
+  const bool due = reads_++ % std::max<std::uint32_t>(1, options_.process_scan_every) == 0;
+  if (!scanner_.in_progress() && !due) return;
+  if (!scanner_.Step()) return;
+  processes_ = scanner_.result();
+  process_note_ = scanner_.error().ok() ? "" : scanner_.error().message();
   if (processes_.unreadable > 0) {
     process_note_ = std::to_string(processes_.unreadable) +
                     " processes could not be inspected (run as root or with CAP_SYS_PTRACE to "

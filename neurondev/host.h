@@ -126,6 +126,7 @@ class Host {
   int lnc_ = 1;
   bool live_ = false;
   std::string driver_version_;
+  ProcessScanner scanner_;
   ProcessScan processes_;
   std::uint64_t reads_ = 0;
   std::string process_note_;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -78,6 +79,7 @@ bool Gone(int error) { return error == ENOENT || error == ESRCH; }
 struct FdScan {
   int error = 0;         // errno of opening the fd directory
   bool limited = false;  // more entries than the limit
+  std::size_t examined = 0;
   std::vector<std::uint32_t> devices;
 };
 
@@ -95,13 +97,13 @@ FdScan DevicesHeld(int pid_fd, std::size_t max_fds) {
     ::close(fd_dir);
     return scan;
   }
-  std::size_t examined = 0;
   while (const dirent* entry = ::readdir(dir.get())) {
     if (entry->d_name[0] == '.') continue;
-    if (++examined > max_fds) {
+    if (scan.examined == max_fds) {
       scan.limited = true;
       break;
     }
+    ++scan.examined;
     // Long enough for any /dev/neuron<N> target; longer targets are cut and cannot match.
     char target[64];
     const ssize_t n = ::readlinkat(fd_dir, entry->d_name, target, sizeof target);
@@ -297,43 +299,120 @@ std::string CommandOfCmdline(std::string_view cmdline, std::size_t max_bytes) {
   return Clean(joined, max_bytes);
 }
 
-Result<ProcessScan> ScanProcesses(const std::string& proc_root, ProcessLimits limits,
-                                  const std::string& passwd_path) {
-  Dir proc(::opendir(proc_root.c_str()));
-  if (!proc) {
-    const int error = errno;
-    std::string message = proc_root + ": cannot open: " + std::strerror(error);
-    if (error == ENOENT) return Status::NotFound(std::move(message));
-    return Status::IoError(std::move(message));
-  }
+struct ProcessScanner::Round {
+  Round(const std::string& passwd_path, std::size_t max_text_bytes)
+      : users(passwd_path, max_text_bytes) {}
+  UniqueFd proc;
+  std::vector<std::uint32_t> pids;  // the proc root's, ascending
+  std::size_t next = 0;
+  std::map<std::uint32_t, std::size_t> uid_fds;
+  UserNames users;
   ProcessScan scan;
-  UserNames users(passwd_path, limits.max_text_bytes);
-  while (const dirent* entry = ::readdir(proc.get())) {
-    const std::optional<std::uint32_t> pid = ParsePid(entry->d_name);
-    if (!pid) continue;
-    if (scan.scanned == limits.max_processes) {
-      scan.truncated = true;
-      break;
+};
+
+ProcessScanner::ProcessScanner(std::string proc_root, ProcessLimits limits, std::string passwd_path,
+                               std::function<MonoTime()> clock)
+    : proc_root_(std::move(proc_root)),
+      limits_(limits),
+      passwd_path_(std::move(passwd_path)),
+      clock_(std::move(clock)) {}
+
+ProcessScanner::~ProcessScanner() = default;
+
+bool ProcessScanner::Step() {
+  if (round_ == nullptr) {
+    UniqueFd proc(::open(proc_root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    Dir listing(proc.get() < 0 ? nullptr : ::opendir(proc_root_.c_str()));
+    if (!listing) {
+      const int error = errno;
+      std::string message = proc_root_ + ": cannot open: " + std::strerror(error);
+      error_ = error == ENOENT ? Status::NotFound(std::move(message))
+                               : Status::IoError(std::move(message));
+      result_ = ProcessScan{};
+      return true;
     }
+    round_ = std::make_unique<Round>(passwd_path_, limits_.max_text_bytes);
+    round_->proc = std::move(proc);
+    while (const dirent* entry = ::readdir(listing.get())) {
+      const std::optional<std::uint32_t> pid = ParsePid(entry->d_name);
+      if (!pid) continue;
+      if (round_->pids.size() == limits_.max_processes) {
+        round_->scan.truncated = true;
+        break;
+      }
+      round_->pids.push_back(*pid);
+    }
+    // Ascending, as Linux lists /proc (a fabricated tree may not): each uid's share goes to its
+    // lowest pids first, scan after scan.
+    std::sort(round_->pids.begin(), round_->pids.end());
+  }
+  Round& r = *round_;
+  ProcessScan& scan = r.scan;
+  ++scan.steps;
+  const MonoTime start = clock_();
+  std::size_t fds = 0;
+  while (r.next < r.pids.size()) {
+    if (fds >= limits_.max_fds_per_sample || clock_() - start >= limits_.max_time_per_sample) {
+      return false;  // the rest at the next Step
+    }
+    const std::uint32_t pid = r.pids[r.next++];
     ++scan.scanned;
-    UniqueFd pid_fd(::openat(::dirfd(proc.get()), entry->d_name,
-                             O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+    const std::string name = std::to_string(pid);
+    UniqueFd pid_fd(
+        ::openat(r.proc.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
     if (pid_fd.get() < 0) continue;  // exited, or not a directory
-    FdScan fds = DevicesHeld(pid_fd.get(), limits.max_fds_per_process);
-    if (fds.error == EACCES || fds.error == EPERM) ++scan.unreadable;
-    if (fds.limited) ++scan.fd_limited;
-    if (fds.error != 0 || fds.devices.empty()) continue;
-    if (scan.processes.size() >= limits.max_results) {
+    struct stat st {};
+    if (::fstat(pid_fd.get(), &st) != 0) continue;
+    std::size_t& used = r.uid_fds[st.st_uid];
+    if (used >= limits_.max_fds_per_uid) {
+      // Its uid has had its share: what the last scan found of this process stands while the pid
+      // is still that process.
+      ++scan.uid_limited;
+      const auto old =
+          std::lower_bound(result_.processes.begin(), result_.processes.end(), pid,
+                           [](const NeuronProcess& p, std::uint32_t v) { return p.pid < v; });
+      if (old != result_.processes.end() && old->pid == pid) {
+        const std::optional<procfs::ProcessStat> stat = ReadProcessStat(proc_root_, pid);
+        if (stat && stat->start_ticks == old->start_ticks &&
+            scan.processes.size() < limits_.max_results) {
+          scan.processes.push_back(*old);
+        }
+      }
+      continue;
+    }
+    FdScan held = DevicesHeld(
+        pid_fd.get(), std::min(limits_.max_fds_per_process, limits_.max_fds_per_uid - used));
+    used += held.examined;
+    fds += held.examined;
+    scan.fds_examined += held.examined;
+    if (held.error == EACCES || held.error == EPERM) ++scan.unreadable;
+    if (held.limited) ++scan.fd_limited;
+    if (held.error != 0 || held.devices.empty()) continue;
+    if (scan.processes.size() >= limits_.max_results) {
       ++scan.omitted;
       continue;
     }
     std::optional<NeuronProcess> process =
-        ReadProcess(pid_fd.get(), *pid, std::move(fds.devices), limits, users);
+        ReadProcess(pid_fd.get(), pid, std::move(held.devices), limits_, r.users);
     if (process) scan.processes.push_back(std::move(*process));
   }
   std::sort(scan.processes.begin(), scan.processes.end(),
             [](const NeuronProcess& a, const NeuronProcess& b) { return a.pid < b.pid; });
-  return scan;
+  result_ = std::move(scan);
+  error_ = Status::Ok();
+  round_.reset();
+  return true;
+}
+
+Result<ProcessScan> ScanProcesses(const std::string& proc_root, ProcessLimits limits,
+                                  const std::string& passwd_path) {
+  limits.max_fds_per_sample = SIZE_MAX;
+  limits.max_time_per_sample = Nanos::max();
+  ProcessScanner scanner(proc_root, limits, passwd_path);
+  while (!scanner.Step()) {
+  }
+  if (!scanner.error().ok()) return scanner.error();
+  return scanner.result();
 }
 
 }  // namespace neuronmon::neurondev

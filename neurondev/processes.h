@@ -5,17 +5,24 @@
 // process wrote itself (command line, comm, tag, cgroup path) is untrusted: it is bounded and
 // stripped of control characters and invalid UTF-8 before it reaches the result. Other users'
 // processes cannot be inspected without root or CAP_SYS_PTRACE: they are counted, not errors;
-// processes that exit mid-scan are skipped. Each call is independent; thread-safe.
+// processes that exit mid-scan are skipped. Any user can hold hundreds of thousands of
+// descriptors, each a readlinkat to examine, so ProcessScanner spreads a scan over samples within
+// a budget of descriptors and time per sample and bounds each uid's share of a scan, keeping the
+// last complete result meanwhile. ScanProcesses is one whole scan. Thread-compatible.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "neurondev/attribution.h"
+#include "proto/common/clock.h"
 #include "proto/common/status.h"
 #include "proto/procfs/proc_parsers.h"
 
@@ -30,6 +37,14 @@ struct ProcessLimits {
   std::size_t max_results = 4096;             // processes holding devices that are reported
   std::size_t max_command_bytes = 4096;       // NeuronProcess::command after cleaning
   std::size_t max_text_bytes = 1024;          // comm, user, cgroup and tag after cleaning
+  // ProcessScanner's budget: descriptors examined per Step (one process may take it past, by at
+  // most its own max_fds_per_process), time per Step (checked between processes), and
+  // descriptors per uid per scan — a uid past its share has its other processes skipped
+  // (uid_limited), keeping what the previous scan found of them while their pids still name the
+  // same processes.
+  std::size_t max_fds_per_sample = 50000;
+  Nanos max_time_per_sample = std::chrono::milliseconds(100);
+  std::size_t max_fds_per_uid = 1 << 18;
   bool operator==(const ProcessLimits&) const = default;
 };
 
@@ -66,7 +81,46 @@ struct ProcessScan {
   std::size_t omitted = 0;
   // Processes with more than max_fds_per_process descriptors: the rest were not examined.
   std::size_t fd_limited = 0;
-  bool truncated = false;  // the proc root had more than max_processes entries
+  // Processes not examined because their uid had used its share of the scan's descriptors.
+  std::size_t uid_limited = 0;
+  std::size_t fds_examined = 0;  // descriptors examined, over the whole scan
+  std::size_t steps = 0;         // Steps the scan took
+  bool truncated = false;        // the proc root had more than max_processes entries
+};
+
+// An incremental scan of `proc_root`: each Step goes on with the scan in progress (starting a new
+// one when none is) within the budget of ProcessLimits, so a sampler calling it once per tick never
+// misses one, however many descriptors the host's processes hold.
+class ProcessScanner {
+ public:
+  // `clock`: for the time budget (tests give one that never runs out). `passwd_path`: as
+  // ScanProcesses'.
+  ProcessScanner(
+      std::string proc_root, ProcessLimits limits, std::string passwd_path = "",
+      std::function<MonoTime()> clock = [] { return std::chrono::steady_clock::now(); });
+  ~ProcessScanner();
+  ProcessScanner(const ProcessScanner&) = delete;
+  ProcessScanner& operator=(const ProcessScanner&) = delete;
+
+  // Goes on with the scan; true when this Step completed one (result() is new). When the proc
+  // root cannot be listed the scan completes at once with error() set and no processes.
+  bool Step();
+  bool in_progress() const { return round_ != nullptr; }
+  // The last complete scan (empty before the first), ascending pid.
+  const ProcessScan& result() const { return result_; }
+  // "PATH: cannot open: ..." when the last scan could not list the proc root; else empty.
+  const Status& error() const { return error_; }
+
+ private:
+  struct Round;  // the scan in progress
+
+  std::string proc_root_;
+  ProcessLimits limits_;
+  std::string passwd_path_;
+  std::function<MonoTime()> clock_;
+  std::unique_ptr<Round> round_;
+  ProcessScan result_;
+  Status error_;
 };
 
 // Scans `proc_root`. User names come from the system's user database (getpwuid_r, so NSS sources

@@ -14,7 +14,8 @@ DaemonCore::DaemonCore(CoreOptions options, std::unique_ptr<Backend> backend, Ho
       backend_(std::move(backend)),
       description_(backend_->Describe()),
       host_(std::move(host)),
-      history_(HistoryCapacity(options_.retention, options_.period)) {}
+      history_(HistoryCapacity(options_.retention, options_.period),
+               static_cast<std::size_t>(options_.max_history_bytes)) {}
 
 Reading ReadJob::Run(MonoTime now) const {
   Reading r;
@@ -179,17 +180,21 @@ std::optional<v1::Report> DaemonCore::ReportAt(const Subscription& sub, std::uin
   return Build(sub, *end, all_groups, scope == ReportScope::kReplay);
 }
 
-void DaemonCore::Reconfigure(Nanos period, Nanos retention) {
+void DaemonCore::Reconfigure(Nanos period, Nanos retention, std::uint64_t max_history_bytes) {
   options_.period = period;
   options_.retention = retention;
+  options_.max_history_bytes = max_history_bytes;
   history_.SetCapacity(HistoryCapacity(retention, period));
+  history_.SetMaxBytes(static_cast<std::size_t>(max_history_bytes));
   frames_.clear();
 }
 
 void DaemonCore::ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now) {
   backend_ = std::move(backend);
   ++generation_;
-  history_ = History(HistoryCapacity(options_.retention, options_.period));
+  history_evicted_before_ += history_.evicted_over_bytes();
+  history_ = History(HistoryCapacity(options_.retention, options_.period),
+                     static_cast<std::size_t>(options_.max_history_bytes));
   history_floor_ = next_seq_;
   inventory_ = backend_->Inventory(now);
   have_inventory_ = true;

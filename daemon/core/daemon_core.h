@@ -28,6 +28,9 @@ struct CoreOptions {
   Nanos retention = std::chrono::minutes(10);
   std::string daemon_version;
   std::uint64_t instance_id = 0;  // Welcome.instance_id
+  // The history's byte budget (limits.max_history_bytes); 0: none. History::evicted_over_bytes
+  // counts what it dropped.
+  std::uint64_t max_history_bytes = 0;
 };
 
 // Which groups a report built from the history carries.
@@ -99,8 +102,12 @@ class DaemonCore {
   const std::string& Describe() const { return description_; }
   const std::string& last_error() const { return last_error_; }
 
-  // Reload: a new period and retention take effect from the next sample.
-  void Reconfigure(Nanos period, Nanos retention);
+  // Reload: a new period, retention and history byte budget take effect from the next sample.
+  void Reconfigure(Nanos period, Nanos retention, std::uint64_t max_history_bytes);
+  // Snapshots dropped from the history to keep within max_history_bytes, over every backend.
+  std::uint64_t history_evicted() const {
+    return history_evicted_before_ + history_.evicted_over_bytes();
+  }
   // Reload with a new device or scenario: the history restarts (seq keeps increasing). A read of
   // the old backend still in flight is dropped by Append.
   void ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now);
@@ -120,6 +127,7 @@ class DaemonCore {
   std::string description_;
   bool have_inventory_ = false;  // inventory_ is backend_'s
   HostReader host_;
+  std::uint64_t history_evicted_before_ = 0;  // by the histories of earlier backends
   History history_;
   v1::Inventory inventory_;
   std::uint64_t next_seq_ = 1;

@@ -22,6 +22,8 @@ struct DaemonStats {
   std::map<std::string, std::uint64_t> disconnects;  // by reason: "closed", "slow", "protocol", ...
   std::uint64_t missed_ticks = 0;
   std::uint64_t samples = 0;
+  // Snapshots dropped from the history to keep within limits.max_history_bytes.
+  std::uint64_t history_evicted = 0;
   double last_sample_seconds = 0;   // how long the last sample took
   double sample_seconds_total = 0;  // summed
   double last_sample_unix = 0;      // wall time of the last sample

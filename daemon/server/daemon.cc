@@ -117,7 +117,8 @@ Status Daemon::Start() {
   HostReader host;
   if (config_.backend.replay.empty()) host = [] { return ReadHost(); };
   core_ = std::make_unique<DaemonCore>(
-      CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION, instance_id},
+      CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION, instance_id,
+                  config_.max_history_bytes},
       std::move(*backend), std::move(host));
   std::string token;
   if (!config_.auth_token_file.empty()) {
@@ -270,9 +271,20 @@ void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now,
     ++stats_.missed_ticks;
     return;
   }
+  NoteHistoryBudget();
   RecordSample(now, wall);
   server_->Broadcast();
   UpdateStatus();
+}
+
+void Daemon::NoteHistoryBudget() {
+  stats_.history_evicted = core_->history_evicted();
+  if (stats_.history_evicted == 0 || history_budget_logged_) return;
+  history_budget_logged_ = true;
+  log_.Warn("the history outgrew limits.max_history_bytes (" +
+            std::to_string(config_.max_history_bytes >> 20) +
+            " MiB): dropping its oldest snapshots, so it now spans less than history_retention "
+            "(counted in neuron_monitord_history_evicted_total; logged once)");
 }
 
 void Daemon::StartRecorder() {
@@ -434,8 +446,9 @@ void Daemon::Reload() {
     log_.Warn("listener and auth token changes take effect at the next restart");
   }
   log_.SetThreshold(SeverityOf(next->log_level));
-  if (next->period != config_.period || next->history_retention != config_.history_retention) {
-    core_->Reconfigure(next->period, next->history_retention);
+  if (next->period != config_.period || next->history_retention != config_.history_retention ||
+      next->max_history_bytes != config_.max_history_bytes) {
+    core_->Reconfigure(next->period, next->history_retention, next->max_history_bytes);
     schedule_->SetPeriod(Clock::now(), next->period);
     ArmSampler();
   }

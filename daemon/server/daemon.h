@@ -90,6 +90,8 @@ class Daemon {
   void OnReading(Reading& reading, std::uint64_t generation, MonoTime now, WallTime wall,
                  std::exception_ptr error);
   void RecordSample(MonoTime started, WallTime wall);
+  // Counts the snapshots the history dropped to keep within its byte budget; warns once.
+  void NoteHistoryBudget();
   // Starts (or stops) the archive writer as config_.recorder says.
   void StartRecorder();
   void ArchiveNewest();
@@ -117,7 +119,8 @@ class Daemon {
   asio::signal_set signals_;
   MonoTime last_sample_;
   MonoTime read_started_;
-  bool read_stalled_ = false;  // clients were told the read in flight is overdue
+  bool read_stalled_ = false;           // clients were told the read in flight is overdue
+  bool history_budget_logged_ = false;  // the history outgrew max_history_bytes: said once
   std::unique_ptr<ReadThread> reader_;
   std::unique_ptr<RecorderThread> recorder_;  // null: not recording
   std::unique_ptr<IncidentSaver> incidents_;

@@ -126,15 +126,20 @@ std::size_t OwnBytes(const Snapshot& s) {
   return bytes;
 }
 
+std::size_t MemoryBytes(const RuntimeMemory& memory) {
+  std::size_t bytes =
+      sizeof(RuntimeMemory) + VectorBytes(memory.cores) + VectorBytes(memory.models);
+  for (const LoadedModel& m : memory.models) {
+    bytes += StringBytes(m.name) + StringBytes(m.uuid) + VectorBytes(m.subgraphs);
+    for (const SubgraphMemory& g : m.subgraphs) bytes += StringBytes(g.name);
+  }
+  return bytes;
+}
+
 std::size_t SharedMemoryBytes(const Snapshot& s) {
   std::size_t bytes = 0;
   for (const RuntimeSample& r : s.runtimes) {
-    if (r.memory == nullptr) continue;
-    bytes += sizeof(RuntimeMemory) + VectorBytes(r.memory->cores) + VectorBytes(r.memory->models);
-    for (const LoadedModel& m : r.memory->models) {
-      bytes += StringBytes(m.name) + StringBytes(m.uuid) + VectorBytes(m.subgraphs);
-      for (const SubgraphMemory& g : m.subgraphs) bytes += StringBytes(g.name);
-    }
+    if (r.memory != nullptr) bytes += MemoryBytes(*r.memory);
   }
   return bytes;
 }

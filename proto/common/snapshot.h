@@ -253,5 +253,7 @@ const RuntimeSample* FindRuntime(const Snapshot& snapshot, std::uint32_t pid);
 // for sizing the history before it is filled.
 std::size_t OwnBytes(const Snapshot& snapshot);
 std::size_t SharedMemoryBytes(const Snapshot& snapshot);
+// One memory breakdown's bytes (SharedMemoryBytes is their sum over a snapshot's runtimes).
+std::size_t MemoryBytes(const RuntimeMemory& memory);
 
 }  // namespace neuronmon

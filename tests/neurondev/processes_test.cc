@@ -330,3 +330,113 @@ TEST(ProcessesScan, RealProcReads) {
 
 }  // namespace
 }  // namespace neuronmon::neurondev
+
+namespace neuronmon::neurondev {
+namespace {
+
+// `count` descriptors of pid `pid` that are not devices, then one that is when `device` >= 0.
+void Descriptors(const FakeProc& proc, int pid, int count, int device = -1) {
+  for (int fd = 0; fd < count; ++fd) proc.Link(std::to_string(pid), fd, "/dev/null");
+  if (device >= 0) proc.Link(std::to_string(pid), count, "/dev/neuron" + std::to_string(device));
+}
+
+MonoTime Frozen() { return MonoTime{}; }
+
+// A host whose processes hold many descriptors costs each sample no more than its budget: the scan
+// goes on over several Steps, the last complete result standing meanwhile.
+TEST(ProcessScanner, SpreadsAScanOverStepsWithinTheDescriptorBudget) {
+  FakeProc proc;
+  for (int pid = 100; pid < 110; ++pid) Descriptors(proc, pid, 99);
+  Descriptors(proc, 110, 99, 3);
+  ProcessLimits limits;
+  limits.max_fds_per_sample = 250;
+  ProcessScanner scanner(proc.root(), limits, "", Frozen);
+  int steps = 1;
+  while (!scanner.Step()) {
+    ++steps;
+    EXPECT_TRUE(scanner.in_progress());
+    EXPECT_TRUE(scanner.result().processes.empty());  // no complete scan yet
+    ASSERT_LT(steps, 20);
+  }
+  // 11 processes of 99-100 descriptors, 250 a Step (one process may take it past): 4 Steps.
+  EXPECT_EQ(steps, 4);
+  EXPECT_EQ(scanner.result().steps, 4u);
+  EXPECT_EQ(scanner.result().fds_examined, 1090u);
+  ASSERT_EQ(scanner.result().processes.size(), 1u);
+  EXPECT_EQ(scanner.result().processes[0].pid, 110u);
+  // The next scan: the result stands until it completes.
+  EXPECT_FALSE(scanner.Step());
+  ASSERT_EQ(scanner.result().processes.size(), 1u);
+  while (!scanner.Step()) {
+  }
+  EXPECT_EQ(scanner.result().processes.size(), 1u);
+}
+
+// The time budget is checked between processes, by the clock the scanner is given.
+TEST(ProcessScanner, StopsAStepWhenItsTimeIsSpent) {
+  FakeProc proc;
+  for (int pid = 100; pid < 106; ++pid) Descriptors(proc, pid, 2);
+  MonoTime now{};
+  ProcessLimits limits;
+  limits.max_time_per_sample = std::chrono::milliseconds(100);
+  ProcessScanner scanner(proc.root(), limits, "", [&now] {
+    now += std::chrono::milliseconds(30);  // every look at the clock costs 30 ms
+    return now;
+  });
+  int steps = 1;
+  while (!scanner.Step()) ++steps;
+  // The clock reads 30 ms at a Step's start, then 60, 90 and 120 before its first three
+  // processes (within 100 ms), then 150: three processes a Step.
+  EXPECT_EQ(steps, 2);
+  EXPECT_EQ(scanner.result().scanned, 6u);
+}
+
+// One user's descriptors cannot crowd out the others': past its share of a scan, its processes
+// are skipped and counted, and what the last scan found of them stands while each pid is still
+// the same process.
+TEST(ProcessScanner, EachUidsShareOfAScanIsBounded) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the fabricated processes owners";
+  FakeProc proc;
+  const auto own = [&](int pid, uid_t uid) {
+    ASSERT_EQ(::lchown((proc.root() + "/" + std::to_string(pid)).c_str(), uid, 0), 0);
+  };
+  for (int pid = 200; pid < 210; ++pid) {
+    Descriptors(proc, pid, 150, pid == 201 ? 5 : -1);  // the hostile user's, one holding ND5
+    own(pid, 4242);
+  }
+  Descriptors(proc, 300, 10, 1);  // another user's training process
+  own(300, 1000);
+  for (int pid : {200, 201, 300}) {
+    proc.Write(std::to_string(pid) + "/stat", std::to_string(pid) +
+                                                  " (python) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 "
+                                                  "1 0 555 0 0\n");
+  }
+  ProcessLimits limits;
+  limits.max_fds_per_uid = 400;
+  ProcessScanner scanner(proc.root(), limits, "", Frozen);
+  ASSERT_TRUE(scanner.Step());
+  ProcessScan scan = scanner.result();
+  // 4242: 150 + 151 + 99 (cut at its share), then seven skipped.
+  EXPECT_EQ(scan.uid_limited, 7u);
+  EXPECT_EQ(scan.fds_examined, 400u + 11u);
+  ASSERT_EQ(scan.processes.size(), 2u);
+  EXPECT_EQ(scan.processes[0].pid, 201u);
+  EXPECT_EQ(scan.processes[1].pid, 300u);
+  // A scan that reaches pid 201 only after the share is spent keeps what the last one found.
+  Descriptors(proc, 199, 400);
+  own(199, 4242);
+  ASSERT_TRUE(scanner.Step());
+  scan = scanner.result();
+  EXPECT_EQ(scan.uid_limited, 10u);
+  ASSERT_EQ(scan.processes.size(), 2u);
+  EXPECT_EQ(scan.processes[0].pid, 201u);
+  EXPECT_EQ(scan.processes[0].devices, std::vector<std::uint32_t>{5});
+  // ... while it is the same process: started at another time, it is another one.
+  proc.Write("201/stat", "201 (python) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 999 0 0\n");
+  ASSERT_TRUE(scanner.Step());
+  ASSERT_EQ(scanner.result().processes.size(), 1u);
+  EXPECT_EQ(scanner.result().processes[0].pid, 300u);
+}
+
+}  // namespace
+}  // namespace neuronmon::neurondev

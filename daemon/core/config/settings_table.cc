@@ -237,6 +237,25 @@ void AddRealHost(Table& t) {
             "and counted)."})
       .Integer("kubernetes.max_device_ids", MEMBER(backend.host.pod_resources.max_device_ids), 1,
                1 << 20);
+  t.Doc({"A real host's processes: which hold Neuron devices is read from /proc, one descriptor "
+         "at a",
+         "time. A scan goes on over samples within \"max_fds_per_sample\" descriptors and "
+         "\"max_scan_time\"",
+         "per sample (the sampler never misses a tick for it) and \"max_fds_per_uid\" "
+         "descriptors per user",
+         "per scan (past it, that user's other processes keep what the last scan found). At most",
+         "\"max_tracked\" processes holding devices, and \"max_runtimes\" of neuron-monitor's "
+         "runtimes, are",
+         "tracked at once (the rest are counted, not read)."})
+      .Section("processes")
+      .Integer("processes.max_fds_per_sample",
+               MEMBER(backend.host.process_limits.max_fds_per_sample), 100, 100000000)
+      .Duration("processes.max_scan_time", MEMBER(backend.host.process_limits.max_time_per_sample),
+                milliseconds(1), seconds(10))
+      .Integer("processes.max_fds_per_uid", MEMBER(backend.host.process_limits.max_fds_per_uid),
+               100, 1000000000)
+      .Integer("processes.max_tracked", MEMBER(backend.host.process_limits.max_results), 1, 65536)
+      .Integer("processes.max_runtimes", MEMBER(backend.host.max_runtimes), 1, 1024);
   t.Doc({"A real host: count the Neuron driver's NEURON_HW_ERR events (uncorrectable SRAM, "
          "NeuronCore",
          "and HBM errors, DMA errors) in the kernel log, per device, for the devices' health",

@@ -5,17 +5,46 @@
 
 namespace neuronmon::daemon {
 
-History::History(std::size_t capacity) : capacity_(std::max<std::size_t>(2, capacity)) {}
+History::History(std::size_t capacity, std::size_t max_bytes)
+    : capacity_(std::max<std::size_t>(2, capacity)), max_bytes_(max_bytes) {}
+
+void History::Count(const Snapshot& s, int sign) {
+  const std::size_t own = OwnBytes(s);
+  bytes_ = sign > 0 ? bytes_ + own : bytes_ - own;
+  for (const RuntimeSample& r : s.runtimes) {
+    if (r.memory == nullptr) continue;
+    auto& [references, bytes] = shared_[r.memory.get()];
+    if (sign > 0) {
+      if (references++ == 0) {
+        bytes = MemoryBytes(*r.memory);
+        bytes_ += bytes;
+      }
+    } else if (--references == 0) {
+      bytes_ -= bytes;
+      shared_.erase(r.memory.get());
+    }
+  }
+}
+
+void History::PopOldest() {
+  Count(ring_.front(), -1);
+  ring_.pop_front();
+}
 
 void History::Append(Snapshot snapshot) {
   assert(ring_.empty() || snapshot.seq > ring_.back().seq);
+  Count(snapshot, +1);
   ring_.push_back(std::move(snapshot));
-  while (ring_.size() > capacity_) ring_.pop_front();
+  while (ring_.size() > capacity_) PopOldest();
+  while (max_bytes_ != 0 && bytes_ > max_bytes_ && ring_.size() > 2) {
+    PopOldest();
+    ++evicted_over_bytes_;
+  }
 }
 
 void History::SetCapacity(std::size_t capacity) {
   capacity_ = std::max<std::size_t>(2, capacity);
-  while (ring_.size() > capacity_) ring_.pop_front();
+  while (ring_.size() > capacity_) PopOldest();
 }
 
 const Snapshot* History::Find(std::uint64_t seq) const {

@@ -1,11 +1,16 @@
 // History keeps the most recent snapshots, oldest first, in a bounded ring: appending to a full
-// history evicts the oldest. Sequence numbers are assigned by the caller and strictly increase.
+// history evicts the oldest. It is bounded in bytes too: snapshots whose runtimes suddenly
+// multiply (a source flooding new pids) cannot grow it past max_bytes, counted as each snapshot's
+// own bytes plus each shared memory breakdown once; over it, the oldest are evicted (at least two
+// are kept) and counted. Sequence numbers are assigned by the caller and strictly increase.
 // Not thread-safe: the daemon's io_context thread owns it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "proto/common/snapshot.h"
@@ -14,13 +19,19 @@ namespace neuronmon::daemon {
 
 class History {
  public:
-  // REQUIRES: capacity >= 2 (a window needs two snapshots).
-  explicit History(std::size_t capacity);
+  // REQUIRES: capacity >= 2 (a window needs two snapshots). max_bytes 0: no byte bound.
+  explicit History(std::size_t capacity, std::size_t max_bytes = 0);
 
   // Appends `snapshot`. REQUIRES: snapshot.seq > newest_seq().
   void Append(Snapshot snapshot);
   // Changes the capacity, evicting the oldest snapshots if needed.
   void SetCapacity(std::size_t capacity);
+  // Changes the byte bound (0: none); takes effect at the next Append.
+  void SetMaxBytes(std::size_t max_bytes) { max_bytes_ = max_bytes; }
+  // The retained snapshots' bytes, as the byte bound counts them.
+  std::size_t bytes() const { return bytes_; }
+  // Snapshots evicted to keep within max_bytes (not because of the capacity), since construction.
+  std::uint64_t evicted_over_bytes() const { return evicted_over_bytes_; }
 
   bool empty() const { return ring_.empty(); }
   std::size_t size() const { return ring_.size(); }
@@ -39,8 +50,17 @@ class History {
   std::vector<Snapshot> Between(WallTime from, WallTime to) const;
 
  private:
+  void PopOldest();
+  // Adds (+1) or removes (-1) `s`'s bytes: its own, and each memory breakdown it shares once.
+  void Count(const Snapshot& s, int sign);
+
   std::size_t capacity_;
+  std::size_t max_bytes_;
   std::deque<Snapshot> ring_;
+  std::size_t bytes_ = 0;
+  // References to each shared memory breakdown, and its bytes.
+  std::unordered_map<const void*, std::pair<std::size_t, std::size_t>> shared_;
+  std::uint64_t evicted_over_bytes_ = 0;
 };
 
 // History capacity for a retention and period: enough snapshots to span the retention.
