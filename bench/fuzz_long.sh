@@ -33,6 +33,8 @@ targets=(
   render_fuzz:65536
   archive_fuzz:65536
   kernel_log_fuzz:1024
+  monitor_document_fuzz:16384
+  attribution_fuzz:4096
 )
 
 for entry in "${targets[@]}"; do

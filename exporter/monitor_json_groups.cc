@@ -315,6 +315,10 @@ void WriteAttribution(JsonWriter& w, const v1::Attribution& a) {
   for (const auto& [key, value] : texts) {
     if (!value->empty()) StringField(w, key, *value);
   }
+  if (a.slurm_claimed()) {
+    w.Key("slurm_claimed");
+    w.Bool(true);
+  }
   w.EndObject();
 }
 

@@ -151,6 +151,7 @@ v1::Inventory Host::Inventory(MonoTime now) {
     a.set_slurm_array_job_id(p.attribution.slurm_array_job_id);
     a.set_slurm_array_task_id(p.attribution.slurm_array_task_id);
     a.set_slurm_step(p.attribution.slurm_step);
+    a.set_slurm_claimed(p.attribution.slurm_claimed);
     for (std::uint32_t d : p.devices) {
       out->add_device_indices(d);
       for (std::uint32_t c = 0; c < per_device; ++c) out->add_core_ids(d * per_device + c);

@@ -98,6 +98,7 @@ std::string AttributionText(const v1::Attribution& a) {
       job += " (array " + a.slurm_array_job_id() + " task " + a.slurm_array_task_id() + ")";
     }
     if (!a.slurm_step().empty()) job += " step " + a.slurm_step();
+    if (a.slurm_claimed()) job += " (claimed by the process)";
     parts.push_back(std::move(job));
   }
   std::string out;

@@ -12,6 +12,9 @@ namespace {
 
 // Recorded minutes replayed silently before a seek's target, so the graphs are full.
 constexpr auto kGraphFill = std::chrono::minutes(2);
+// Samples one Advance applies at most: a screen update does bounded work whatever the speed and
+// however dense the recording; a replay that cannot keep up plays as fast as that allows.
+constexpr int kMaxStepsPerAdvance = 256;
 
 std::chrono::nanoseconds Scaled(std::chrono::steady_clock::duration real, double speed) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -59,7 +62,14 @@ bool ReplayPlayer::Advance(Model& model, Steady::time_point now) {
   at_ = now;
   bool changed = false;
   // The next sample is about one period after the one shown.
-  while (!ended_ && shown_ + period_ <= clock_) changed |= StepOnce(model);
+  int steps = 0;
+  while (!ended_ && shown_ + period_ <= clock_) {
+    if (++steps > kMaxStepsPerAdvance) {
+      clock_ = shown_;  // behind: the backlog is dropped, not carried to the next update
+      break;
+    }
+    changed |= StepOnce(model);
+  }
   if (ended_) clock_ = shown_;
   return changed;
 }

@@ -106,14 +106,15 @@ StopOutcome DaemonProcess::Stop() {
   return out;
 }
 
-std::filesystem::path WriteSoakConfig(const std::filesystem::path& dir, const SoakOptions& o) {
+std::filesystem::path WriteSoakConfig(const std::filesystem::path& dir, const SoakOptions& o,
+                                      const std::string& extra) {
   const int room = std::max(4096, 2 * o.clients + 64);
   const Nanos retention = std::max(o.retention, o.period);
   const std::filesystem::path path = dir / "soak.json";
   std::ofstream out(path);
   out << "// Written by bench/soak: every abusive client (all one uid) gets in; the history is\n"
       << "// shorter than the warm-up, so it is full before RSS is first measured.\n"
-      << "{\n  \"history_retention\": \"" << FormatDuration(retention) << "\",\n"
+      << "{\n  " << extra << "  \"history_retention\": \"" << FormatDuration(retention) << "\",\n"
       << "  \"limits\": {\"max_clients\": " << room << ", \"max_clients_per_uid\": " << room
       << ", \"max_handshaking\": " << std::max(2048, o.clients + 64) << "}\n}\n";
   return out.good() ? path : std::filesystem::path();

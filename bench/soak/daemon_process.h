@@ -64,7 +64,9 @@ class DaemonProcess {
 
 // soak.json in `dir`: room for every abusive client from our one uid, and a history shorter than
 // the warm-up. Returns its path; empty when it cannot be written.
-std::filesystem::path WriteSoakConfig(const std::filesystem::path& dir, const SoakOptions& o);
+// `extra`: more keys of the config's top level, each line ending in ",\n".
+std::filesystem::path WriteSoakConfig(const std::filesystem::path& dir, const SoakOptions& o,
+                                      const std::string& extra = "");
 
 // Waits until the daemon's socket exists and /metrics accepts connections (up to 15 s). False
 // when the daemon exits or the time is up first.

@@ -9,8 +9,10 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <string_view>
 
 #include "bench/soak/daemon_process.h"
+#include "bench/soak/hostile_host.h"
 #include "bench/soak/options.h"
 #include "bench/soak/run.h"
 
@@ -37,6 +39,7 @@ sigset_t BlockStopSignals() {
 
 int main(int argc, char** argv) {
   using namespace neuronmon::soak;
+  if (argc == 2 && std::string_view(argv[1]) == "--be-neuron-monitor") return BeNeuronMonitor();
   SoakOptions o;
   if (const auto exit_status = ParseSoakOptions(argc, argv, o)) return *exit_status;
   RaiseFdLimit();

@@ -33,6 +33,10 @@ struct SoakOptions {
   int metrics_connections = 48;
   std::uint64_t seed = 1;
   bool progress = false;
+  // --hostile-host: the daemon reads a hostile real host (hostile_host.h) with --device neuron,
+  // `device` being the instance the tree simulates; `host_fds` descriptors in the fabricated /proc.
+  bool hostile_host = false;
+  std::uint64_t host_fds = 1000000;
 };
 
 // Parses soak's command line into `o`. nullopt: go on and run. Otherwise the exit status, the

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "bench/soak/abusers.h"
 #include "bench/soak/client_io.h"
 #include "bench/soak/figures.h"
+#include "bench/soak/hostile_host.h"
 #include "bench/soak/measures.h"
 #include "bench/soak/verdict.h"
 
@@ -52,7 +54,7 @@ std::function<std::string()> ProgressLine(const StreamAbuser& stream, const TopC
 // Runs the load against a started daemon, then stops the daemon while the clients are still
 // connected (they read its goodbye), then stops the clients.
 Results RunLoad(const SoakOptions& o, DaemonProcess& daemon, const std::string& socket_path,
-                std::uint16_t metrics_port, const sigset_t& stop_signals) {
+                std::uint16_t metrics_port, const sigset_t& stop_signals, HostileHost* host) {
   StreamAbuser stream(socket_path, o.clients, o.seed);
   MetricsAbuser metrics(metrics_port, o.metrics_connections, o.seed + 1);
   Scraper scraper(metrics_port);
@@ -63,6 +65,7 @@ Results RunLoad(const SoakOptions& o, DaemonProcess& daemon, const std::string& 
   threads.emplace_back([&] { metrics.Run(phase); });
   threads.emplace_back([&] { scraper.Run(phase); });
   threads.emplace_back([&] { top.Run(phase); });
+  if (host != nullptr) threads.emplace_back([&] { host->Run(phase); });
   Results r;
   const auto open_connections = [&] {
     return static_cast<double>(stream.tally().connected + metrics.tally().open + 1);
@@ -79,6 +82,11 @@ Results RunLoad(const SoakOptions& o, DaemonProcess& daemon, const std::string& 
   phase = Phase::kStopped;
   for (std::thread& t : threads) t.join();
   r.top = top.tally();
+  if (host != nullptr) {
+    r.hostile_host = true;
+    r.forged_lines = host->forged_lines();
+    r.host_descriptors = host->descriptors();
+  }
   return r;
 }
 
@@ -88,7 +96,7 @@ std::vector<std::string> DaemonArgs(const SoakOptions& o, const std::string& soc
           "--socket",
           socket_path,
           "--device",
-          o.device,
+          o.hostile_host ? "neuron" : o.device,
           "--period",
           FormatDuration(o.period),
           "--seed",
@@ -105,7 +113,20 @@ std::vector<std::string> DaemonArgs(const SoakOptions& o, const std::string& soc
 
 int Soak(const SoakOptions& o, const TempDir& dir, const sigset_t& stop_signals) {
   const std::string socket_path = (dir.path() / "d.sock").string();
-  const std::filesystem::path config = WriteSoakConfig(dir.path(), o);
+  std::unique_ptr<HostileHost> host;
+  std::string extra;
+  if (o.hostile_host) {
+    host = std::make_unique<HostileHost>();
+    std::string error;
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (!host->Prepare(dir.path() / "host", o, self, error)) {
+      std::fprintf(stderr, "soak: cannot prepare the hostile host: %s\n", error.c_str());
+      return 2;
+    }
+    extra = host->ConfigKeys();
+  }
+  const std::filesystem::path config = WriteSoakConfig(dir.path(), o, extra);
   const std::uint16_t port = FreeLoopbackPort();
   if (config.empty() || port == 0) {
     std::fprintf(stderr, "soak: cannot prepare %s\n", dir.path().c_str());
@@ -124,7 +145,7 @@ int Soak(const SoakOptions& o, const TempDir& dir, const sigset_t& stop_signals)
     }
     return 2;
   }
-  Results r = RunLoad(o, daemon, socket_path, port, stop_signals);
+  Results r = RunLoad(o, daemon, socket_path, port, stop_signals, host.get());
   r.log_lines = ReadLines(log);
   return Report(o, r) ? 0 : 1;
 }

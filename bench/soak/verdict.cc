@@ -16,6 +16,7 @@ namespace {
 
 constexpr double kMaxDrift = 0.05;
 constexpr double kMaxLagP99Ms = 50;
+constexpr double kMemoryMaxMib = 256;  // packaging/systemd/neuron-monitord.service: MemoryMax=
 
 struct Verdict {
   std::vector<std::string> failed;
@@ -175,6 +176,27 @@ void PrintDaemonLog(const std::vector<std::string>& lines) {
 
 }  // namespace
 
+// The hostile host's criteria: no sampling tick missed, RSS under the unit's MemoryMax, and no
+// device whose health a forged kernel-log line changed (every device "ok" at the last scrape).
+void PrintHostileHostFigures(const Results& r, Verdict& v) {
+  const auto& c = r.scrapes.daemon_counters;
+  const auto missed = c.find("neuron_monitord_sampler_missed_ticks_total");
+  v.Line("missed ticks", missed != c.end() && missed->second == 0,
+         missed == c.end() ? "not scraped" : Format("%.0f", missed->second));
+  v.Line("daemon RSS max", r.watched.peak.rss_mib < kMemoryMaxMib,
+         Format("%.1f MiB (the unit's MemoryMax=%.0fM)", r.watched.peak.rss_mib, kMemoryMaxMib));
+  int ok = 0, other = 0;
+  for (const auto& [series, value] : c) {
+    if (!series.starts_with("neuron_device_health{") || value != 1) continue;
+    (series.find("state=\"ok\"") != std::string::npos ? ok : other) += 1;
+  }
+  v.Line("device health", ok > 0 && other == 0,
+         Format("%d devices ok, %d not, after %llu forged kernel-log lines; %llu descriptors in "
+                "the fabricated /proc",
+                ok, other, static_cast<unsigned long long>(r.forged_lines),
+                static_cast<unsigned long long>(r.host_descriptors)));
+}
+
 bool Report(const SoakOptions& o, const Results& r) {
   std::printf("soak: %.0f s, %d abusive clients, period %s, device %s, seed %llu%s\n",
               r.watched.seconds, o.clients, FormatDuration(o.period).c_str(), o.device.c_str(),
@@ -186,6 +208,7 @@ bool Report(const SoakOptions& o, const Results& r) {
   PrintSamplingFigures(r.top, o.period, v);
   PrintScrapeFigures(r.scrapes, v);
   PrintAbuseFigures(r.stream, r.metrics);
+  if (r.hostile_host) PrintHostileHostFigures(r, v);
   PrintDaemonCounters(r.scrapes.daemon_counters);
   PrintDaemonLog(r.log_lines);
   if (r.watched.interrupted) v.failed.push_back("interrupted");

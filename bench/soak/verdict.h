@@ -27,6 +27,10 @@ struct Results {
   ScrapeTally scrapes;
   TopTally top;
   std::vector<std::string> log_lines;  // the daemon's log
+  // --hostile-host: what the host did.
+  bool hostile_host = false;
+  std::uint64_t forged_lines = 0;
+  std::uint64_t host_descriptors = 0;
 };
 
 // Prints the summary to stdout; true when every criterion held.

@@ -352,6 +352,20 @@ TEST(Archive, AHeaderClaimingAnImpossiblePeriodIsRefused) {
   for (std::uint64_t period : {std::uint64_t{10'000'000}, std::uint64_t{3'600'000'000'000}}) {
     EXPECT_TRUE(archive::ArchiveReader::Open(recording(period)).ok()) << period;
   }
+  // The replay's memory is sized in snapshots, not from the period the header claims: 10 ms
+  // would have made 60,001 for ten minutes.
+  ReplayerOptions o = Play(recording(10'000'001));
+  auto replayer = Replayer::Open(o);
+  ASSERT_TRUE(replayer.ok()) << replayer.status().ToString();
+  EXPECT_EQ((*replayer)->history_capacity(), 1200u);
+  o.max_snapshots = 50;
+  replayer = Replayer::Open(o);
+  ASSERT_TRUE(replayer.ok());
+  EXPECT_EQ((*replayer)->history_capacity(), 50u);
+  o = Play(recording(1'000'000'000));  // a second: ten minutes fit
+  replayer = Replayer::Open(o);
+  ASSERT_TRUE(replayer.ok());
+  EXPECT_EQ((*replayer)->history_capacity(), 601u);
 }
 
 TEST(Archive, ATornTailLosesOnlyTheRecordItCuts) {

@@ -64,7 +64,18 @@ TEST(Attribution, NothingIsGuessedFromOtherPaths) {
        {"0::/user.slice/user-1000.slice/session-3.scope\n", "0::/\n", "", "garbage",
         "0::/kubepods.slice/kubepods-podnot-a-uid.slice/cri-containerd-abc.scope\n",
         "0::/system.slice/docker-" /* short id */ "3f4e5d6c.scope\n",
-        "0::/system.slice/job_x/step_/\n"}) {
+        "0::/system.slice/job_x/step_/\n",
+        // Names a user can create inside their own delegated subtree, or anywhere but where the
+        // kubelet and slurmstepd put them.
+        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/slurmstepd.scope/job_77/"
+        "step_0\n",
+        "0::/user.slice/user-1000.slice/user@1000.service/job_77/step_0\n",
+        "0::/user.slice/user-1000.slice/user@1000.service/kubepods.slice/"
+        "kubepods-pod1f2e3d4c_5b6a_7980_1a2b_3c4d5e6f7a8b.slice\n",
+        "0::/system.slice/kubepods/pod1f2e3d4c-5b6a-7980-1a2b-3c4d5e6f7a8b/x\n",
+        "0::/kubepods.slice/a.slice/b.slice/"
+        "kubepods-pod1f2e3d4c_5b6a_7980_1a2b_3c4d5e6f7a8b.slice\n",
+        "0::/slurm/uid_x/job_5/step_0\n", "0::/home/slurm/uid_1/job_5/step_0\n"}) {
     EXPECT_EQ(AttributionFromCgroup(text), ProcessAttribution{}) << text;
   }
 }
@@ -80,16 +91,30 @@ TEST(Attribution, SlurmFromTheEnvironment) {
   EXPECT_EQ(a.slurm_array_job_id, "4242");
   EXPECT_EQ(a.slurm_array_task_id, "7");
   EXPECT_EQ(a.slurm_step, "2");
-  // The cgroup's word stands; the older SLURM_JOBID counts when SLURM_JOB_ID is absent; values
-  // that are not identifiers are ignored.
+  EXPECT_TRUE(a.slurm_claimed);  // no Slurm cgroup: what the process says of itself
+  // The cgroup's word stands and is not claimed; an environment naming another job adds nothing,
+  // one naming the same job adds its array ids.
   ProcessAttribution b = AttributionFromCgroup("0::/system.slice/slurmstepd.scope/job_9/step_1");
-  AddSlurmEnvironment("SLURM_JOB_ID=10\0SLURM_STEP_ID=3"s, b);
+  AddSlurmEnvironment("SLURM_JOB_ID=10\0SLURM_STEP_ID=3\0SLURM_ARRAY_TASK_ID=4"s, b);
   EXPECT_EQ(b.slurm_job_id, "9");
   EXPECT_EQ(b.slurm_step, "1");
+  EXPECT_EQ(b.slurm_array_task_id, "");
+  EXPECT_FALSE(b.slurm_claimed);
+  AddSlurmEnvironment(
+      "SLURM_JOB_ID=9\0SLURM_STEP_ID=3\0SLURM_ARRAY_JOB_ID=8\0"
+      "SLURM_ARRAY_TASK_ID=4"s,
+      b);
+  EXPECT_EQ(b.slurm_step, "1");
+  EXPECT_EQ(b.slurm_array_job_id, "8");
+  EXPECT_EQ(b.slurm_array_task_id, "4");
+  EXPECT_FALSE(b.slurm_claimed);
+  // The older SLURM_JOBID counts when SLURM_JOB_ID is absent; values that are not identifiers are
+  // ignored.
   ProcessAttribution c;
   AddSlurmEnvironment("SLURM_JOBID=55\0SLURM_ARRAY_TASK_ID=$(reboot)"s, c);
   EXPECT_EQ(c.slurm_job_id, "55");
   EXPECT_EQ(c.slurm_array_task_id, "");
+  EXPECT_TRUE(c.slurm_claimed);
 }
 
 }  // namespace

@@ -52,6 +52,18 @@ TEST_F(PlayerTest, PlaysAtTheRecordedPaceTimesTheSpeed) {
       << player->StatusText();
 }
 
+// However fast the replay and however long since the last screen update, one update applies a
+// bounded number of samples; a replay that cannot keep up does not carry a backlog.
+TEST_F(PlayerTest, AnUpdateDoesBoundedWork) {
+  Start(3000, 1024);
+  Wait(seconds(1));  // 1024 samples due
+  EXPECT_EQ(Shown(), 256);
+  Wait(std::chrono::milliseconds(1));  // ~1 more, not the 768 left behind
+  EXPECT_EQ(Shown(), 257);
+  Wait(seconds(3600));  // an hour without an update: still one update's worth
+  EXPECT_EQ(Shown(), 513);
+}
+
 TEST_F(PlayerTest, PausesStepsAndSeeks) {
   Start(600);
   Wait(seconds(30));

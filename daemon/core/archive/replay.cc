@@ -123,7 +123,10 @@ Status Replayer::Prime(WallTime from) {
       h.base_period_ns() > 0 ? Nanos(h.base_period_ns()) : Nanos(std::chrono::seconds(1));
   CoreOptions co;
   co.period = period;
-  co.retention = std::max<Nanos>(std::chrono::minutes(10), 2 * options_.prime);
+  // Sized in snapshots: a header claiming a short period must not make the history long.
+  co.retention = std::min<Nanos>(std::max<Nanos>(std::chrono::minutes(10), 2 * options_.prime),
+                                 period * static_cast<std::int64_t>(options_.max_snapshots - 1));
+  co.max_history_bytes = options_.max_bytes;
   co.daemon_version = h.daemon_version();
   co.instance_id = h.instance_id();
   core_ = std::make_unique<DaemonCore>(
@@ -149,6 +152,8 @@ Status Replayer::Prime(WallTime from) {
   }
   return Status::Ok();
 }
+
+std::size_t Replayer::history_capacity() const { return core_->history().capacity(); }
 
 void Replayer::Feed(archive::Entry entry) {
   time_ = entry.snapshot.wall;

@@ -59,6 +59,10 @@ struct ReplayerOptions {
   // Snapshots before `from` fed to the analyzer and the windows first, without reports, so the
   // first reports and verdicts are those of the live daemon.
   Nanos prime = std::chrono::minutes(1);
+  // The replay's memory, in snapshots kept for windows (whatever period the recording's header
+  // claims) and in bytes (as the daemon's limits.max_history_bytes).
+  std::size_t max_snapshots = 1200;
+  std::uint64_t max_bytes = std::uint64_t{128} << 20;
 };
 
 class Replayer {
@@ -82,6 +86,8 @@ class Replayer {
   WallTime last_chunk() const { return reader_->LastChunkWall(); }
   std::vector<std::string> TakeNotices() { return reader_->TakeNotices(); }
   const v1::ArchiveHeader& header() const { return reader_->header(); }
+  // Snapshots the replay keeps for its windows (ReplayerOptions::max_snapshots at most).
+  std::size_t history_capacity() const;
 
  private:
   Replayer() = default;

@@ -1,0 +1,49 @@
+// HostileHost: for `soak --hostile-host`, a real host as hostile as its own users can make it
+// (bench/README.md, "Hostile host"), which the daemon reads with --device neuron: the Neuron
+// driver's tree of a simulated instance (simdev::DriverTreeWriter, rewritten every second) with a
+// fabricated /proc in which a few dozen processes hold a million descriptors (none a device); a
+// neuron-monitor stand-in (this binary, run as `soak --be-neuron-monitor`) that lists new pids in
+// every document and prints malformed and oversized ones; and a kernel log into which forged
+// NEURON_HW_ERR lines are appended as users can get them there (a segfaulting program's name, a
+// write to /dev/kmsg, a prefixed or free-text line). Run() appends and rewrites until the phase
+// leaves kRunning. Not thread-safe: one thread runs it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "bench/soak/options.h"
+
+namespace neuronmon::soak {
+
+class HostileHost {
+ public:
+  HostileHost();
+  ~HostileHost();
+  // Writes the tree, the fabricated processes and the stand-in's wrapper under `dir`; false with
+  // `error` when it cannot. `self`: this binary's path, which the wrapper runs.
+  bool Prepare(const std::filesystem::path& dir, const SoakOptions& o, const std::string& self,
+               std::string& error);
+  // The daemon's config keys for this host (without the surrounding braces).
+  std::string ConfigKeys() const;
+  void Run(const std::atomic<Phase>& phase);
+  std::uint64_t forged_lines() const { return forged_; }
+  std::uint64_t descriptors() const { return descriptors_; }
+
+ private:
+  struct Tree;
+  std::unique_ptr<Tree> tree_;
+  std::filesystem::path dir_;
+  std::atomic<std::uint64_t> forged_{0};
+  std::uint64_t descriptors_ = 0;
+};
+
+// The neuron-monitor stand-in: prints a document every 200 ms, each listing 50 pids never listed
+// before; every 7th line is not JSON and every 11th lists 2,000 runtimes (over the parser's
+// limit). Returns when stdout closes.
+int BeNeuronMonitor();
+
+}  // namespace neuronmon::soak
