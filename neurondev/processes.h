@@ -42,8 +42,8 @@ struct ProcessLimits {
   // descriptors per uid per scan — a uid past its share has its other processes skipped
   // (uid_limited), keeping what the previous scan found of them while their pids still name the
   // same processes.
-  std::size_t max_fds_per_sample = 50000;
-  Nanos max_time_per_sample = std::chrono::milliseconds(100);
+  std::size_t max_fds_per_sample = 20000;
+  Nanos max_time_per_sample = std::chrono::milliseconds(20);
   std::size_t max_fds_per_uid = 1 << 18;
   bool operator==(const ProcessLimits&) const = default;
 };

@@ -106,7 +106,7 @@ constexpr std::string_view kEveryField = R"({
     "device": "sim:trn2.48xlarge:lnc=2", "scenario": "straggler", "seed": 42,
     "kubernetes": {"enabled": false, "pod_resources_socket": "/run/kubelet/pr.sock",
                    "max_device_ids": 99},
-    "processes": {"max_fds_per_sample": 1000, "max_scan_time": "20ms", "max_fds_per_uid": 5000,
+    "processes": {"max_fds_per_sample": 1000, "max_scan_time": "30ms", "max_fds_per_uid": 5000,
                   "max_tracked": 12, "max_runtimes": 13},
     "kernel_log": {"enabled": false, "path": "/var/log/kern.log", "max_records_per_read": 50},
     "period": "250ms", "speed": 60.5, "history_retention": "5m",
@@ -140,7 +140,7 @@ TEST(ConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.backend.host.pod_resources.socket_path, "/run/kubelet/pr.sock");
   EXPECT_EQ(c.backend.host.pod_resources.max_device_ids, 99u);
   EXPECT_EQ(c.backend.host.process_limits.max_fds_per_sample, 1000u);
-  EXPECT_EQ(c.backend.host.process_limits.max_time_per_sample, milliseconds(20));
+  EXPECT_EQ(c.backend.host.process_limits.max_time_per_sample, milliseconds(30));
   EXPECT_EQ(c.backend.host.process_limits.max_fds_per_uid, 5000u);
   EXPECT_EQ(c.backend.host.process_limits.max_results, 12u);
   EXPECT_EQ(c.backend.host.max_runtimes, 13u);
