@@ -12,12 +12,12 @@
 #include <string_view>
 
 #include "neurondev/attribution.h"
+#include "tests/fuzz/fuzz_fail.h"
 
 namespace {
 
-void Fail(const std::string& what) {
-  std::fprintf(stderr, "attribution_fuzz: %s\n", what.c_str());
-  std::abort();
+[[noreturn]] void Fail(std::string_view what) {
+  neuronmon::fuzz::FuzzFail("attribution_fuzz", what);
 }
 
 bool Identifier(const std::string& s) {

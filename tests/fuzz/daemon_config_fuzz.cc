@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "daemon/core/config/config_file.h"
+#include "tests/fuzz/fuzz_fail.h"
 
 namespace {
 
-void Fail(const char* what) {
-  std::fprintf(stderr, "daemon_config_fuzz: %s\n", what);
-  std::abort();
+[[noreturn]] void Fail(std::string_view what) {
+  neuronmon::fuzz::FuzzFail("daemon_config_fuzz", what);
 }
 
 // Whether the config names its scenario by path (simdev::LoadScenario's rule): it would be read.

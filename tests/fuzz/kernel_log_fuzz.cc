@@ -12,12 +12,12 @@
 #include <string_view>
 
 #include "neurondev/kernel_log.h"
+#include "tests/fuzz/fuzz_fail.h"
 
 namespace {
 
-void Fail(const std::string& what) {
-  std::fprintf(stderr, "kernel_log_fuzz: %s\n", what.c_str());
-  std::abort();
+[[noreturn]] void Fail(std::string_view what) {
+  neuronmon::fuzz::FuzzFail("kernel_log_fuzz", what);
 }
 
 }  // namespace

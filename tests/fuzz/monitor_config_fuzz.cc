@@ -16,12 +16,12 @@
 #include "daemon/core/report/subscription.h"
 #include "exporter/monitor_config.h"
 #include "exporter/monitor_json.h"
+#include "tests/fuzz/fuzz_fail.h"
 
 namespace {
 
-void Fail(const std::string& what) {
-  std::fprintf(stderr, "monitor_config_fuzz: %s\n", what.c_str());
-  std::abort();
+[[noreturn]] void Fail(std::string_view what) {
+  neuronmon::fuzz::FuzzFail("monitor_config_fuzz", what);
 }
 
 }  // namespace

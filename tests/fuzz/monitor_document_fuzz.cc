@@ -12,12 +12,12 @@
 #include <string_view>
 
 #include "neurondev/monitor_document.h"
+#include "tests/fuzz/fuzz_fail.h"
 
 namespace {
 
-void Fail(const std::string& what) {
-  std::fprintf(stderr, "monitor_document_fuzz: %s\n", what.c_str());
-  std::abort();
+[[noreturn]] void Fail(std::string_view what) {
+  neuronmon::fuzz::FuzzFail("monitor_document_fuzz", what);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "exporter/neuron_ls_format.h"
 #include "neuronmon/v1/envelope.pb.h"
 #include "proto/wire/protobuf_logs.h"
+#include "tests/fuzz/fuzz_fail.h"
 #include "tests/fuzz/fuzz_flags.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -28,10 +29,7 @@ namespace {
 
 constexpr int kMaxReports = 16;
 
-void Fail(const std::string& what) {
-  std::fprintf(stderr, "render_fuzz: %s\n", what.c_str());
-  std::abort();
-}
+[[noreturn]] void Fail(std::string_view what) { neuronmon::fuzz::FuzzFail("render_fuzz", what); }
 
 nlohmann::json ParseOutput(const std::string& text, const char* what) {
   nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

@@ -19,16 +19,14 @@
 #include "simdev/instance.h"
 #include "simdev/preset.h"
 #include "simdev/scenario.h"
+#include "tests/fuzz/fuzz_fail.h"
 
 namespace {
 
 using neuronmon::Nanos;
 using std::chrono::seconds;
 
-void Fail(const char* what) {
-  std::fprintf(stderr, "scenario_fuzz: %s\n", what);
-  std::abort();
-}
+[[noreturn]] void Fail(std::string_view what) { neuronmon::fuzz::FuzzFail("scenario_fuzz", what); }
 
 neuronmon::simdev::InstanceSpec PresetFor(const neuronmon::simdev::Scenario& scenario) {
   if (scenario.instance != "trn2-ultraserver") {

@@ -12,12 +12,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "daemon/core/report/subscription.h"
 #include "proto/common/tag_filter.h"
 #include "proto/names/names.h"
 #include "proto/wire/protobuf_logs.h"
+#include "tests/fuzz/fuzz_fail.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace neuronmon::fuzz {
@@ -25,9 +27,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
-void Fail(const char* what) {
-  std::fprintf(stderr, "subscription_fuzz: %s\n", what);
-  std::abort();
+[[noreturn]] void Fail(std::string_view what) {
+  neuronmon::fuzz::FuzzFail("subscription_fuzz", what);
 }
 
 Nanos BasePeriod(FuzzInput& in) {
