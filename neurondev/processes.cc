@@ -83,39 +83,62 @@ struct FdScan {
   std::vector<std::uint32_t> devices;
 };
 
-// The devices behind `pid_fd`'s descriptors: one readlinkat per descriptor, nothing else.
-FdScan DevicesHeld(int pid_fd, std::size_t max_fds) {
+// A process's `fd` directory being examined, possibly over several Steps: one readlinkat per
+// descriptor, nothing else.
+struct FdWalk {
+  std::uint32_t pid = 0;
+  UniqueFd pid_fd;
+  Dir dir;
+  std::size_t cap = 0;  // descriptors it may examine in all
   FdScan scan;
-  const int fd_dir = ::openat(pid_fd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd_dir < 0) {
-    scan.error = errno;
-    return scan;
-  }
-  Dir dir(::fdopendir(fd_dir));
-  if (!dir) {
-    scan.error = errno;
-    ::close(fd_dir);
-    return scan;
-  }
-  while (const dirent* entry = ::readdir(dir.get())) {
-    if (entry->d_name[0] == '.') continue;
-    if (scan.examined == max_fds) {
-      scan.limited = true;
-      break;
+
+  // Opens `pid_fd`'s fd directory; false (scan.error set) when it cannot.
+  bool Open() {
+    const int fd_dir = ::openat(pid_fd.get(), "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_dir < 0) {
+      scan.error = errno;
+      return false;
     }
-    ++scan.examined;
-    // Long enough for any /dev/neuron<N> target; longer targets are cut and cannot match.
-    char target[64];
-    const ssize_t n = ::readlinkat(fd_dir, entry->d_name, target, sizeof target);
-    if (n <= 0) continue;
-    if (auto device = NeuronDeviceOfLink({target, static_cast<std::size_t>(n)})) {
-      scan.devices.push_back(*device);
+    dir.reset(::fdopendir(fd_dir));
+    if (!dir) {
+      scan.error = errno;
+      ::close(fd_dir);
+      return false;
     }
+    return true;
   }
-  std::sort(scan.devices.begin(), scan.devices.end());
-  scan.devices.erase(std::unique(scan.devices.begin(), scan.devices.end()), scan.devices.end());
-  return scan;
-}
+
+  // Examines at most `budget` more descriptors; true when the directory is done (or `cap`
+  // reached), the devices sorted and unique.
+  bool Continue(std::size_t budget) {
+    const int fd_dir = ::dirfd(dir.get());
+    for (std::size_t examined = 0; examined < budget;) {
+      const dirent* entry = ::readdir(dir.get());
+      if (entry == nullptr) return Done();
+      if (entry->d_name[0] == '.') continue;
+      if (scan.examined == cap) {
+        scan.limited = true;
+        return Done();
+      }
+      ++scan.examined;
+      ++examined;
+      // Long enough for any /dev/neuron<N> target; longer targets are cut and cannot match.
+      char target[64];
+      const ssize_t n = ::readlinkat(fd_dir, entry->d_name, target, sizeof target);
+      if (n <= 0) continue;
+      if (auto device = NeuronDeviceOfLink({target, static_cast<std::size_t>(n)})) {
+        scan.devices.push_back(*device);
+      }
+    }
+    return false;
+  }
+
+  bool Done() {
+    std::sort(scan.devices.begin(), scan.devices.end());
+    scan.devices.erase(std::unique(scan.devices.begin(), scan.devices.end()), scan.devices.end());
+    return true;
+  }
+};
 
 // The real uid of a `status` file (the first number of its "Uid:" line).
 std::optional<std::uint32_t> RealUid(std::string_view status) {
@@ -306,6 +329,8 @@ struct ProcessScanner::Round {
   std::vector<std::uint32_t> pids;  // the proc root's, ascending
   std::size_t next = 0;
   std::map<std::uint32_t, std::size_t> uid_fds;
+  std::optional<FdWalk> walk;  // the process being examined, when a Step ended inside it
+  std::uint32_t walk_uid = 0;
   UserNames users;
   ProcessScan scan;
 };
@@ -351,49 +376,71 @@ bool ProcessScanner::Step() {
   ++scan.steps;
   const MonoTime start = clock_();
   std::size_t fds = 0;
-  while (r.next < r.pids.size()) {
-    if (fds >= limits_.max_fds_per_sample || clock_() - start >= limits_.max_time_per_sample) {
-      return false;  // the rest at the next Step
-    }
-    const std::uint32_t pid = r.pids[r.next++];
-    ++scan.scanned;
-    const std::string name = std::to_string(pid);
-    UniqueFd pid_fd(
-        ::openat(r.proc.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
-    if (pid_fd.get() < 0) continue;  // exited, or not a directory
-    struct stat st {};
-    if (::fstat(pid_fd.get(), &st) != 0) continue;
-    std::size_t& used = r.uid_fds[st.st_uid];
-    if (used >= limits_.max_fds_per_uid) {
-      // Its uid has had its share: what the last scan found of this process stands while the pid
-      // is still that process.
-      ++scan.uid_limited;
-      const auto old =
-          std::lower_bound(result_.processes.begin(), result_.processes.end(), pid,
-                           [](const NeuronProcess& p, std::uint32_t v) { return p.pid < v; });
-      if (old != result_.processes.end() && old->pid == pid) {
-        const std::optional<procfs::ProcessStat> stat = ReadProcessStat(proc_root_, pid);
-        if (stat && stat->start_ticks == old->start_ticks &&
-            scan.processes.size() < limits_.max_results) {
-          scan.processes.push_back(*old);
-        }
+  // Descriptors examined between two looks at the clock, within a process.
+  constexpr std::size_t kChunk = 1024;
+  while (r.walk || r.next < r.pids.size()) {
+    if (!r.walk) {
+      if (fds >= limits_.max_fds_per_sample || clock_() - start >= limits_.max_time_per_sample) {
+        return false;  // the rest at the next Step
       }
+      const std::uint32_t pid = r.pids[r.next++];
+      ++scan.scanned;
+      const std::string name = std::to_string(pid);
+      UniqueFd pid_fd(
+          ::openat(r.proc.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+      if (pid_fd.get() < 0) continue;  // exited, or not a directory
+      struct stat st {};
+      if (::fstat(pid_fd.get(), &st) != 0) continue;
+      const std::size_t used = r.uid_fds[st.st_uid];
+      if (used >= limits_.max_fds_per_uid) {
+        // Its uid has had its share: what the last scan found of this process stands while the
+        // pid is still that process.
+        ++scan.uid_limited;
+        const auto old =
+            std::lower_bound(result_.processes.begin(), result_.processes.end(), pid,
+                             [](const NeuronProcess& p, std::uint32_t v) { return p.pid < v; });
+        if (old != result_.processes.end() && old->pid == pid) {
+          const std::optional<procfs::ProcessStat> stat = ReadProcessStat(proc_root_, pid);
+          if (stat && stat->start_ticks == old->start_ticks &&
+              scan.processes.size() < limits_.max_results) {
+            scan.processes.push_back(*old);
+          }
+        }
+        continue;
+      }
+      r.walk.emplace();
+      r.walk->pid = pid;
+      r.walk->pid_fd = std::move(pid_fd);
+      r.walk->cap = std::min(limits_.max_fds_per_process, limits_.max_fds_per_uid - used);
+      r.walk_uid = st.st_uid;
+      if (!r.walk->Open()) {
+        if (r.walk->scan.error == EACCES || r.walk->scan.error == EPERM) ++scan.unreadable;
+        r.walk.reset();
+        continue;
+      }
+    }
+    if (fds >= limits_.max_fds_per_sample) return false;  // inside a process: on next Step
+    FdWalk& w = *r.walk;
+    const std::size_t before = w.scan.examined;
+    const bool done = w.Continue(std::min(kChunk, limits_.max_fds_per_sample - fds));
+    const std::size_t examined = w.scan.examined - before;
+    r.uid_fds[r.walk_uid] += examined;
+    fds += examined;
+    scan.fds_examined += examined;
+    if (!done) {
+      if (clock_() - start >= limits_.max_time_per_sample) return false;
       continue;
     }
-    FdScan held = DevicesHeld(
-        pid_fd.get(), std::min(limits_.max_fds_per_process, limits_.max_fds_per_uid - used));
-    used += held.examined;
-    fds += held.examined;
-    scan.fds_examined += held.examined;
-    if (held.error == EACCES || held.error == EPERM) ++scan.unreadable;
-    if (held.limited) ++scan.fd_limited;
-    if (held.error != 0 || held.devices.empty()) continue;
+    FdWalk finished = std::move(w);
+    r.walk.reset();
+    if (finished.scan.limited) ++scan.fd_limited;
+    if (finished.scan.devices.empty()) continue;
     if (scan.processes.size() >= limits_.max_results) {
       ++scan.omitted;
       continue;
     }
-    std::optional<NeuronProcess> process =
-        ReadProcess(pid_fd.get(), pid, std::move(held.devices), limits_, r.users);
+    std::optional<NeuronProcess> process = ReadProcess(
+        finished.pid_fd.get(), finished.pid, std::move(finished.scan.devices), limits_, r.users);
     if (process) scan.processes.push_back(std::move(*process));
   }
   std::sort(scan.processes.begin(), scan.processes.end(),

@@ -37,9 +37,9 @@ struct ProcessLimits {
   std::size_t max_results = 4096;             // processes holding devices that are reported
   std::size_t max_command_bytes = 4096;       // NeuronProcess::command after cleaning
   std::size_t max_text_bytes = 1024;          // comm, user, cgroup and tag after cleaning
-  // ProcessScanner's budget: descriptors examined per Step (one process may take it past, by at
-  // most its own max_fds_per_process), time per Step (checked between processes), and
-  // descriptors per uid per scan — a uid past its share has its other processes skipped
+  // ProcessScanner's budget: descriptors examined per Step (a process with more is examined
+  // over several Steps), time per Step (checked between processes and every 1,024 descriptors),
+  // and descriptors per uid per scan — a uid past its share has its other processes skipped
   // (uid_limited), keeping what the previous scan found of them while their pids still name the
   // same processes.
   std::size_t max_fds_per_sample = 20000;

@@ -358,9 +358,9 @@ TEST(ProcessScanner, SpreadsAScanOverStepsWithinTheDescriptorBudget) {
     EXPECT_TRUE(scanner.result().processes.empty());  // no complete scan yet
     ASSERT_LT(steps, 20);
   }
-  // 11 processes of 99-100 descriptors, 250 a Step (one process may take it past): 4 Steps.
-  EXPECT_EQ(steps, 4);
-  EXPECT_EQ(scanner.result().steps, 4u);
+  // 1,090 descriptors, 250 a Step (a process is left mid-way and taken up again): 5 Steps.
+  EXPECT_EQ(steps, 5);
+  EXPECT_EQ(scanner.result().steps, 5u);
   EXPECT_EQ(scanner.result().fds_examined, 1090u);
   ASSERT_EQ(scanner.result().processes.size(), 1u);
   EXPECT_EQ(scanner.result().processes[0].pid, 110u);
@@ -370,6 +370,22 @@ TEST(ProcessScanner, SpreadsAScanOverStepsWithinTheDescriptorBudget) {
   while (!scanner.Step()) {
   }
   EXPECT_EQ(scanner.result().processes.size(), 1u);
+}
+
+// A process holding more descriptors than one Step may examine is taken up where the last Step
+// left it: no Step goes past its budget, and the device behind its last descriptor is found.
+TEST(ProcessScanner, AProcessLargerThanAStepIsExaminedOverSeveralSteps) {
+  FakeProc proc;
+  Descriptors(proc, 500, 349, 2);
+  ProcessLimits limits;
+  limits.max_fds_per_sample = 100;
+  ProcessScanner scanner(proc.root(), limits, "", Frozen);
+  int steps = 1;
+  while (!scanner.Step()) ++steps;
+  EXPECT_EQ(steps, 4);  // 350 descriptors, 100 a Step
+  EXPECT_EQ(scanner.result().fd_limited, 0u);
+  ASSERT_EQ(scanner.result().processes.size(), 1u);
+  EXPECT_EQ(scanner.result().processes[0].devices, std::vector<std::uint32_t>{2});
 }
 
 // The time budget is checked between processes, by the clock the scanner is given.
