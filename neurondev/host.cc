@@ -220,9 +220,10 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   for (const NeuronProcess& p : processes_.processes) {
     // Between scans, a process that exited, or whose pid another process has taken, is gone at
     // once.
-    const std::optional<procfs::ProcessStat> stat = ReadProcessStat(options_.proc_root, p.pid);
-    if (stat ? p.start_ticks != 0 && stat->start_ticks != p.start_ticks
-             : ::access((options_.proc_root + "/" + std::to_string(p.pid)).c_str(), F_OK) != 0) {
+    const Result<procfs::ProcessStat> stat = procfs::ReadProcessStat(options_.proc_root, p.pid);
+    if (stat.ok()
+            ? p.start_ticks != 0 && stat->start_ticks != p.start_ticks
+            : ::access((options_.proc_root + "/" + std::to_string(p.pid)).c_str(), F_OK) != 0) {
       continue;
     }
     RuntimeSample r;
@@ -258,7 +259,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     if (!fresh && base->second.epoch != tracker_->epoch()) base->second = {tracker_->epoch(), {}};
     r.executions = executions.Minus(base->second.executions);
     r.memory = std::move(memory);
-    if (stat) {
+    if (stat.ok()) {
       static const long ticks = std::max(1L, sysconf(_SC_CLK_TCK));
       const procfs::ProcessCpuTime cpu =
           procfs::CpuTimeOf(*stat, static_cast<std::uint64_t>(ticks));

@@ -305,16 +305,6 @@ std::optional<std::uint32_t> NeuronDeviceOfLink(std::string_view target) {
   return n;
 }
 
-std::optional<procfs::ProcessStat> ReadProcessStat(const std::string& proc_root,
-                                                   std::uint32_t pid) {
-  const std::string path = proc_root + "/" + std::to_string(pid) + "/stat";
-  Result<std::string> text = ReadRegularFile(path, 4096);
-  if (!text.ok()) return std::nullopt;
-  Result<procfs::ProcessStat> stat = procfs::ParseProcessStat(*text, path);
-  if (!stat.ok()) return std::nullopt;
-  return std::move(*stat);
-}
-
 std::string CommandOfCmdline(std::string_view cmdline, std::size_t max_bytes) {
   while (!cmdline.empty() && cmdline.back() == '\0') cmdline.remove_suffix(1);
   std::string joined(cmdline);
@@ -400,8 +390,8 @@ bool ProcessScanner::Step() {
             std::lower_bound(result_.processes.begin(), result_.processes.end(), pid,
                              [](const NeuronProcess& p, std::uint32_t v) { return p.pid < v; });
         if (old != result_.processes.end() && old->pid == pid) {
-          const std::optional<procfs::ProcessStat> stat = ReadProcessStat(proc_root_, pid);
-          if (stat && stat->start_ticks == old->start_ticks &&
+          const Result<procfs::ProcessStat> stat = procfs::ReadProcessStat(proc_root_, pid);
+          if (stat.ok() && stat->start_ticks == old->start_ticks &&
               scan.processes.size() < limits_.max_results) {
             scan.processes.push_back(*old);
           }

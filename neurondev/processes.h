@@ -133,11 +133,6 @@ Result<ProcessScan> ScanProcesses(const std::string& proc_root = "/proc", Proces
 // suffix), or nothing for any other target. Exposed for tests.
 std::optional<std::uint32_t> NeuronDeviceOfLink(std::string_view target);
 
-// The `stat` of process `pid` under `proc_root` (its CPU time, and its start time: a pid whose
-// start time differs from the one recorded is another process); nothing when it has exited or the
-// file cannot be read.
-std::optional<procfs::ProcessStat> ReadProcessStat(const std::string& proc_root, std::uint32_t pid);
-
 // The command line of a `cmdline` file's contents: NUL-separated arguments joined by single
 // spaces (trailing NULs dropped), cleaned for display and cut to `max_bytes` at a character
 // boundary. Exposed for tests.

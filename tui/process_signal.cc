@@ -35,10 +35,8 @@ SignalSender PidfdSender() {
     // Read after the pidfd is open: if the pid was reused before, the stat is the new process's
     // and differs; if after, the pidfd still refers to the process checked (signalling it then
     // fails with ESRCH).
-    const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-    Result<std::string> text = ReadRegularFile(path, 4096);
-    if (!text.ok()) return ESRCH;
-    Result<procfs::ProcessStat> stat = procfs::ParseProcessStat(*text, path);
+    const Result<procfs::ProcessStat> stat = procfs::ReadProcessStat("/proc", pid);
+    if (!stat.ok() && stat.status().code() != StatusCode::kInvalidArgument) return ESRCH;
     if (!stat.ok() || stat->start_ticks != start_ticks) return kAnotherProcess;
     return ::syscall(SYS_pidfd_send_signal, pidfd.get(), signal, nullptr, 0u) == 0 ? 0 : errno;
   };

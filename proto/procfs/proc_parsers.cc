@@ -13,6 +13,7 @@
 #include <optional>
 #include <system_error>
 
+#include "proto/common/file_reader.h"
 #include "proto/common/text.h"
 
 namespace neuronmon::procfs {
@@ -340,6 +341,17 @@ Result<ProcessMetrics> ComputeProcessMetrics(const ProcessStat& stat, const Host
       static_cast<double>(host.boot_time_seconds) + static_cast<double>(stat.start_ticks) / ticks;
   m.open_fds = open_fds;
   return m;
+}
+
+Result<ProcessStat> ReadProcessStat(const std::string& proc_root, std::uint32_t pid) {
+  const std::string path = proc_root + "/" + std::to_string(pid) + "/stat";
+  Result<std::string> text = ReadRegularFile(path, 4096);
+  if (!text.ok()) {
+    // Not read (kNotFound: exited): kInvalidArgument is kept for a stat that does not parse.
+    return text.status().code() == StatusCode::kNotFound ? text.status()
+                                                         : Status::IoError(text.status().message());
+  }
+  return ParseProcessStat(*text, path);
 }
 
 Result<std::string> ReadSmallFile(const std::string& path, std::size_t max_bytes) {

@@ -5,7 +5,8 @@
 // functions take a file's contents and never touch the filesystem (read → pure parse → publish); on
 // malformed, truncated or garbage input they return kInvalidArgument naming the file, the line and
 // what is wrong (`/proc/stat: line 3: expected at least 7 numbers after "cpu0", got 2`) and never
-// crash. ReadSmallFile is the only function here that does I/O. All functions are thread-safe.
+// crash. ReadSmallFile and ReadProcessStat are the only functions here that do I/O. All functions
+// are thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -137,5 +138,12 @@ Result<ProcessMetrics> ComputeProcessMetrics(const ProcessStat& stat, const Host
 // neuron-monitor's Go error strings: kNotFound "open /proc/9/stat: no such file or directory",
 // kIoError for other failures, kOutOfRange when the file exceeds `max_bytes`.
 Result<std::string> ReadSmallFile(const std::string& path, std::size_t max_bytes = 4 << 20);
+
+// The parsed /proc/<pid>/stat of process `pid` under `proc_root` (its CPU time, and its start
+// time: a pid whose start time differs from the one recorded is another process), read as a
+// regular file of at most 4 KiB (a FIFO planted in a fabricated tree is refused, not waited on).
+// Errors: kNotFound (the process has exited) or kIoError when the file cannot be read,
+// kInvalidArgument only when it does not parse.
+Result<ProcessStat> ReadProcessStat(const std::string& proc_root, std::uint32_t pid);
 
 }  // namespace neuronmon::procfs
