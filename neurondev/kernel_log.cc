@@ -22,7 +22,11 @@ constexpr std::size_t kMaxTokens = 32;
 
 std::optional<int> SmallIndex(std::string_view digits) {
   int v = 0;
-  if (digits.empty() || digits.size() > 6) return std::nullopt;
+  // Digits only: from_chars would take "-4", and the fuzzer found that.
+  if (digits.empty() || digits.size() > 6 ||
+      digits.find_first_not_of("0123456789") != digits.npos) {
+    return std::nullopt;
+  }
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
   return v;

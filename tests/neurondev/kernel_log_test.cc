@@ -53,6 +53,11 @@ TEST(KernelLog, ParsesTheRuntimesLineAsKmsgAndDmesgRawGiveIt) {
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->device, -1);
   EXPECT_EQ(e->core, -1);
+  // A signed index is not an index (the kernel_log fuzzer's find: "nd-id=-4" read as -4).
+  e = ParseKernelLogRecord("3,4,5,-;NEURON_HW_ERR=DMA_ERROR nd-id=-4 nc-id=+3");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->device, -1);
+  EXPECT_EQ(e->core, -1);
 }
 
 TEST(KernelLog, SplitsARecordIntoFacilityLevelAndMessage) {
