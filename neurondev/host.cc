@@ -435,4 +435,8 @@ std::string Host::RuntimeStatus() const {
   return status;
 }
 
+const MonitorIntegrator* Host::runtime_integrator() const {
+  return runtime_source_ == nullptr ? nullptr : &runtime_source_->integrator();
+}
+
 }  // namespace neuronmon::neurondev

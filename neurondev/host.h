@@ -92,6 +92,12 @@ class Host {
   // Empty when per-application figures come from neuron-monitor; else why not (for logs and
   // neuron-top's title): "install aws-neuronx-tools for per-application figures".
   std::string RuntimeStatus() const;
+  // What the sources left out or refused, for the daemon's own metrics: the kernel log (null when
+  // kernel_log.enabled is false), the last complete process scan, and neuron-monitor's integrator
+  // (null when runtime figures do not come from neuron-monitor).
+  const KernelLog* kernel_log() const { return kernel_log_.get(); }
+  const ProcessScan& last_process_scan() const { return processes_; }
+  const MonitorIntegrator* runtime_integrator() const;
 
  private:
   explicit Host(HostOptions options);

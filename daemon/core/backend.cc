@@ -41,10 +41,28 @@ class NeuronBackend final : public Backend {
   v1::Inventory Inventory(MonoTime now) override { return host_->Inventory(now); }
   Snapshot Read(MonoTime now) override { return host_->Read(now); }
   std::string Describe() const override { return host_->Describe(); }
+  std::optional<SourceStats> Sources() const override;
 
  private:
   std::unique_ptr<neurondev::Host> host_;
 };
+
+std::optional<SourceStats> NeuronBackend::Sources() const {
+  SourceStats s;
+  if (const neurondev::KernelLog* log = host_->kernel_log(); log != nullptr) {
+    s.kernel_log_refused = log->refused();
+    s.kernel_log_unattributed = log->unattributed();
+  }
+  const neurondev::ProcessScan& scan = host_->last_process_scan();
+  s.processes_unexamined = {{"unreadable", scan.unreadable},
+                            {"omitted", scan.omitted},
+                            {"fd_limited", scan.fd_limited},
+                            {"uid_limited", scan.uid_limited}};
+  if (const neurondev::MonitorIntegrator* i = host_->runtime_integrator(); i != nullptr) {
+    s.runtimes_dropped = i->dropped();
+  }
+  return s;
+}
 
 Result<std::unique_ptr<Backend>> MakeNeuronBackend(const BackendOptions& options, MonoTime start) {
   Result<std::unique_ptr<neurondev::Host>> opened = neurondev::Host::Open(options.host, start);

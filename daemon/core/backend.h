@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "daemon/core/stats.h"
 #include "neurondev/host.h"
 #include "neuronmon/v1/inventory.pb.h"
 #include "proto/common/clock.h"
@@ -30,6 +32,8 @@ class Backend {
   virtual Snapshot Read(MonoTime now) = 0;
   // "sim:trn2.48xlarge, scenario healthy-training, seed 1"
   virtual std::string Describe() const = 0;
+  // What a real host's sources left out or refused; nothing for a simulated or replayed device.
+  virtual std::optional<SourceStats> Sources() const { return std::nullopt; }
 };
 
 // The simulated instance "auto" falls back to on a machine without Neuron devices.

@@ -23,6 +23,7 @@ Reading ReadJob::Run(MonoTime now) const {
   if (host) r.snapshot.host = host();
   r.inventory = backend->Inventory(now);
   r.description = backend->Describe();
+  r.sources = backend->Sources();
   return r;
 }
 
@@ -40,6 +41,7 @@ std::uint64_t DaemonCore::Append(Reading reading, std::uint64_t generation, Mono
   inventory_ = std::move(reading.inventory);
   have_inventory_ = true;
   description_ = std::move(reading.description);
+  sources_ = std::move(reading.sources);
   history_.Append(std::move(s));
   analyzer_.Update(history_, inventory_);
   analyses_.emplace_back(history_.newest_seq(),

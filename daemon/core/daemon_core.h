@@ -45,7 +45,8 @@ enum class ReportScope {
 struct Reading {
   Snapshot snapshot;  // the backend's, with the host sample
   v1::Inventory inventory;
-  std::string description;  // the backend's Describe() at that read
+  std::string description;             // the backend's Describe() at that read
+  std::optional<SourceStats> sources;  // the backend's Sources() after that read
 };
 
 // A read to run off the io thread: the backend (shared, so a reload cannot free it under a read
@@ -100,6 +101,8 @@ class DaemonCore {
   Nanos retention() const { return options_.retention; }
   // The backend's description as of its newest reading (or its start).
   const std::string& Describe() const { return description_; }
+  // The backend's Sources() at the last read appended.
+  const std::optional<SourceStats>& sources() const { return sources_; }
   const std::string& last_error() const { return last_error_; }
 
   // Reload: a new period, retention and history byte budget take effect from the next sample.
@@ -125,6 +128,7 @@ class DaemonCore {
   std::shared_ptr<Backend> backend_;
   std::uint64_t generation_ = 1;  // of backend_; each ReplaceBackend adds one
   std::string description_;
+  std::optional<SourceStats> sources_;
   bool have_inventory_ = false;  // inventory_ is backend_'s
   HostReader host_;
   std::uint64_t history_evicted_before_ = 0;  // by the histories of earlier backends

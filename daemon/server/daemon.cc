@@ -272,6 +272,7 @@ void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now,
     return;
   }
   NoteHistoryBudget();
+  stats_.sources = core_->sources();
   RecordSample(now, wall);
   server_->Broadcast();
   UpdateStatus();

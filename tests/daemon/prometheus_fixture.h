@@ -23,6 +23,7 @@ class SimCore {
   SimCore(const std::string& preset, const std::string& scenario, const std::vector<int>& seconds);
 
   DaemonCore& core() { return *core_; }
+  DaemonStats& stats() { return stats_; }  // the fixed stats Build passes
   // BuildMetrics over the newest 5 s window with fixed daemon stats and process metrics.
   // `end` (when given) replaces the newest snapshot; `findings` is passed through.
   Exposition Build(const Snapshot* end = nullptr, const FindingsByPid* findings = nullptr) const;

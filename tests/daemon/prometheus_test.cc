@@ -366,6 +366,37 @@ TEST(Prometheus, AFailedDeviceReadKeepsHostAndDaemonFamilies) {
   EXPECT_EQ(Value(e, "neuron_monitord_collector_success", {{"group", "neuroncore_counters"}}), 0);
 }
 
+// A real host's sources: what they refused or left out, each family only where its source is
+// read (the simulator's golden exposition has none of them).
+TEST(Prometheus, WhatARealHostsSourcesRefusedIsCounted) {
+  SimCore sim("trn1.2xlarge", "healthy-training", {40, 45});
+  EXPECT_EQ(Family(sim.Build(), "neuron_monitord_kernel_log_refused_total"), nullptr);
+  sim.stats().sources = SourceStats{
+      .kernel_log_refused = 13385,
+      .kernel_log_unattributed = 2,
+      .processes_unexamined = {{"unreadable", 0},
+                               {"omitted", 0},
+                               {"fd_limited", 1},
+                               {"uid_limited", 7}},
+      .runtimes_dropped = std::nullopt,
+  };
+  Exposition e = sim.Build();
+  EXPECT_EQ(Value(e, "neuron_monitord_kernel_log_refused_total", {}), 13385);
+  EXPECT_EQ(Value(e, "neuron_monitord_kernel_log_unattributed_total", {}), 2);
+  EXPECT_EQ(Value(e, "neuron_monitord_processes_unexamined", {{"reason", "uid_limited"}}), 7);
+  EXPECT_EQ(Value(e, "neuron_monitord_processes_unexamined", {{"reason", "fd_limited"}}), 1);
+  EXPECT_EQ(Family(e, "neuron_monitord_runtimes_dropped_total"), nullptr);  // no neuron-monitor
+  sim.stats().sources->runtimes_dropped = 3;
+  sim.stats().sources->kernel_log_refused.reset();  // kernel_log.enabled false
+  e = sim.Build();
+  EXPECT_EQ(Value(e, "neuron_monitord_runtimes_dropped_total", {}), 3);
+  EXPECT_EQ(Family(e, "neuron_monitord_kernel_log_refused_total"), nullptr);
+  if (access(testing::kPromtool, X_OK) == 0) {
+    std::string output;
+    EXPECT_EQ(RunPromtool(RenderText(e), &output), 0) << output;
+  }
+}
+
 TEST(Prometheus, OneSnapshotHasCountersButNoRatios) {
   SimCore sim("trn1.2xlarge", "healthy-training", {40});
   const Exposition e = sim.Build();

@@ -159,7 +159,8 @@ void Replayer::Feed(archive::Entry entry) {
   time_ = entry.snapshot.wall;
   const MonoTime mono = entry.snapshot.mono;
   const WallTime wall = entry.snapshot.wall;
-  Reading reading{std::move(entry.snapshot), *entry.inventory, std::move(entry.description)};
+  Reading reading{std::move(entry.snapshot), *entry.inventory, std::move(entry.description),
+                  std::nullopt};
   core_->Append(std::move(reading), core_->NextRead().generation, mono, wall);
 }
 

@@ -232,6 +232,35 @@ void AddRecorderStats(const DaemonStats& s, Exposition& out, std::vector<std::st
   AddScalars(out, problems, recorder);
 }
 
+// What a real host's sources left out or refused: each family only where its source is read.
+void AddSourceStats(const SourceStats& s, Exposition& out, std::vector<std::string>& problems) {
+  if (s.kernel_log_refused) {
+    AddScalar(out, problems, "neuron_monitord_kernel_log_refused_total",
+              "Kernel log records naming NEURON_HW_ERR that were not the driver's events (another "
+              "facility or level, or outside its grammar), so counted for nothing",
+              kCounter, AsDouble(*s.kernel_log_refused));
+  }
+  if (s.kernel_log_unattributed) {
+    AddScalar(out, problems, "neuron_monitord_kernel_log_unattributed_total",
+              "Kernel log hardware error events naming no device, or one at or past device 128",
+              kCounter, AsDouble(*s.kernel_log_unattributed));
+  }
+  if (!s.processes_unexamined.empty()) {
+    FamilyBuilder f("neuron_monitord_processes_unexamined",
+                    "Processes the last complete process scan did not examine, or not fully, by "
+                    "reason (unreadable: no permission; omitted: beyond processes.max_tracked; "
+                    "fd_limited, uid_limited: over a descriptor budget)",
+                    kGauge);
+    for (const auto& [reason, n] : s.processes_unexamined) f.Add({{"reason", reason}}, AsDouble(n));
+    (void)f.AddTo(out, problems);
+  }
+  if (s.runtimes_dropped) {
+    AddScalar(out, problems, "neuron_monitord_runtimes_dropped_total",
+              "neuron-monitor runtimes left out because processes.max_runtimes were tracked",
+              kCounter, AsDouble(*s.runtimes_dropped));
+  }
+}
+
 void AddStreamStats(const DaemonStats& s, Exposition& out, std::vector<std::string>& problems) {
   AddClients(s, out, problems);
   AddStreamScalars(s, out, problems);
@@ -244,6 +273,7 @@ void AddStreamStats(const DaemonStats& s, Exposition& out, std::vector<std::stri
               std::nullopt);
   }
   if (s.recorder_enabled) AddRecorderStats(s, out, problems);
+  if (s.sources) AddSourceStats(*s.sources, out, problems);
 }
 
 void AddSelfMetrics(const MetricsInput& in, const Groups& groups, Exposition& out,
