@@ -19,11 +19,8 @@
 #include "bench/soak/figures.h"
 
 namespace neuronmon::soak {
-namespace {
-
 using namespace std::chrono_literals;
 
-// "exited with status 1", "killed by signal 11 (Segmentation fault), core dumped".
 std::string DescribeWaitStatus(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   if (!WIFSIGNALED(status)) return "stopped (wait status " + std::to_string(status) + ")";
@@ -31,8 +28,6 @@ std::string DescribeWaitStatus(int status) {
   return "killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")" +
          (WCOREDUMP(status) ? ", core dumped" : "");
 }
-
-}  // namespace
 
 TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "soak-XXXXXX").string();

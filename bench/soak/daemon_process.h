@@ -33,6 +33,9 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// "exited with status 1", "killed by signal 11 (Segmentation fault), core dumped".
+std::string DescribeWaitStatus(int status);
+
 struct StopOutcome {
   std::string description;  // how it ended
   double seconds = 0;       // from SIGTERM to exit

@@ -12,6 +12,7 @@
 #include "simdev/driver_tree.h"
 #include "simdev/instance.h"
 #include "simdev/scenario_library.h"
+#include "tests/neurondev/fake_kubelet.h"
 
 namespace neuronmon::soak {
 
@@ -21,6 +22,9 @@ struct HostileHost::Tree {
   std::unique_ptr<simdev::Instance> instance;
   std::unique_ptr<simdev::DriverTreeWriter> writer;
   Steady::time_point start;
+  std::unique_ptr<neurondev::testing::FakeKubelet> kubelet;
+  // What the kubelet stand-in answers, in turn: within gRPC's 4 MiB, and beyond it.
+  std::vector<neurondev::testing::FakeDevices> answers[2];
 };
 
 HostileHost::HostileHost() = default;
@@ -42,7 +46,24 @@ const char* const kForgeries[] = {
     "4,%llu,%llu,-;NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR nd-id=0\n",
 };
 
+// `containers` containers of one pod each, each allocated 1,000 short device ids: what a hostile
+// (or broken) kubelet could answer.
+std::vector<neurondev::testing::FakeDevices> HugeAnswer(int containers) {
+  std::vector<neurondev::testing::FakeDevices> answer;
+  for (int c = 0; c < containers; ++c) {
+    neurondev::testing::FakeDevices d{
+        "pod-" + std::to_string(c), "default", "c", "aws.amazon.com/neuroncore", {}};
+    for (int i = 0; i < 1000; ++i) d.device_ids.push_back(std::to_string(c * 1000 + i));
+    answer.push_back(std::move(d));
+  }
+  return answer;
+}
+
 }  // namespace
+
+int HostileHost::kubelet_calls() const {
+  return tree_ && tree_->kubelet ? tree_->kubelet->calls() : 0;
+}
 
 bool HostileHost::Prepare(const std::filesystem::path& dir, const SoakOptions& o,
                           const std::string& self, std::string& error) {
@@ -89,6 +110,11 @@ bool HostileHost::Prepare(const std::filesystem::path& dir, const SoakOptions& o
     }
   }
   std::ofstream(dir / "kmsg").flush();
+  tree_->answers[0] = HugeAnswer(400);
+  tree_->answers[1] = HugeAnswer(1000);
+  tree_->kubelet =
+      std::make_unique<neurondev::testing::FakeKubelet>((dir / "kubelet.sock").string());
+  tree_->kubelet->Serve(tree_->answers[0]);
   const std::filesystem::path wrapper = dir / "neuron-monitor";
   std::ofstream(wrapper) << "#!/bin/sh\nexec '" << self << "' --be-neuron-monitor\n";
   std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all, ec);
@@ -99,14 +125,16 @@ std::string HostileHost::ConfigKeys() const {
   const std::string d = dir_.string();
   return "\"sysfs_root\": \"" + d + "/sys\", \"proc_root\": \"" + d + "/proc\",\n" +
          "  \"neuron_monitor\": \"" + d + "/neuron-monitor\",\n" +
-         "  \"kubernetes\": {\"enabled\": false},\n" + "  \"kernel_log\": {\"path\": \"" + d +
-         "/kmsg\"},\n";
+         "  \"kubernetes\": {\"enabled\": true, \"pod_resources_socket\": \"" + d +
+         "/kubelet.sock\"},\n" + "  \"kernel_log\": {\"path\": \"" + d + "/kmsg\"},\n";
 }
 
 void HostileHost::Run(const std::atomic<Phase>& phase) {
   const std::string kmsg = (dir_ / "kmsg").string();
   unsigned long long seq = 1;
   auto next_tree = Steady::now();
+  auto next_answer = Steady::now() + 10s;
+  std::size_t answer = 0;
   while (phase.load() == Phase::kRunning) {
     const int fd = ::open(kmsg.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd >= 0) {
@@ -122,6 +150,11 @@ void HostileHost::Run(const std::atomic<Phase>& phase) {
       const Nanos at = 60s + std::chrono::duration_cast<Nanos>(Steady::now() - tree_->start);
       (void)tree_->writer->Write(tree_->instance->Inventory(at), tree_->instance->Read(at));
       next_tree += 1s;
+    }
+    if (Steady::now() >= next_answer) {
+      answer ^= 1;
+      tree_->kubelet->Serve(tree_->answers[answer]);
+      next_answer += 10s;
     }
     std::this_thread::sleep_for(100ms);
   }

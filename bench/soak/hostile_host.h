@@ -5,8 +5,10 @@
 // neuron-monitor stand-in (this binary, run as `soak --be-neuron-monitor`) that lists new pids in
 // every document and prints malformed and oversized ones; and a kernel log into which forged
 // NEURON_HW_ERR lines are appended as users can get them there (a segfaulting program's name, a
-// write to /dev/kmsg, a prefixed or free-text line). Run() appends and rewrites until the phase
-// leaves kRunning. Not thread-safe: one thread runs it.
+// write to /dev/kmsg, a prefixed or free-text line); and a kubelet stand-in (a gRPC server on a
+// unix socket) whose PodResources answers alternate, every 10 s, between ~400,000 device ids in
+// under 4 MiB and ~1,000,000 in more. Run() appends and rewrites until the phase leaves kRunning.
+// Not thread-safe: one thread runs it.
 #pragma once
 
 #include <atomic>
@@ -32,6 +34,8 @@ class HostileHost {
   void Run(const std::atomic<Phase>& phase);
   std::uint64_t forged_lines() const { return forged_; }
   std::uint64_t descriptors() const { return descriptors_; }
+  // How many times the daemon asked the kubelet stand-in.
+  int kubelet_calls() const;
 
  private:
   struct Tree;

@@ -26,11 +26,16 @@ void AddOptions(CLI::App& app, SoakOptions& o, DurationTexts& t) {
       ->check(CLI::Range(1, 10000));
   app.add_option("--daemon-log", o.daemon_log, "keep the daemon's log in this file");
   app.add_flag("--progress", o.progress, "a line every 30 s");
-  app.add_flag("--hostile-host", o.hostile_host,
-               "the daemon reads a hostile real host (--device neuron): a fabricated /proc with "
-               "--host-fds descriptors, a flooding neuron-monitor, forged kernel-log lines");
+  app.add_flag(
+      "--hostile-host", o.hostile_host,
+      "the daemon reads a hostile real host (--device neuron): a fabricated /proc with "
+      "--host-fds descriptors, a flooding neuron-monitor, forged kernel-log lines, a kubelet "
+      "with huge answers, hostile recordings replayed in a loop");
   app.add_option("--host-fds", o.host_fds, "descriptors in the hostile host's /proc")
       ->check(CLI::Range(0, 100000000));
+  app.add_option("--replayer", o.replayer,
+                 "with --hostile-host: the neuron-monitor that replays hostile recordings in a "
+                 "loop (default: the one next to --daemon)");
 }
 
 // The durations into `o`; false, with the message printed, when one is not a duration or

@@ -37,6 +37,9 @@ struct SoakOptions {
   // `device` being the instance the tree simulates; `host_fds` descriptors in the fabricated /proc.
   bool hostile_host = false;
   std::uint64_t host_fds = 1000000;
+  // --replayer: the neuron-monitor that replays the hostile recordings (empty: the one next to the
+  // daemon, FindReplayer).
+  std::string replayer;
 };
 
 // Parses soak's command line into `o`. nullopt: go on and run. Otherwise the exit status, the

@@ -14,6 +14,7 @@
 #include "bench/soak/client_io.h"
 #include "bench/soak/figures.h"
 #include "bench/soak/hostile_host.h"
+#include "bench/soak/hostile_replays.h"
 #include "bench/soak/measures.h"
 #include "bench/soak/verdict.h"
 
@@ -54,7 +55,8 @@ std::function<std::string()> ProgressLine(const StreamAbuser& stream, const TopC
 // Runs the load against a started daemon, then stops the daemon while the clients are still
 // connected (they read its goodbye), then stops the clients.
 Results RunLoad(const SoakOptions& o, DaemonProcess& daemon, const std::string& socket_path,
-                std::uint16_t metrics_port, const sigset_t& stop_signals, HostileHost* host) {
+                std::uint16_t metrics_port, const sigset_t& stop_signals, HostileHost* host,
+                HostileReplays* replays) {
   StreamAbuser stream(socket_path, o.clients, o.seed);
   MetricsAbuser metrics(metrics_port, o.metrics_connections, o.seed + 1);
   Scraper scraper(metrics_port);
@@ -66,6 +68,7 @@ Results RunLoad(const SoakOptions& o, DaemonProcess& daemon, const std::string& 
   threads.emplace_back([&] { scraper.Run(phase); });
   threads.emplace_back([&] { top.Run(phase); });
   if (host != nullptr) threads.emplace_back([&] { host->Run(phase); });
+  if (replays != nullptr) threads.emplace_back([&] { replays->Run(phase); });
   Results r;
   const auto open_connections = [&] {
     return static_cast<double>(stream.tally().connected + metrics.tally().open + 1);
@@ -86,7 +89,9 @@ Results RunLoad(const SoakOptions& o, DaemonProcess& daemon, const std::string& 
     r.hostile_host = true;
     r.forged_lines = host->forged_lines();
     r.host_descriptors = host->descriptors();
+    r.kubelet_calls = host->kubelet_calls();
   }
+  if (replays != nullptr) r.replays = replays->tally();
   return r;
 }
 
@@ -114,8 +119,19 @@ std::vector<std::string> DaemonArgs(const SoakOptions& o, const std::string& soc
 int Soak(const SoakOptions& o, const TempDir& dir, const sigset_t& stop_signals) {
   const std::string socket_path = (dir.path() / "d.sock").string();
   std::unique_ptr<HostileHost> host;
+  std::unique_ptr<HostileReplays> replays;
   std::string extra;
   if (o.hostile_host) {
+    const std::string replayer = o.replayer.empty() ? FindReplayer(o.daemon_binary) : o.replayer;
+    replays = std::make_unique<HostileReplays>();
+    std::string prepare_error;
+    if (replayer.empty() ||
+        !replays->Prepare(dir.path() / "recordings", o, replayer, prepare_error)) {
+      std::fprintf(stderr, "soak: cannot prepare the hostile recordings: %s\n",
+                   replayer.empty() ? "no neuron-monitor next to --daemon (give --replayer)"
+                                    : prepare_error.c_str());
+      return 2;
+    }
     host = std::make_unique<HostileHost>();
     std::string error;
     std::error_code ec;
@@ -145,7 +161,7 @@ int Soak(const SoakOptions& o, const TempDir& dir, const sigset_t& stop_signals)
     }
     return 2;
   }
-  Results r = RunLoad(o, daemon, socket_path, port, stop_signals, host.get());
+  Results r = RunLoad(o, daemon, socket_path, port, stop_signals, host.get(), replays.get());
   r.log_lines = ReadLines(log);
   return Report(o, r) ? 0 : 1;
 }

@@ -196,6 +196,21 @@ void PrintHostileHostFigures(const Results& r, Verdict& v) {
                 "the fabricated /proc",
                 ok, other, static_cast<unsigned long long>(r.forged_lines),
                 static_cast<unsigned long long>(r.host_descriptors)));
+  v.Line("kubelet stand-in", r.kubelet_calls > 0,
+         Format("asked %d times (answers of 400,000 ids in under 4 MiB and 1,000,000 beyond)",
+                r.kubelet_calls));
+  const ReplayTally& p = r.replays;
+  v.Line(
+      "hostile replays",
+      p.runs > 0 && p.overran == 0 && p.unclear == 0 && p.peak_rss_mib < kMemoryMaxMib,
+      Format("%llu runs: %llu refused, %llu played, %llu unclear, %llu overran; peak RSS %.1f "
+             "MiB (%s)",
+             static_cast<unsigned long long>(p.runs), static_cast<unsigned long long>(p.refused),
+             static_cast<unsigned long long>(p.played), static_cast<unsigned long long>(p.unclear),
+             static_cast<unsigned long long>(p.overran), p.peak_rss_mib, p.peak_recording.c_str()));
+  for (const auto& [recording, message] : p.first_message) {
+    std::printf("  %-24s %s\n", recording.c_str(), message.c_str());
+  }
 }
 
 bool Report(const SoakOptions& o, const Results& r) {

@@ -13,6 +13,7 @@
 
 #include "bench/soak/abusers.h"
 #include "bench/soak/daemon_process.h"
+#include "bench/soak/hostile_replays.h"
 #include "bench/soak/measures.h"
 #include "bench/soak/options.h"
 
@@ -31,6 +32,8 @@ struct Results {
   bool hostile_host = false;
   std::uint64_t forged_lines = 0;
   std::uint64_t host_descriptors = 0;
+  int kubelet_calls = 0;
+  ReplayTally replays;
 };
 
 // Prints the summary to stdout; true when every criterion held.
