@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "neurondev/inventory.h"
 #include "neurondev/pod_allocations.h"
@@ -208,6 +209,27 @@ void Host::ScanProcessesIfDue() {
   }
 }
 
+void Host::AfterRead() {
+  ScanProcessesIfDue();
+  scan_stepped_ = true;
+}
+
+void Host::ForgetReusedRuntimePids() {
+  std::map<std::uint32_t, std::uint64_t> starts;
+  for (const auto& runtime : runtime_source_->integrator().Statuses()) {
+    const Result<procfs::ProcessStat> stat =
+        procfs::ReadProcessStat(options_.proc_root, runtime.pid);
+    if (!stat.ok()) continue;
+    const auto first = runtime_starts_.find(runtime.pid);
+    if (first != runtime_starts_.end() && first->second != stat->start_ticks) {
+      runtime_source_->Forget(runtime.pid);  // its next listing is the new process's
+      continue;
+    }
+    starts[runtime.pid] = stat->start_ticks;
+  }
+  runtime_starts_ = std::move(starts);
+}
+
 std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading) {
   std::map<std::uint32_t, int> holders;
   for (const NeuronProcess& p : processes_.processes) {
@@ -281,6 +303,7 @@ Snapshot Host::Read(MonoTime now) {
   if (pod_resources_ != nullptr) pod_resources_->Poll(now);
   if (runtime_source_ != nullptr) {
     runtime_source_->Poll(now);
+    ForgetReusedRuntimePids();
     runtime_figures = runtime_source_->Current(now);
     runtime_status_ = runtime_source_->Unavailable(now);
   }
@@ -299,7 +322,7 @@ Snapshot Host::Read(MonoTime now) {
   }
   // The process table names the processes in the inventory either way; the runtimes come from
   // neuron-monitor while its figures are current.
-  ScanProcessesIfDue();
+  if (!std::exchange(scan_stepped_, false)) ScanProcessesIfDue();
   s.runtimes =
       runtime_figures ? runtime_source_->integrator().Runtimes() : RuntimesFromProcesses(reading);
   s.unmeasured = UnmeasuredNow(!shared_devices_, runtime_figures);

@@ -86,6 +86,10 @@ class Host {
   // container alone (never when two containers share one of its devices).
   v1::Inventory Inventory(MonoTime now);
   Snapshot Read(MonoTime now);
+  // Work that may follow a Read without delaying it: the process scan's step (its budget is
+  // processes.max_scan_time). Once called, the next Read does not take a step itself; a caller
+  // that never calls it has the step taken inside each Read.
+  void AfterRead();
   // "neuron: 16 x Trainium2, driver 2.30.2.0, runtime figures from neuron-monitor, pods from the
   // kubelet" (or ", pods unknown: <why>" on a node whose kubelet cannot be asked).
   std::string Describe() const;
@@ -103,6 +107,10 @@ class Host {
   explicit Host(HostOptions options);
   void Refresh(const TreeReading& reading);
   void ScanProcessesIfDue();
+  // neuron-monitor names runtimes by pid alone: a runtime whose pid now names a process that
+  // started at another time (/proc/<pid>/stat field 22) is forgotten, never continued. A pid whose
+  // stat cannot be read is left as it is.
+  void ForgetReusedRuntimePids();
   // The kernel log's events since the counters' epoch began, into each device of `s`.
   void AddKernelLog(Snapshot& s);
   // Allocations and the processes' pods from the kubelet's last answer, into `inv`.
@@ -132,6 +140,9 @@ class Host {
   int lnc_ = 1;
   bool live_ = false;
   std::string driver_version_;
+  // The start time of each neuron-monitor runtime's pid when it was first seen.
+  std::map<std::uint32_t, std::uint64_t> runtime_starts_;
+  bool scan_stepped_ = false;  // AfterRead took the step since the last Read
   ProcessScanner scanner_;
   ProcessScan processes_;
   std::uint64_t reads_ = 0;

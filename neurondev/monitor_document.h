@@ -199,6 +199,9 @@ class MonitorIntegrator {
   std::vector<RuntimeSample> Runtimes() const;
   // For the same runtimes in the same order: which groups gave figures and their latest errors.
   std::vector<RuntimeStatus> Statuses() const;
+  // Forgets the runtime of `pid` (the pid now names another process): it leaves Runtimes() at
+  // once, and a later document listing the pid starts it afresh.
+  void Forget(std::uint32_t pid) { runtimes_.erase(pid); }
   // Cumulative counters per global logical core: busy_ns (utilization × period; when several
   // runtimes list a core, their sum within one document is capped at its period), flops and
   // effective_flops (FLOP/s × period), physical_busy_ns (from `v3d`). Cores are never dropped.

@@ -34,6 +34,8 @@ class RuntimeSource {
   // Whether a document arrived within the last few periods: its figures are current.
   bool Current(MonoTime now) const;
   const MonitorIntegrator& integrator() const { return integrator_; }
+  // MonitorIntegrator::Forget.
+  void Forget(std::uint32_t pid) { integrator_.Forget(pid); }
   // Empty while figures are current; else why not ("not found: ... — install aws-neuronx-tools").
   std::string Unavailable(MonoTime now) const;
   ChildStatus child_status() const { return child_->status(); }

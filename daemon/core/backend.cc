@@ -42,6 +42,7 @@ class NeuronBackend final : public Backend {
   Snapshot Read(MonoTime now) override { return host_->Read(now); }
   std::string Describe() const override { return host_->Describe(); }
   std::optional<SourceStats> Sources() const override;
+  void AfterRead() override { host_->AfterRead(); }
 
  private:
   std::unique_ptr<neurondev::Host> host_;

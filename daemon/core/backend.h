@@ -32,6 +32,9 @@ class Backend {
   virtual Snapshot Read(MonoTime now) = 0;
   // "sim:trn2.48xlarge, scenario healthy-training, seed 1"
   virtual std::string Describe() const = 0;
+  // Work that may follow a read without delaying its result (a real host's process scan step),
+  // run after the reading is handed over and before the next Read.
+  virtual void AfterRead() {}
   // What a real host's sources left out or refused; nothing for a simulated or replayed device.
   virtual std::optional<SourceStats> Sources() const { return std::nullopt; }
 };

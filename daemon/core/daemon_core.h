@@ -57,6 +57,8 @@ struct ReadJob {
   HostReader host;
   std::uint64_t generation = 0;
   Reading Run(MonoTime now) const;
+  // Backend::AfterRead, once Run's reading is handed over.
+  void AfterRead() const { backend->AfterRead(); }
 };
 
 // Adjusts reports after they are built (tests use it to stand in for parts of the pipeline).

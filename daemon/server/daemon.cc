@@ -241,10 +241,13 @@ void Daemon::OnSampleTimer() {
   ReadJob job = core_->NextRead();
   const std::uint64_t generation = job.generation;
   const WallTime wall = std::chrono::system_clock::now();
+  // The process scan's step (a real host's) follows the read, so its budget delays no report.
+  std::function<void()> after = [job] { job.AfterRead(); };
   reader_->Submit([reading, job = std::move(job), now] { *reading = job.Run(now); },
                   [this, reading, generation, now, wall](std::exception_ptr error) {
                     OnReading(*reading, generation, now, wall, error);
-                  });
+                  },
+                  std::move(after));
 }
 
 void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now, WallTime wall,

@@ -13,6 +13,7 @@ struct ReadThread::State {
   std::condition_variable wake;
   std::function<void()> job;  // the job waiting to run; empty when none
   Done done;
+  std::function<void()> after;
   bool closed = false;   // the owner is gone: run nothing more, post nothing
   bool running = false;  // a job is running on the thread
   Post post;
@@ -44,11 +45,12 @@ ReadThread::~ReadThread() {
   }
 }
 
-bool ReadThread::Submit(std::function<void()> job, Done done) {
+bool ReadThread::Submit(std::function<void()> job, Done done, std::function<void()> after) {
   if (busy_) return false;
   std::lock_guard lock(state_->mutex);
   state_->job = std::move(job);
   state_->done = std::move(done);
+  state_->after = std::move(after);
   busy_ = true;
   state_->wake.notify_one();
   return true;
@@ -61,6 +63,7 @@ void ReadThread::Loop(const std::shared_ptr<State>& state) {
     if (state->closed) return;
     std::function<void()> job = std::exchange(state->job, nullptr);
     Done done = std::exchange(state->done, nullptr);
+    std::function<void()> after = std::exchange(state->after, nullptr);
     state->running = true;
     lock.unlock();
     std::exception_ptr error;
@@ -70,7 +73,6 @@ void ReadThread::Loop(const std::shared_ptr<State>& state) {
       error = std::current_exception();
     }
     lock.lock();
-    state->running = false;
     if (state->closed) return;
     state->post([state, done = std::move(done), error] {
       {
@@ -80,6 +82,16 @@ void ReadThread::Loop(const std::shared_ptr<State>& state) {
       }
       done(error);
     });
+    if (after) {
+      lock.unlock();
+      try {
+        after();
+      } catch (...) {  // what follows a read has no one to tell; the next read will
+      }
+      lock.lock();
+    }
+    state->running = false;
+    if (state->closed) return;
   }
 }
 

@@ -26,9 +26,11 @@ class ReadThread {
   ReadThread(const ReadThread&) = delete;
   ReadThread& operator=(const ReadThread&) = delete;
 
-  // Runs `job` on the thread, then posts `done`. False, and nothing runs, while a job is in flight
-  // (from Submit until its `done` has run).
-  bool Submit(std::function<void()> job, Done done);
+  // Runs `job` on the thread, then posts `done`, then runs `after` (when given) on the thread:
+  // work that follows a read without delaying its result. False, and nothing runs, while a job is
+  // in flight (from Submit until its `done` has run); a job submitted while `after` runs starts
+  // when it returns.
+  bool Submit(std::function<void()> job, Done done, std::function<void()> after = nullptr);
   bool busy() const { return busy_; }
 
  private:

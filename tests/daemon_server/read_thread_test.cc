@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <future>
 #include <mutex>
@@ -72,6 +73,30 @@ TEST(ReadThread, OneJobAtATimeUntilItsResultIsTaken) {
   ASSERT_TRUE(reader.Submit([] {}, [&](std::exception_ptr) { ++results; }));
   inbox.RunOne();
   EXPECT_EQ(results, 2);
+}
+
+// What follows a read (a real host's process scan step) runs after its result is posted, so it
+// delays no one; the next job waits for it.
+TEST(ReadThread, WorkAfterAJobRunsOnceItsResultIsPosted) {
+  Inbox inbox;
+  ReadThread reader(inbox.Poster());
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> after_done = false, second_ran = false;
+  bool done = false;
+  ASSERT_TRUE(reader.Submit([] {}, [&](std::exception_ptr) { done = true; },
+                            [released, &after_done] {
+                              released.wait();
+                              after_done = true;
+                            }));
+  inbox.RunOne();  // the result arrives while `after` is still blocked
+  EXPECT_TRUE(done);
+  EXPECT_FALSE(after_done);
+  EXPECT_FALSE(reader.busy());
+  ASSERT_TRUE(reader.Submit([&] { second_ran = after_done.load(); }, [](std::exception_ptr) {}));
+  release.set_value();
+  inbox.RunOne();
+  EXPECT_TRUE(second_ran);  // it started only once `after` had returned
 }
 
 TEST(ReadThread, AJobThatThrowsHandsItsExceptionToDone) {

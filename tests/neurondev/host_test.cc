@@ -10,6 +10,7 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "tests/neurondev/fake_kubelet.h"
@@ -462,6 +463,65 @@ TEST(Host, AProcessIsItsPidAndStartTime) {
   tree.Write("proc/5100/stat", StatLine(5100, 9000));
   s = (*host)->Read(Now());
   EXPECT_TRUE(s.runtimes.empty());
+}
+
+// The daemon takes the process scan's step after handing a reading over (AfterRead), so the step's
+// budget delays no report; a Read that follows it takes no step of its own, and a caller that never
+// calls AfterRead has the step taken inside Read.
+TEST(Host, TheScanStepCanFollowTheRead) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  HostOptions o = OptionsFor(tree, "");
+  o.process_scan_every = 1;
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  EXPECT_TRUE((*host)->Read(Now()).runtimes.empty());
+  WriteProcess(tree, 5200, {0}, "/user.slice");
+  tree.Write("proc/5200/stat", StatLine(5200, 500));
+  (*host)->AfterRead();  // its step finds 5200
+  WriteProcess(tree, 5300, {1}, "/user.slice");
+  tree.Write("proc/5300/stat", StatLine(5300, 600));
+  Snapshot s = (*host)->Read(Now());  // no step of its own: 5300 is not seen yet
+  ASSERT_EQ(s.runtimes.size(), 1u);
+  EXPECT_EQ(s.runtimes[0].pid, 5200u);
+  s = (*host)->Read(Now());  // no AfterRead since: the step is taken here
+  EXPECT_EQ(s.runtimes.size(), 2u);
+}
+
+// neuron-monitor names runtimes by pid alone: once the pid names a process that started at
+// another time, its runtime leaves at once, and the next document listing the pid starts it afresh
+// rather than adding to the first process's counts.
+TEST(HostWithNeuronMonitor, ARuntimeWhosePidIsReusedStartsAfresh) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  const std::string monitor =
+      FakeMonitor(tree, std::string("--period-ms 20 --replay ") + NEURONMON_TESTDATA_DIR +
+                            "/neuron_monitor/trn1.32xlarge_healthy-training.golden");
+  HostOptions o = OptionsFor(tree, monitor);
+  tree.Write("proc/41200/stat", StatLine(41200, 777));
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const auto completed = [](const Snapshot& s) -> std::optional<std::uint64_t> {
+    for (const RuntimeSample& r : s.runtimes) {
+      if (r.pid == 41200) return r.executions.completed;
+    }
+    return std::nullopt;
+  };
+  // Several documents' worth, so a fresh start is visibly smaller.
+  std::optional<std::uint64_t> first;
+  Snapshot s = ReadUntil(**host, [&](const Snapshot& r) {
+    if (!first && completed(r).value_or(0) > 0) first = completed(r);
+    return first && completed(r).value_or(0) >= 4 * *first;
+  });
+  ASSERT_TRUE(first.has_value()) << (*host)->RuntimeStatus();
+  const std::uint64_t before = completed(s).value_or(0);
+  ASSERT_GE(before, 4 * *first);
+  tree.Write("proc/41200/stat", StatLine(41200, 9000));
+  s = (*host)->Read(Now());
+  EXPECT_FALSE(completed(s).has_value());
+  s = ReadUntil(**host, [&](const Snapshot& r) { return completed(r).has_value(); });
+  ASSERT_TRUE(completed(s).has_value());
+  EXPECT_LT(*completed(s), before);
 }
 
 }  // namespace
