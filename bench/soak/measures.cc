@@ -100,13 +100,18 @@ HttpReply HttpGet(std::uint16_t port, Steady::duration timeout) {
 
 // The daemon's neuron_monitord_* series worth a line in the summary, keyed "name{labels}".
 std::map<std::string, double> DaemonCounters(const std::string& body) {
-  constexpr std::array<std::string_view, 7> kKept = {"neuron_monitord_client_disconnects_total",
-                                                     "neuron_monitord_sampler_missed_ticks_total",
-                                                     "neuron_monitord_frames_dropped_total",
-                                                     "neuron_monitord_http_responses_total",
-                                                     "neuron_monitord_connections_total",
-                                                     "neuron_monitord_history_evicted_total",
-                                                     "neuron_device_health{"};
+  constexpr std::array<std::string_view, 11> kKept = {
+      "neuron_monitord_client_disconnects_total",
+      "neuron_monitord_sampler_missed_ticks_total",
+      "neuron_monitord_frames_dropped_total",
+      "neuron_monitord_http_responses_total",
+      "neuron_monitord_connections_total",
+      "neuron_monitord_history_evicted_total",
+      "neuron_monitord_kernel_log_refused_total",
+      "neuron_monitord_kernel_log_unattributed_total",
+      "neuron_monitord_processes_unexamined",
+      "neuron_monitord_runtimes_dropped_total",
+      "neuron_device_health{"};
   std::map<std::string, double> out;
   std::size_t at = 0;
   while (at < body.size()) {
