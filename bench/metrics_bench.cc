@@ -64,7 +64,7 @@ void ReportPercentiles(benchmark::State& state, std::vector<double>& ms) {
   state.counters["p99_ms"] = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
 }
 
-const Result<ProcessMetrics> kProcess(ProcessMetrics{1, 1 << 24, 1 << 30, 1767225000, 12});
+const Result<ProcessMetrics> kProcess(ProcessMetrics{1, 1 << 24, 1 << 30, 1767225000, 12, 1024});
 
 // What a scrape builds from: the newest 5 s window, fixed daemon stats and process metrics.
 MetricsInput Input(const DaemonCore& core, const DaemonStats& stats) {

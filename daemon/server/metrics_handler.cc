@@ -1,6 +1,7 @@
 #include "daemon/server/metrics_handler.h"
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -113,7 +114,12 @@ Result<ProcessMetrics> ReadProcessMetrics(const HostConstants& host, const std::
   if (!text.ok()) return text.status();
   Result<ProcessStat> stat = ParseProcessStat(*text, path);
   if (!stat.ok()) return stat.status();
-  return ComputeProcessMetrics(*stat, host, CountOpenFds(proc_root));
+  Result<ProcessMetrics> m = ComputeProcessMetrics(*stat, host, CountOpenFds(proc_root));
+  rlimit files{};
+  if (m.ok() && ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+    m->max_fds = static_cast<std::uint64_t>(files.rlim_cur);
+  }
+  return m;
 }
 
 MetricsHandler::MetricsHandler(const DaemonCore& core, const DaemonStats& stats,

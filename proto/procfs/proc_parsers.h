@@ -127,6 +127,8 @@ struct ProcessMetrics {
   std::uint64_t virtual_memory_bytes = 0;
   double start_time_seconds = 0;  // btime + starttime / ticks, seconds since the epoch
   std::uint64_t open_fds = 0;
+  // The soft limit on open descriptors (RLIMIT_NOFILE); absent when unlimited or unknown.
+  std::optional<std::uint64_t> max_fds = std::nullopt;
 };
 
 // Errors (kInvalidArgument) when `host` has a zero tick rate or page size, or the resident size

@@ -70,7 +70,8 @@ DaemonStats FixedStats() {
 
 SimCore::SimCore(const std::string& preset, const std::string& scenario,
                  const std::vector<int>& times)
-    : stats_(FixedStats()), process_(ProcessMetrics{12.5, 52428800, 1073741824, 1767225000.5, 12}) {
+    : stats_(FixedStats()),
+      process_(ProcessMetrics{12.5, 52428800, 1073741824, 1767225000.5, 12, 524288}) {
   const MonoTime t0(seconds(1000));
   auto backend = MakeBackend({"sim:" + preset, scenario, 1, 1}, t0);
   if (!backend.ok()) throw std::runtime_error(backend.status().message());

@@ -119,6 +119,7 @@ TEST(SelfMetrics, DaemonStatsAndProcess) {
   EXPECT_EQ(Value(e, "neuron_monitord_http_responses_total", {{"code", "503"}}), 1);
   EXPECT_EQ(LabelOf(Family(e, "neuron_monitord_build_info")->samples.at(0), "version"), "test");
   EXPECT_EQ(Value(e, "process_open_fds", {}), 12);
+  EXPECT_EQ(Value(e, "process_max_fds", {}), 524288);  // beside it, as client libraries export
   EXPECT_EQ(Value(e, "process_cpu_seconds_total", {}), 12.5);
   EXPECT_EQ(Value(e, "neuron_monitord_collector_success", {{"group", "process"}}), 1);
 }

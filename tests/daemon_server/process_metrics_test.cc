@@ -1,6 +1,7 @@
 // The daemon's own process_* figures for /metrics: the open-descriptor count, taken with one
 // poll() over the descriptor table rather than a listing of /proc/self/fd, agrees with the listing.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
@@ -44,6 +45,22 @@ TEST(ProcessMetrics, OpenDescriptorsMatchTheListingOfProcSelfFd) {
     if (i % 2 != 0) ::close(pipes[i][0]);
     ::close(pipes[i][1]);
   }
+}
+
+// process_max_fds is the soft RLIMIT_NOFILE, as every Prometheus client library exports it.
+TEST(ProcessMetrics, MaxDescriptorsIsTheSoftLimit) {
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  rlimit lower = before;
+  lower.rlim_cur = 4000;
+  if (before.rlim_max != RLIM_INFINITY && before.rlim_max < lower.rlim_cur) lower.rlim_cur = 100;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &lower), 0);
+  Result<HostConstants> host = ReadHostConstants();
+  ASSERT_TRUE(host.ok());
+  Result<ProcessMetrics> m = ReadProcessMetrics(*host);
+  ::setrlimit(RLIMIT_NOFILE, &before);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->max_fds, std::optional<std::uint64_t>(lower.rlim_cur));
 }
 
 }  // namespace

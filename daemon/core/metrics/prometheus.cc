@@ -138,6 +138,11 @@ bool AddProcess(const ProcessMetrics& p, Exposition& out, std::vector<std::strin
   start.Add({}, p.start_time_seconds);
   bool ok = true;
   for (FamilyBuilder* f : {&cpu, &fds, &rss, &vms, &start}) ok = f->AddTo(out, problems) && ok;
+  if (p.max_fds) {
+    FamilyBuilder max_fds("process_max_fds", "Maximum number of open file descriptors.", kGauge);
+    max_fds.Add({}, AsDouble(*p.max_fds));
+    ok = max_fds.AddTo(out, problems) && ok;
+  }
   return ok;
 }
 
