@@ -1,5 +1,7 @@
 // gzip for /metrics: Prometheus asks every target for it ("Accept-Encoding: gzip"), and a large
-// instance's exposition shrinks about thirtyfold. Pure functions; zlib does the work.
+// instance's exposition shrinks about thirtyfold. Pure functions (Gzip keeps one libdeflate
+// compressor per thread); libdeflate compresses, zlib inflates (streaming, so a bomb is stopped
+// early).
 #pragma once
 
 #include <cstddef>
@@ -16,7 +18,7 @@ namespace neuronmon::daemon {
 // looked at.
 bool AcceptsGzip(std::string_view accept_encoding);
 
-// `text` as one gzip member at zlib level `level` (1: fastest).
+// `text` as one gzip member at compression level `level` (1: fastest; libdeflate takes 0 to 12).
 Result<std::string> Gzip(std::string_view text, int level = 1);
 
 // The text of one gzip member; an error when it is malformed, truncated, or would inflate beyond
