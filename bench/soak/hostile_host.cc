@@ -61,6 +61,14 @@ std::vector<neurondev::testing::FakeDevices> HugeAnswer(int containers) {
 
 }  // namespace
 
+Result<std::unique_ptr<simdev::Instance>> SimulatedInstance(const SoakOptions& o) {
+  Result<simdev::InstanceSpec> spec = simdev::ParseDeviceSpec(o.device);
+  if (!spec.ok()) return spec.status();
+  Result<simdev::Scenario> scenario = simdev::LoadScenario("healthy-training");
+  if (!scenario.ok()) return scenario.status();
+  return simdev::Instance::Create(*spec, std::move(*scenario), o.seed);
+}
+
 int HostileHost::kubelet_calls() const {
   return tree_ && tree_->kubelet ? tree_->kubelet->calls() : 0;
 }
@@ -71,13 +79,7 @@ bool HostileHost::Prepare(const std::filesystem::path& dir, const SoakOptions& o
   std::error_code ec;
   std::filesystem::create_directories(dir / "sys", ec);
   std::filesystem::create_directories(dir / "proc", ec);
-  auto spec = simdev::ParseDeviceSpec(o.device);
-  auto scenario = simdev::LoadScenario("healthy-training");
-  if (!spec.ok() || !scenario.ok()) {
-    error = (spec.ok() ? scenario.status() : spec.status()).message();
-    return false;
-  }
-  auto instance = simdev::Instance::Create(*spec, std::move(*scenario), o.seed);
+  Result<std::unique_ptr<simdev::Instance>> instance = SimulatedInstance(o);
   if (!instance.ok()) {
     error = instance.status().message();
     return false;

@@ -18,6 +18,8 @@
 #include <string>
 
 #include "bench/soak/options.h"
+#include "proto/common/status.h"
+#include "simdev/instance.h"
 
 namespace neuronmon::soak {
 
@@ -44,6 +46,10 @@ class HostileHost {
   std::atomic<std::uint64_t> forged_{0};
   std::uint64_t descriptors_ = 0;
 };
+
+// The simulated instance --device names, running healthy-training with --seed: what the hostile
+// host's tree and its recordings show.
+Result<std::unique_ptr<simdev::Instance>> SimulatedInstance(const SoakOptions& o);
 
 // The neuron-monitor stand-in: prints a document every 200 ms, each listing 50 pids never listed
 // before; every 7th line is not JSON and every 11th lists 2,000 runtimes (over the parser's

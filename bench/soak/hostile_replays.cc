@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "bench/soak/daemon_process.h"
+#include "bench/soak/hostile_host.h"
 #include "proto/archive/archive.h"
 #include "simdev/instance.h"
-#include "simdev/scenario_library.h"
 
 namespace neuronmon::soak {
 namespace {
@@ -86,13 +86,7 @@ bool HostileReplays::Prepare(const std::filesystem::path& dir, const SoakOptions
   replayer_ = std::move(replayer);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  auto spec = simdev::ParseDeviceSpec(o.device);
-  auto scenario = simdev::LoadScenario("healthy-training");
-  if (!spec.ok() || !scenario.ok()) {
-    error = (spec.ok() ? scenario.status() : spec.status()).message();
-    return false;
-  }
-  auto instance = simdev::Instance::Create(*spec, std::move(*scenario), o.seed);
+  Result<std::unique_ptr<simdev::Instance>> instance = SimulatedInstance(o);
   if (!instance.ok()) {
     error = instance.status().message();
     return false;
@@ -153,17 +147,17 @@ void HostileReplays::Play(const std::filesystem::path& recording, const std::ato
     tally_.first_message[recording.filename()] = "cannot start " + replayer_;
     return;
   }
-  ++tally_.runs;
   const auto deadline = Steady::now() + kRunLimit;
   int status = 0;
-  bool killed = false;
+  bool killed = false, cut = false;
   double rss = 0;
   while (::waitpid(pid, &status, WNOHANG) == 0) {
     rss = std::max(rss, PeakRssMib(pid));
-    if (!killed && (Steady::now() > deadline || phase.load() == Phase::kStopped)) {
+    const bool overran = Steady::now() > deadline;
+    if (!killed && (overran || phase.load() == Phase::kStopped)) {
       ::kill(pid, SIGKILL);
       killed = true;
-      ++tally_.overran;
+      cut = !overran;
     }
     std::this_thread::sleep_for(10ms);
   }
@@ -171,10 +165,18 @@ void HostileReplays::Play(const std::filesystem::path& recording, const std::ato
     tally_.peak_rss_mib = rss;
     tally_.peak_recording = recording.filename();
   }
+  if (cut) {  // the soak ended under it: not a run to judge
+    ++tally_.cut_short;
+    return;
+  }
   const std::string message = FirstLine(err, dir_.string() + "/");
   auto& first = tally_.first_message[recording.filename()];
   if (first.empty()) first = message.empty() ? DescribeWaitStatus(status) : message;
-  if (killed) return;
+  ++tally_.runs;
+  if (killed) {
+    ++tally_.overran;
+    return;
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     ++tally_.played;
   } else if (WIFEXITED(status) && !message.empty()) {

@@ -19,12 +19,13 @@ namespace neuronmon::soak {
 
 struct ReplayTally {
   std::uint64_t runs = 0;
-  std::uint64_t refused = 0;   // exited non-zero with a message on stderr
-  std::uint64_t played = 0;    // exited 0
-  std::uint64_t unclear = 0;   // exited non-zero without a message, or killed by a signal
-  std::uint64_t overran = 0;   // still running after the time limit, killed
-  double peak_rss_mib = 0;     // the largest of any run
-  std::string peak_recording;  // the recording that run played
+  std::uint64_t refused = 0;    // exited non-zero with a message on stderr
+  std::uint64_t played = 0;     // exited 0
+  std::uint64_t unclear = 0;    // exited non-zero without a message, or killed by a signal
+  std::uint64_t overran = 0;    // still running after the time limit, killed
+  std::uint64_t cut_short = 0;  // killed as the soak ended (not counted in runs)
+  double peak_rss_mib = 0;      // the largest of any run
+  std::string peak_recording;   // the recording that run played
   std::map<std::string, std::string> first_message;  // per recording: its first stderr line
 };
 

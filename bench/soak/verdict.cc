@@ -203,11 +203,13 @@ void PrintHostileHostFigures(const Results& r, Verdict& v) {
   v.Line(
       "hostile replays",
       p.runs > 0 && p.overran == 0 && p.unclear == 0 && p.peak_rss_mib < kMemoryMaxMib,
-      Format("%llu runs: %llu refused, %llu played, %llu unclear, %llu overran; peak RSS %.1f "
-             "MiB (%s)",
+      Format("%llu runs: %llu refused, %llu played, %llu unclear, %llu overran (%llu cut short "
+             "by the end); peak RSS %.1f MiB (%s)",
              static_cast<unsigned long long>(p.runs), static_cast<unsigned long long>(p.refused),
              static_cast<unsigned long long>(p.played), static_cast<unsigned long long>(p.unclear),
-             static_cast<unsigned long long>(p.overran), p.peak_rss_mib, p.peak_recording.c_str()));
+             static_cast<unsigned long long>(p.overran),
+             static_cast<unsigned long long>(p.cut_short), p.peak_rss_mib,
+             p.peak_recording.c_str()));
   for (const auto& [recording, message] : p.first_message) {
     std::printf("  %-24s %s\n", recording.c_str(), message.c_str());
   }
