@@ -46,16 +46,20 @@ DaemonProcess::~DaemonProcess() {
   }
 }
 
-bool DaemonProcess::Start(std::vector<std::string> argv, const std::filesystem::path& log,
-                          std::string& error) {
+pid_t SpawnChild(std::vector<std::string> argv, const std::filesystem::path& out,
+                 const std::filesystem::path& err, std::string& error) {
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
   posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  posix_spawn_file_actions_addopen(&files, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (err == out) {
+    posix_spawn_file_actions_adddup2(&files, 1, 2);
+  } else {
+    posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  }
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, defaults;
@@ -67,11 +71,19 @@ bool DaemonProcess::Start(std::vector<std::string> argv, const std::filesystem::
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-  const int rc = ::posix_spawn(&pid_, args[0], &files, &attr, args.data(), environ);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, args[0], &files, &attr, args.data(), environ);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&files);
-  if (rc != 0) error = "cannot start " + argv[0] + ": " + std::strerror(rc);
-  return rc == 0;
+  if (rc == 0) return pid;
+  error = "cannot start " + argv[0] + ": " + std::strerror(rc);
+  return -1;
+}
+
+bool DaemonProcess::Start(std::vector<std::string> argv, const std::filesystem::path& log,
+                          std::string& error) {
+  pid_ = SpawnChild(std::move(argv), log, log, error);
+  return pid_ > 0;
 }
 
 std::optional<std::string> DaemonProcess::Exited() {

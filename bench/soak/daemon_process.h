@@ -36,15 +36,20 @@ class TempDir {
 // "exited with status 1", "killed by signal 11 (Segmentation fault), core dumped".
 std::string DescribeWaitStatus(int status);
 
+// Starts `argv` (argv[0] is the binary) in its own process group (a terminal's Ctrl-C reaches only
+// soak) with default signal dispositions: stdin /dev/null, stdout into `out`, stderr into `err`
+// (one descriptor when they are the same path). Its pid, or -1 with `error` set.
+pid_t SpawnChild(std::vector<std::string> argv, const std::filesystem::path& out,
+                 const std::filesystem::path& err, std::string& error);
+
 struct StopOutcome {
   std::string description;  // how it ended
   double seconds = 0;       // from SIGTERM to exit
   bool clean = false;       // exited 0 on SIGTERM, without SIGKILL
 };
 
-// The daemon as a child process: its own process group (a terminal's Ctrl-C reaches only soak),
-// default signal dispositions, stdout and stderr into a log file. Killed if still running when
-// this goes.
+// The daemon as a child process (SpawnChild), stdout and stderr into a log file. Killed if still
+// running when this goes.
 class DaemonProcess {
  public:
   DaemonProcess() = default;

@@ -1,8 +1,6 @@
 #include "bench/soak/hostile_replays.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,21 +128,12 @@ bool HostileReplays::Prepare(const std::filesystem::path& dir, const SoakOptions
 
 void HostileReplays::Play(const std::filesystem::path& recording, const std::atomic<Phase>& phase) {
   const std::filesystem::path err = dir_ / "stderr";
-  std::vector<std::string> argv = {replayer_, "--replay", recording.string()};
-  std::vector<char*> args;
-  for (std::string& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = -1;
-  const int spawned = ::posix_spawn(&pid, replayer_.c_str(), &files, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  if (spawned != 0) {
+  std::string error;
+  const pid_t pid =
+      SpawnChild({replayer_, "--replay", recording.string()}, "/dev/null", err, error);
+  if (pid < 0) {
     ++tally_.unclear;
-    tally_.first_message[recording.filename()] = "cannot start " + replayer_;
+    tally_.first_message[recording.filename()] = error;
     return;
   }
   const auto deadline = Steady::now() + kRunLimit;

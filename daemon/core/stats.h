@@ -18,7 +18,7 @@ const char* TransportName(Transport t);  // "unix", "tcp", "embedded"
 struct SourceStats {
   // The kernel log, when it is read: records carrying NEURON_HW_ERR that were not events (another
   // facility or level, free text, outside the grammar: what a forger writes), and events naming
-  // no device or one beyond kernel_log.max_devices.
+  // no device or one at or past device 128 (KernelLogOptions::max_devices).
   std::optional<std::uint64_t> kernel_log_refused;
   std::optional<std::uint64_t> kernel_log_unattributed;
   // The last complete process scan: processes not examined, or not fully, by reason
