@@ -3,6 +3,7 @@
 //
 //   daemon_load --daemon build/release/daemon/neuron-monitord --clients 1000 --period 100ms
 //   daemon_load --socket /run/neuron-monitor/neuron-monitord.sock --clients 10 --duration 60s
+//   daemon_load --daemon build/release/daemon/neuron-monitord --clients 1000 --transport tls
 //
 // With --daemon it starts the daemon itself (temp socket, --device as given) and stops it after.
 // Its config (daemon_load.json in the temp dir) raises limits.max_clients, max_clients_per_uid
@@ -10,7 +11,14 @@
 // Hello at once, which the defaults (256 per uid, 64 in their handshake) would refuse. It also
 // lifts max_history_bytes to 1 GiB, so a short --period keeps the default 10-minute history
 // (the daemon refuses to start when the history's estimate is over that limit: 144 MiB at 100ms).
+// --transport tcp or tls (with --daemon) serves the stream on a loopback TCP port instead, tls with
+// a certificate made in the temp dir by the openssl command; each subscriber then does its own TLS
+// handshake (OpenSSL, verifying the certificate) and reads through it.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/epoll.h>
@@ -46,12 +54,15 @@ using Steady = std::chrono::steady_clock;
 struct LoadOptions {
   std::string daemon_binary, socket_path, device = "sim:trn2.48xlarge", groups = "top";
   std::string period_text = "100ms", duration_text = "20s", warmup_text = "3s";
+  std::string transport = "unix";  // unix, tcp or tls (tcp and tls need --daemon)
+  std::uint16_t port = 0;          // tcp, tls: the daemon's loopback port
   int clients = 100;
   int threads = 2;
 };
 
 struct Subscriber {
   int fd = -1;
+  SSL* ssl = nullptr;   // --transport tls
   std::string pending;  // bytes of an incomplete frame
   std::uint64_t last_seq = 0;
   std::uint64_t reports = 0;
@@ -122,6 +133,20 @@ Scanned Scan(std::string_view frame) {
   return out;
 }
 
+// A connected TCP socket to 127.0.0.1:`port`, or -1.
+int ConnectTcp(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 int Connect(const std::string& path) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un addr{};
@@ -147,14 +172,18 @@ v1::Subscribe SubscriptionFor(const std::string& groups, Nanos period) {
   return s;
 }
 
-void SendHandshake(int fd, const v1::Subscribe& s) {
+void SendHandshake(const Subscriber& sub, const v1::Subscribe& s) {
   v1::Envelope hello;
   hello.mutable_hello()->set_protocol_version(1);
   hello.mutable_hello()->set_client_name("daemon_load");
-  v1::Envelope sub;
-  *sub.mutable_subscribe() = s;
-  const std::string bytes = *wire::EncodeFrame(hello) + *wire::EncodeFrame(sub);
-  (void)!::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  v1::Envelope subscribe;
+  *subscribe.mutable_subscribe() = s;
+  const std::string bytes = *wire::EncodeFrame(hello) + *wire::EncodeFrame(subscribe);
+  if (sub.ssl != nullptr) {
+    (void)SSL_write(sub.ssl, bytes.data(), static_cast<int>(bytes.size()));
+  } else {
+    (void)!::send(sub.fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  }
 }
 
 struct ProcUsage {
@@ -232,6 +261,8 @@ void AddOptions(CLI::App& app, LoadOptions& o) {
   app.add_option("--warmup", o.warmup_text, "time before measuring");
   app.add_option("--groups", o.groups, "top (neuron-top's groups), all, or cores");
   app.add_option("--threads", o.threads, "reader threads in this tool");
+  app.add_option("--transport", o.transport, "with --daemon: unix (default), tcp or tls")
+      ->check(CLI::IsMember({"unix", "tcp", "tls"}));
 }
 
 void RaiseFdLimit() {
@@ -249,11 +280,38 @@ struct StartedDaemon {
 
 // Room for every client, all from our one uid and in their handshake at once, and for a
 // 10-minute history at a short period.
-void WriteConfig(const std::string& path, int clients) {
-  std::ofstream(path) << "{\"limits\": {\"max_clients\": " << std::max(2048, clients + 64)
-                      << ", \"max_clients_per_uid\": " << std::max(256, clients + 64)
-                      << ", \"max_handshaking\": " << std::max(64, clients + 64)
-                      << ", \"max_history_bytes\": 1073741824}}\n";
+// Over TCP, a loopback listener (TLS with `dir`'s cert.pem and key.pem); the unix socket open to
+// all, so loopback TCP needs no token.
+void WriteConfig(const std::string& path, int clients, const LoadOptions& o,
+                 const std::filesystem::path& dir) {
+  std::ofstream out(path);
+  out << "{\"limits\": {\"max_clients\": " << std::max(2048, clients + 64)
+      << ", \"max_clients_per_uid\": " << std::max(256, clients + 64)
+      << ", \"max_handshaking\": " << std::max(64, clients + 64)
+      << ", \"max_history_bytes\": 1073741824}";
+  if (o.transport != "unix") {
+    out << ", \"listeners\": {\"unix\": {\"mode\": \"0666\"}, \"tcp\": {\"address\": \"127.0.0.1:"
+        << o.port << "\"";
+    if (o.transport == "tls") {
+      out << ", \"tls\": {\"cert_file\": \"" << (dir / "cert.pem").string()
+          << "\", \"key_file\": \"" << (dir / "key.pem").string() << "\"}";
+    }
+    out << "}}";
+  }
+  out << "}\n";
+}
+
+// A loopback port nothing listens on now.
+std::uint16_t FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
 }
 
 // Starts o.daemon_binary in a new temp dir, on a socket there (o.socket_path is set to it), and
@@ -264,7 +322,18 @@ bool StartDaemon(LoadOptions& o, StartedDaemon& daemon) {
   std::filesystem::create_directories(daemon.dir);
   o.socket_path = (daemon.dir / "d.sock").string();
   const std::string config = (daemon.dir / "daemon_load.json").string();
-  WriteConfig(config, o.clients);
+  if (o.transport != "unix") o.port = FreePort();
+  if (o.transport == "tls") {
+    const std::string make =
+        "openssl req -x509 -new -noenc -newkey ec -pkeyopt ec_paramgen_curve:P-256 -keyout '" +
+        (daemon.dir / "key.pem").string() + "' -out '" + (daemon.dir / "cert.pem").string() +
+        "' -days 2 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 2>/dev/null";
+    if (std::system(make.c_str()) != 0) {
+      std::fprintf(stderr, "openssl could not make a certificate\n");
+      return false;
+    }
+  }
+  WriteConfig(config, o.clients, o, daemon.dir);
   std::vector<std::string> args = {
       o.daemon_binary, "--socket",         o.socket_path, "--device",    o.device, "--period",
       o.period_text,   "--metrics-listen", "off",         "--log-level", "warn",   "--config",
@@ -283,16 +352,28 @@ bool StartDaemon(LoadOptions& o, StartedDaemon& daemon) {
 
 // Connects every subscriber to `socket_path` and sends its Hello and `subscription`. False, with
 // a message, at the first connection that fails.
-bool ConnectAll(const std::string& socket_path, const v1::Subscribe& subscription,
+bool ConnectAll(const LoadOptions& o, SSL_CTX* tls, const v1::Subscribe& subscription,
                 std::vector<Subscriber>& subs) {
   for (std::size_t i = 0; i < subs.size(); ++i) {
-    subs[i].fd = Connect(socket_path);
-    if (subs[i].fd < 0) {
-      std::fprintf(stderr, "connect %zu to %s failed\n", i, socket_path.c_str());
+    Subscriber& s = subs[i];
+    s.fd = o.transport == "unix" ? Connect(o.socket_path) : ConnectTcp(o.port);
+    if (s.fd < 0) {
+      std::fprintf(stderr, "connect %zu failed\n", i);
       return false;
     }
-    SendHandshake(subs[i].fd, subscription);
-    ::fcntl(subs[i].fd, F_SETFL, O_NONBLOCK);
+    if (tls != nullptr) {
+      s.ssl = SSL_new(tls);
+      SSL_set_fd(s.ssl, s.fd);
+      SSL_set1_host(s.ssl, "127.0.0.1");
+      if (SSL_connect(s.ssl) != 1) {
+        char why[256];
+        ERR_error_string_n(ERR_get_error(), why, sizeof why);
+        std::fprintf(stderr, "TLS handshake %zu failed: %s\n", i, why);
+        return false;
+      }
+    }
+    SendHandshake(s, subscription);
+    ::fcntl(s.fd, F_SETFL, O_NONBLOCK);
   }
   return true;
 }
@@ -301,7 +382,8 @@ bool ConnectAll(const std::string& socket_path, const v1::Subscribe& subscriptio
 void ReadAvailable(Subscriber& s, std::vector<char>& buf, bool measuring, std::vector<double>& lags,
                    std::uint64_t& bytes) {
   for (;;) {
-    const ssize_t got = ::recv(s.fd, buf.data(), buf.size(), 0);
+    const ssize_t got = s.ssl != nullptr ? SSL_read(s.ssl, buf.data(), static_cast<int>(buf.size()))
+                                         : ::recv(s.fd, buf.data(), buf.size(), 0);
     if (got <= 0) break;
     bytes += static_cast<std::uint64_t>(got);
     s.pending.append(buf.data(), static_cast<std::size_t>(got));
@@ -375,6 +457,7 @@ Totals CloseAll(const std::vector<Subscriber>& subs) {
     t.reports += s.reports;
     t.missing += s.missing;
     t.gaps += s.gaps;
+    if (s.ssl != nullptr) SSL_free(s.ssl);
     ::close(s.fd);
   }
   return t;
@@ -383,8 +466,9 @@ Totals CloseAll(const std::vector<Subscriber>& subs) {
 void PrintResults(const LoadOptions& o, Nanos duration, Measured& m, const Totals& t,
                   bool started_daemon) {
   const double seconds = std::chrono::duration<double>(duration).count();
-  std::printf("clients %d, period %s, device %s, groups %s, %.0f s measured\n", o.clients,
-              o.period_text.c_str(), o.device.c_str(), o.groups.c_str(), seconds);
+  std::printf("clients %d over %s, period %s, device %s, groups %s, %.0f s measured\n", o.clients,
+              o.transport.c_str(), o.period_text.c_str(), o.device.c_str(), o.groups.c_str(),
+              seconds);
   std::printf("reports received  %llu (%.0f/s), %.1f MB/s\n",
               static_cast<unsigned long long>(t.reports), static_cast<double>(t.reports) / seconds,
               static_cast<double>(m.bytes) / seconds / 1e6);
@@ -419,12 +503,32 @@ int main(int argc, char** argv) {
   RaiseFdLimit();
   ::signal(SIGPIPE, SIG_IGN);
   StartedDaemon daemon;
+  if (o.transport != "unix" && o.daemon_binary.empty()) {
+    std::fprintf(stderr, "--transport %s needs --daemon\n", o.transport.c_str());
+    return 1;
+  }
   if (!o.daemon_binary.empty() && !StartDaemon(o, daemon)) return 1;
+  SSL_CTX* tls = nullptr;
+  if (o.transport == "tls") {
+    tls = SSL_CTX_new(TLS_client_method());
+    SSL_CTX_set_verify(tls, SSL_VERIFY_PEER, nullptr);
+    SSL_CTX_load_verify_locations(tls, (daemon.dir / "cert.pem").c_str(), nullptr);
+    // The daemon's listener comes up after its unix socket: wait for the port too.
+    for (int i = 0; i < 500; ++i) {
+      const int fd = ConnectTcp(o.port);
+      if (fd >= 0) {
+        ::close(fd);
+        break;
+      }
+      ::usleep(10000);
+    }
+  }
   std::vector<Subscriber> subs(static_cast<std::size_t>(o.clients));
-  if (!ConnectAll(o.socket_path, SubscriptionFor(o.groups, period), subs)) return 1;
+  if (!ConnectAll(o, tls, SubscriptionFor(o.groups, period), subs)) return 1;
   Measured m = Measure(subs, o.threads, warmup, duration, daemon.pid);
   const Totals totals = CloseAll(subs);
   PrintResults(o, duration, m, totals, daemon.pid > 0);
   if (daemon.pid > 0) StopDaemon(daemon);
+  if (tls != nullptr) SSL_CTX_free(tls);
   return 0;
 }

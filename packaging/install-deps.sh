@@ -9,11 +9,12 @@ set -euo pipefail
 
 # libgrpc++-dev and protobuf-compiler-grpc: neurondev's client of the kubelet's PodResources API.
 # libdeflate-dev: /metrics' gzip (about three times zlib's speed at the same level).
+# libssl-dev: TLS for the TCP stream, /metrics and the clients.
 build_pkgs=(cmake make ninja-build g++ pkg-config protobuf-compiler libprotobuf-dev libboost-dev
   nlohmann-json3-dev libcli11-dev libncurses-dev libsystemd-dev libre2-dev zlib1g-dev libzstd-dev
-  libdeflate-dev libgrpc++-dev protobuf-compiler-grpc)
+  libdeflate-dev libssl-dev libgrpc++-dev protobuf-compiler-grpc)
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format tmux
-  prometheus systemd man-db lintian fakeroot dpkg-dev file curl procps python3)
+  prometheus systemd man-db lintian fakeroot dpkg-dev file curl openssl procps python3)
 
 deb_pkgs=(dpkg-dev file)
 bench_pkgs=(htop btop)

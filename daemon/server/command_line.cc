@@ -7,6 +7,7 @@
 #include <ostream>
 #include <utility>
 
+#include "daemon/server/tls_context.h"
 #include "proto/common/duration.h"
 #include "simdev/scenario_library.h"
 
@@ -147,6 +148,10 @@ std::optional<int> RunAction(const Invocation& invocation, std::ostream& out, st
     return 1;
   }
   if (invocation.action == Action::kCheckConfig) {
+    // The TLS files too: they exist, parse, and the keys match the certificates.
+    if (Result<ListenerTls> tls = MakeListenerTls(*resolved); !tls.ok()) {
+      return err << invocation.cli.config_path << ": " << tls.status().message() << "\n", 1;
+    }
     return out << invocation.cli.config_path << ": configuration is valid\n", 0;
   }
   config = std::move(*resolved);

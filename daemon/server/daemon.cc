@@ -10,6 +10,7 @@
 #include "daemon/core/archive/replay.h"
 #include "daemon/server/http_server.h"
 #include "daemon/server/stream_server.h"
+#include "daemon/server/tls_context.h"
 #include "proto/common/duration.h"
 #include "proto/common/file_reader.h"
 #include "proto/common/socket_path.h"
@@ -129,6 +130,12 @@ Status Daemon::Start() {
   }
   server_ = std::make_unique<StreamServer>(io_, *core_, log_, stats_, config_.stream, token);
   if (mode_.listen) {
+    Result<ListenerTls> tls = MakeListenerTls(config_);
+    if (!tls.ok()) return tls.status();
+    tcp_tls_ = tls->tcp;
+    metrics_tls_ = tls->metrics;
+  }
+  if (mode_.listen) {
     Status s = Listen();
     if (!s.ok()) return s;
   }
@@ -166,7 +173,7 @@ Status Daemon::Listen() {
                 "): not a listening stream socket");
       continue;
     }
-    Status st = server_->AdoptListener(s.fd, LoopbackTcpRequiresToken(config_));
+    Status st = server_->AdoptListener(s.fd, LoopbackTcpRequiresToken(config_), tcp_tls_);
     if (!st.ok()) return st;
     have_unix = have_unix || s.kind == ListenSocketKind::kUnixStream;
   }
@@ -179,8 +186,13 @@ Status Daemon::Listen() {
   }
   if (config_.listeners.tcp) {
     const ListenAddress& a = *config_.listeners.tcp;
-    Status st = server_->ListenTcp(a.host, a.port, TcpRequiresToken(config_));
+    Status st = server_->ListenTcp(a.host, a.port, TcpRequiresToken(config_), tcp_tls_);
     if (!st.ok()) return st;
+    if (!tcp_tls_ && !IsLoopback(a)) {
+      log_.Warn("listeners.tcp.address " + FormatListenAddress(a) +
+                " is off loopback without TLS (listeners.tcp.allow_plaintext): the token and "
+                "every figure cross the network in clear");
+    }
   }
   return Status::Ok();
 }
@@ -189,8 +201,13 @@ Status Daemon::ServeMetrics(const std::string& token) {
   const ListenAddress& a = *config_.listeners.metrics;
   http_ =
       std::make_unique<HttpServer>(io_, *core_, stats_, log_, MetricsServerOptions(config_, token));
-  Status st = http_->Listen(a.host, a.port, !IsLoopback(a));
+  Status st = http_->Listen(a.host, a.port, !IsLoopback(a), metrics_tls_);
   if (!st.ok()) return st;
+  if (!metrics_tls_ && !IsLoopback(a)) {
+    log_.Warn("listeners.metrics.address " + FormatListenAddress(a) +
+              " is off loopback without TLS: the token and every metric cross the network in "
+              "clear; set listeners.metrics.tls (docs/security.md)");
+  }
   log_.Info("serving /metrics on " + http_->url());
   return Status::Ok();
 }
@@ -433,6 +450,14 @@ void Daemon::Reload() {
     if (mode_.notify) (void)notifier_.Ready();
     return;
   }
+  // Certificates and keys are read again (renewed files), for new connections.
+  Result<ListenerTls> tls = MakeListenerTls(*next);
+  if (!tls.ok()) {
+    log_.Error("configuration not reloaded: " + tls.status().message());
+    ++stats_.reload_failures;
+    if (mode_.notify) (void)notifier_.Ready();
+    return;
+  }
   if (next->backend != config_.backend) {
     Result<std::unique_ptr<Backend>> backend = mode_.make_backend(next->backend, Clock::now());
     if (!backend.ok()) {
@@ -458,6 +483,9 @@ void Daemon::Reload() {
   }
   server_->SetLimits(next->stream);
   if (http_) http_->SetLimits(MetricsServerOptions(*next, ""));
+  if (tls->tcp) server_->SetTcpTls(tls->tcp);
+  if (http_ && tls->metrics) http_->SetTls(tls->metrics);
+  if (tls->tcp || tls->metrics) log_.Info("TLS certificates and keys read again");
   const bool recorder_changed = next->recorder != config_.recorder;
   const bool incidents_changed = next->incidents != config_.incidents;
   config_ = std::move(*next);

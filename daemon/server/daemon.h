@@ -34,6 +34,7 @@ namespace neuronmon::daemon {
 
 class HttpServer;
 class StreamServer;
+class TlsServerContext;
 
 // Runs neuron-monitord with `config` until it is stopped (SIGTERM, SIGINT), logging to stderr:
 // SIGPIPE ignored, protobuf's parse complaints silenced, the daemon started and its io_context
@@ -113,6 +114,9 @@ class Daemon {
   std::unique_ptr<DaemonCore> core_;
   std::unique_ptr<StreamServer> server_;
   std::unique_ptr<HttpServer> http_;  // /metrics; null when off
+  // The listeners' TLS at start-up (tls_context.h); SIGHUP builds new ones for new connections.
+  std::shared_ptr<const TlsServerContext> tcp_tls_;
+  std::shared_ptr<const TlsServerContext> metrics_tls_;
   std::unique_ptr<SampleSchedule> schedule_;
   asio::steady_timer sample_timer_;
   asio::steady_timer watchdog_timer_;

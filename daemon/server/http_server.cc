@@ -4,8 +4,12 @@
 #include <set>
 
 // Beast after asio.h, which includes <utility> first (see asio.h).
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "daemon/server/tls_context.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -27,7 +31,18 @@ constexpr Nanos kStalledScrape = std::chrono::seconds(1);
 
 }  // namespace
 
-class HttpSession;
+// What the server keeps of a connection, whichever its stream (plain or TLS).
+class HttpConnection {
+ public:
+  virtual ~HttpConnection() = default;
+  // When this connection has held a scrape slot with a reply it has not read for longer than
+  // `stalled`: the time its write started; nullopt otherwise.
+  virtual std::optional<std::chrono::steady_clock::time_point> StalledScrapeSince(
+      std::chrono::steady_clock::time_point now, Nanos stalled) const = 0;
+  // Gives the scrape slot back now and closes the connection.
+  virtual void AbandonScrape() = 0;
+  virtual void Close() = 0;
+};
 
 struct HttpServer::Impl {
   Impl(asio::io_context& io_context, const DaemonCore& core, const DaemonStats& stats,
@@ -51,7 +66,8 @@ struct HttpServer::Impl {
   bool stopped = false;
   std::optional<std::uint16_t> port;
   std::string url;
-  std::map<std::uint64_t, std::weak_ptr<HttpSession>> sessions;
+  std::shared_ptr<const TlsServerContext> tls;  // null: plain HTTP
+  std::map<std::uint64_t, std::weak_ptr<HttpConnection>> sessions;
   std::set<std::uint64_t> pending;
   asio::steady_timer backoff_timer;
   Nanos accept_backoff{0};
@@ -60,14 +76,19 @@ struct HttpServer::Impl {
   std::uint64_t next_id = 1;
 };
 
-// One connection: read a request, reply, repeat while keep-alive. Kept alive by the shared_ptr
-// in its pending operation's handler, as in Asio's examples.
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
- public:
-  HttpSession(tcp::socket socket, std::shared_ptr<HttpServer::Impl> server, std::uint64_t id)
-      : stream_(std::move(socket)), server_(std::move(server)), id_(id) {}
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
-  ~HttpSession() {
+// One connection: (a TLS handshake,) read a request, reply, repeat while keep-alive. Kept alive by
+// the shared_ptr in its pending operation's handler, as in Asio's examples. `Stream` is
+// beast::tcp_stream or TlsStream.
+template <typename Stream>
+class HttpSession final : public HttpConnection,
+                          public std::enable_shared_from_this<HttpSession<Stream>> {
+ public:
+  HttpSession(Stream stream, std::shared_ptr<HttpServer::Impl> server, std::uint64_t id)
+      : stream_(std::move(stream)), server_(std::move(server)), id_(id) {}
+
+  ~HttpSession() override {
     if (holds_scrape_) server_->handler.ScrapeDone();
     server_->sessions.erase(id_);
     server_->pending.erase(id_);
@@ -75,30 +96,55 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void Start() {
     started_ = std::chrono::steady_clock::now();
-    ReadRequest();
+    if constexpr (std::is_same_v<Stream, TlsStream>) {
+      // The handshake is part of the request: it must end within the request timeout.
+      Lowest().expires_after(Steady(server().options.request_timeout));
+      stream_.async_handshake(asio::ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                self->Guarded([&] { self->OnHandshake(ec); });
+                              });
+    } else {
+      ReadRequest();
+    }
   }
-  // When this connection has held a scrape slot with a reply it has not read for longer than
-  // `stalled`: the time its write started; nullopt otherwise.
   std::optional<std::chrono::steady_clock::time_point> StalledScrapeSince(
-      std::chrono::steady_clock::time_point now, Nanos stalled) const {
+      std::chrono::steady_clock::time_point now, Nanos stalled) const override {
     if (!holds_scrape_ || now - write_started_ < Steady(stalled)) return std::nullopt;
     return write_started_;
   }
-  // Gives the scrape slot back now and closes the connection.
-  void AbandonScrape() {
+  void AbandonScrape() override {
     if (holds_scrape_) {
       holds_scrape_ = false;
       server().handler.ScrapeDone();
     }
     Close();
   }
-  void Close() {
+  void Close() override {
     beast::error_code ignored;
-    stream_.socket().close(ignored);
+    Lowest().socket().close(ignored);
   }
 
  private:
   HttpServer::Impl& server() { return *server_; }
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
+  // TLS: a client whose certificate the listener verified needs no token.
+  void OnHandshake(beast::error_code ec) {
+    if (server().stopped) return;
+    if constexpr (std::is_same_v<Stream, TlsStream>) {
+      if (ec) {
+        const long verified = SSL_get_verify_result(stream_.native_handle());
+        server().log.Debug("http: " + Peer() + ": TLS handshake failed: " + ec.message() +
+                           (verified == X509_V_OK
+                                ? std::string()
+                                : std::string(" (client certificate: ") +
+                                      X509_verify_cert_error_string(verified) + ")"));
+        return Close();
+      }
+      certified_ = server().tls && server().tls->PeerAuthenticated(stream_.native_handle());
+    }
+    ReadRequest();
+  }
 
   // No exception (std::bad_alloc building a reply, say) leaves a handler: the connection is
   // closed and the daemon goes on.
@@ -116,9 +162,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(server().options.max_header_bytes));
     parser_->body_limit(server().options.max_body_bytes);
-    stream_.expires_after(Steady(server().options.request_timeout));
+    Lowest().expires_after(Steady(server().options.request_timeout));
     http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                        self->Guarded([&] { self->OnRead(ec); });
                      });
   }
@@ -129,10 +175,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (buffer_.size() > 0) return ReadRequest();
     // Idle no longer than the connection may live.
     const auto lifetime_end = started_ + Steady(server().options.connection_lifetime);
-    stream_.expires_at(std::min(
+    Lowest().expires_at(std::min(
         std::chrono::steady_clock::now() + Steady(server().options.idle_timeout), lifetime_end));
     stream_.async_read_some(buffer_.prepare(4096),
-                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->buffer_.commit(n);
                               if (!ec && !self->server().stopped) self->ReadRequest();
                             });
@@ -160,7 +206,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     head.accept_encoding = std::string_view(accept_encoding.data(), accept_encoding.size());
     const auto authorization = req[http::field::authorization];
     head.authorization = std::string_view(authorization.data(), authorization.size());
-    head.requires_token = server().requires_token;
+    head.requires_token = server().requires_token && !certified_;
     const auto now = std::chrono::steady_clock::now();
     if (server().handler.scrapes_in_flight() >= server().options.handler.max_scrapes) {
       server().FreeStalledScrape(now);
@@ -193,10 +239,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     response_.keep_alive(keep_alive && reply.status < 400);
     response_.content_length(reply.body.size());
     if (!head) response_.body() = std::move(reply.body);
-    stream_.expires_after(Steady(server().options.write_timeout));
+    Lowest().expires_after(Steady(server().options.write_timeout));
     write_started_ = std::chrono::steady_clock::now();
     http::async_write(stream_, response_,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                      [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                         self->Guarded([&] { self->OnWritten(ec); });
                       });
   }
@@ -220,30 +266,31 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Linger() {
     if (!linger_deadline_) {
       beast::error_code ignored;
-      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
       linger_deadline_ = std::chrono::steady_clock::now() + kLinger;
-      stream_.expires_at(*linger_deadline_);
+      Lowest().expires_at(*linger_deadline_);
     }
     buffer_.consume(buffer_.size());
     stream_.async_read_some(buffer_.prepare(4096),
-                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                               if (!ec && !self->server().stopped) self->Linger();
                             });
   }
 
   std::string Peer() {
     beast::error_code ec;
-    const tcp::endpoint e = stream_.socket().remote_endpoint(ec);
+    const tcp::endpoint e = Lowest().socket().remote_endpoint(ec);
     return ec ? "?" : e.address().to_string() + ":" + std::to_string(e.port());
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   std::shared_ptr<HttpServer::Impl> server_;
   std::uint64_t id_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
   bool holds_scrape_ = false;
+  bool certified_ = false;  // TLS: the client's certificate authenticates it
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point write_started_;
   std::size_t requests_ = 0;
@@ -287,13 +334,32 @@ void HttpServer::Impl::Admit(const std::shared_ptr<Impl>& self, tcp::socket sock
     log.Debug("http: " + std::to_string(sessions.size()) + " connections open; refusing another");
     return;  // the socket closes as it goes out of scope
   }
+  {
+    // A reply goes out as several writes (TLS: a record per buffer); Nagle would hold the last
+    // until the client's delayed ACK, 40 ms later.
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+  }
   if (options.send_buffer_bytes > 0) {
     beast::error_code ignored;
     socket.set_option(
         asio::socket_base::send_buffer_size(static_cast<int>(options.send_buffer_bytes)), ignored);
   }
   const std::uint64_t id = next_id++;
-  auto session = std::make_shared<HttpSession>(std::move(socket), self, id);
+  if (tls) {
+    // asio::ssl::stream needs an asio::ssl::context while it makes its SSL object, which keeps
+    // its own reference to the listener's SSL_CTX (a reload replaces `tls`, not this one).
+    SSL_CTX_up_ref(tls->native());
+    asio::ssl::context wrapper(tls->native());
+    TlsStream stream(beast::tcp_stream(std::move(socket)), wrapper);
+    KeepRecordBuffers(stream.native_handle());
+    auto session = std::make_shared<HttpSession<TlsStream>>(std::move(stream), self, id);
+    sessions.emplace(id, session);
+    pending.insert(id);
+    return session->Start();
+  }
+  auto session = std::make_shared<HttpSession<beast::tcp_stream>>(
+      beast::tcp_stream(std::move(socket)), self, id);
   sessions.emplace(id, session);
   pending.insert(id);
   session->Start();
@@ -303,7 +369,7 @@ void HttpServer::Impl::Admit(const std::shared_ptr<Impl>& self, tcp::socket sock
 // unread the longest, past kStalledScrape, gives its slot up — a client that asks and never reads
 // cannot hold the slots for the whole write timeout.
 void HttpServer::Impl::FreeStalledScrape(std::chrono::steady_clock::time_point now) {
-  std::shared_ptr<HttpSession> stalest;
+  std::shared_ptr<HttpConnection> stalest;
   std::chrono::steady_clock::time_point since = now;
   for (auto& [id, weak] : sessions) {
     auto session = weak.lock();
@@ -325,7 +391,8 @@ HttpServer::HttpServer(asio::io_context& io, const DaemonCore& core, const Daemo
 
 HttpServer::~HttpServer() { Shutdown(); }
 
-Status HttpServer::Listen(const std::string& host, std::uint16_t port, bool requires_token) {
+Status HttpServer::Listen(const std::string& host, std::uint16_t port, bool requires_token,
+                          std::shared_ptr<const TlsServerContext> tls) {
   boost::system::error_code ec;
   tcp::resolver resolver(impl_->io);
   auto results = resolver.resolve(host, std::to_string(port), tcp::resolver::passive, ec);
@@ -344,13 +411,19 @@ Status HttpServer::Listen(const std::string& host, std::uint16_t port, bool requ
                            ec.message());
   }
   const std::string address = bound.address().to_string();
-  impl_->url = "http://" + (bound.address().is_v6() ? "[" + address + "]" : address) + ":" +
+  impl_->url = std::string(tls ? "https://" : "http://") +
+               (bound.address().is_v6() ? "[" + address + "]" : address) + ":" +
                std::to_string(bound.port());
   impl_->port = bound.port();
   impl_->requires_token = requires_token;
+  impl_->tls = std::move(tls);
   impl_->acceptor = std::move(acceptor);
   impl_->Accept(impl_);
   return Status::Ok();
+}
+
+void HttpServer::SetTls(std::shared_ptr<const TlsServerContext> tls) {
+  if (impl_->tls) impl_->tls = std::move(tls);
 }
 
 std::optional<std::uint16_t> HttpServer::port() const { return impl_->port; }

@@ -31,6 +31,8 @@
 
 namespace neuronmon::daemon {
 
+class TlsServerContext;
+
 class HttpServer {
  public:
   HttpServer(asio::io_context& io, const DaemonCore& core, const DaemonStats& stats, Logger& log,
@@ -40,12 +42,19 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds `host`:`port` (port 0: an ephemeral one) and starts accepting. `requires_token`: every
-  // request must carry `Authorization: Bearer <options.handler.token>`. Errors: kInvalidArgument
-  // when `host` does not resolve, kIoError when it cannot be bound. Call at most once.
-  Status Listen(const std::string& host, std::uint16_t port, bool requires_token);
+  // request must carry `Authorization: Bearer <options.handler.token>` (unless `tls` verified
+  // the client's certificate). `tls` non-null: HTTPS, the handshake within request_timeout.
+  // Errors: kInvalidArgument when `host` does not resolve, kIoError when it cannot be bound.
+  // Call at most once.
+  Status Listen(const std::string& host, std::uint16_t port, bool requires_token,
+                std::shared_ptr<const TlsServerContext> tls = nullptr);
+  // HTTPS: new connections use `tls` (reloaded certificates); connected ones keep theirs. No
+  // effect on a plain HTTP listener.
+  void SetTls(std::shared_ptr<const TlsServerContext> tls);
   // The bound port; nullopt before a successful Listen.
   std::optional<std::uint16_t> port() const;
-  // "http://127.0.0.1:9413" ("http://[::1]:9413" for IPv6); empty before Listen.
+  // "http://127.0.0.1:9413" ("https://..." with TLS, "http://[::1]:9413" for IPv6); empty
+  // before Listen.
   std::string url() const;
   // Stops accepting and closes every connection; later requests are refused.
   void Shutdown();

@@ -27,6 +27,7 @@
 #include "daemon/core/report/subscription.h"
 #include "daemon/core/stats.h"
 #include "daemon/server/asio.h"
+#include "daemon/server/byte_stream.h"
 #include "neuronmon/v1/envelope.pb.h"
 #include "proto/wire/frame_codec.h"
 
@@ -38,10 +39,11 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   // `peer_key` groups connections for the per-user limit ("uid 1000", "tcp 127.0.0.1"); empty
   // for connections that are not limited (the in-process embedding).
-  Session(SessionContext& server, GenericSocket socket, std::uint64_t id, Transport transport,
-          std::string peer, std::string peer_key, bool requires_token);
+  Session(SessionContext& server, std::unique_ptr<ByteStream> stream, std::uint64_t id,
+          Transport transport, std::string peer, std::string peer_key, bool requires_token);
 
-  // Starts the handshake deadline and the read loop.
+  // Starts the handshake deadline, the TLS handshake (a TLS stream; a client certificate it
+  // verifies stands in for the token) and the read loop.
   void Start();
   // Sends `error` and closes once it is written (too many clients, before Start).
   void Reject(v1::ErrorCode code, const std::string& message, const std::string& reason);
@@ -84,6 +86,7 @@ class Session : public std::enable_shared_from_this<Session> {
     std::uint64_t seq = 0;  // 0: a control frame, never dropped
   };
 
+  void OnTlsHandshake(const boost::system::error_code& ec);
   void ReadSome();
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void Handle(const v1::Envelope& envelope);
@@ -108,16 +111,17 @@ class Session : public std::enable_shared_from_this<Session> {
   void Guarded(const char* what, Fn&& fn);
 
   SessionContext& server_;  // the StreamServer that owns this session
-  GenericSocket socket_;
+  std::unique_ptr<ByteStream> stream_;
   const std::uint64_t id_;
   const Transport transport_;
   const std::string peer_;
   const std::string peer_key_;
-  const bool requires_token_;
+  bool requires_token_;  // until a verified client certificate says who it is
   // One deadline at a time: the Hello, then a Subscribe waiting its turn.
   asio::steady_timer timer_;
   wire::FrameDecoder decoder_;
   std::array<char, 16 * 1024> read_buffer_;
+  bool stream_ready_ = false;  // the TLS handshake (if any) is done
   bool welcomed_ = false;
   bool closing_ = false;  // no more input handled; close when the outbox drains
   bool closed_ = false;

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <grp.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <variant>
 
 #include "daemon/server/session.h"
+#include "daemon/server/tls_context.h"
 #include "proto/common/socket_path.h"
 
 namespace neuronmon::daemon {
@@ -59,6 +61,7 @@ struct StreamServer::Listener {
   explicit Listener(asio::io_context& io) : backoff_timer(io) {}
   Transport transport = Transport::kUnix;
   bool requires_token = false;
+  std::shared_ptr<const TlsServerContext> tls;  // TCP with TLS; replaced by SetTcpTls
   std::string description;
   std::variant<std::unique_ptr<LocalAcceptor>, std::unique_ptr<TcpAcceptor>> acceptor;
   asio::steady_timer backoff_timer;
@@ -137,7 +140,8 @@ Status StreamServer::ListenUnix(const UnixListenOptions& options) {
   return Status::Ok();
 }
 
-Status StreamServer::ListenTcp(const std::string& host, std::uint16_t port, bool requires_token) {
+Status StreamServer::ListenTcp(const std::string& host, std::uint16_t port, bool requires_token,
+                               std::shared_ptr<const TlsServerContext> tls) {
   boost::system::error_code ec;
   asio::ip::tcp::resolver resolver(io_);
   auto results = resolver.resolve(host, std::to_string(port), asio::ip::tcp::resolver::passive, ec);
@@ -159,13 +163,16 @@ Status StreamServer::ListenTcp(const std::string& host, std::uint16_t port, bool
   listener->requires_token = requires_token;
   const auto bound = acceptor->local_endpoint(ec);
   listener->description = "tcp:" + bound.address().to_string() + ":" + std::to_string(bound.port());
+  if (tls) listener->description += " (" + tls->description() + ")";
+  listener->tls = std::move(tls);
   listener->acceptor = std::move(acceptor);
   listeners_.push_back(std::move(listener));
   Accept(*listeners_.back());
   return Status::Ok();
 }
 
-Status StreamServer::AdoptListener(int fd, bool loopback_requires_token) {
+Status StreamServer::AdoptListener(int fd, bool loopback_requires_token,
+                                   std::shared_ptr<const TlsServerContext> tcp_tls) {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
@@ -187,7 +194,9 @@ Status StreamServer::AdoptListener(int fd, bool loopback_requires_token) {
     const auto ep = acceptor->local_endpoint(ec);
     listener->requires_token = !ep.address().is_loopback() || loopback_requires_token;
     listener->description = "tcp:" + ep.address().to_string() + ":" + std::to_string(ep.port()) +
-                            " (socket activation)";
+                            " (socket activation" +
+                            (tcp_tls ? ", " + tcp_tls->description() : std::string()) + ")";
+    listener->tls = std::move(tcp_tls);
     listener->acceptor = std::move(acceptor);
   }
   if (ec)
@@ -263,6 +272,23 @@ StreamServer::Peer StreamServer::PeerOf(GenericSocket& socket, Transport transpo
   return {"tcp peer", "tcp ?"};
 }
 
+void StreamServer::SetTcpTls(std::shared_ptr<const TlsServerContext> tls) {
+  for (auto& l : listeners_) {
+    if (l->transport == Transport::kTcp && l->tls) l->tls = tls;
+  }
+}
+
+std::unique_ptr<ByteStream> StreamServer::Wrap(const Listener& listener, GenericSocket socket) {
+  if (listener.tls) {
+    // A batch of frames goes out as several TLS records: without TCP_NODELAY, Nagle holds the last
+    // until the client's delayed ACK (40 ms).
+    const int one = 1;
+    ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return MakeTlsStream(std::move(socket), listener.tls);
+  }
+  return MakePlainStream(std::move(socket));
+}
+
 void StreamServer::OnAccepted(Listener& listener, GenericSocket socket) {
   const Peer peer = PeerOf(socket, listener.transport);
   ++stats_.connections_total;
@@ -275,9 +301,9 @@ void StreamServer::OnAccepted(Listener& listener, GenericSocket socket) {
   }
   if (!refusal.empty()) {
     // Not counted against its peer: it closes once the error is written.
-    auto session = std::make_shared<Session>(static_cast<SessionContext&>(*this), std::move(socket),
-                                             next_id_++, listener.transport, peer.description, "",
-                                             listener.requires_token);
+    auto session = std::make_shared<Session>(
+        static_cast<SessionContext&>(*this), Wrap(listener, std::move(socket)), next_id_++,
+        listener.transport, peer.description, "", listener.requires_token);
     LogLimited(
         LogSeverity::kWarn, "refuse:" + peer.key,
         "refusing client " + peer.description + " on " + listener.description + ": " + refusal);
@@ -287,9 +313,9 @@ void StreamServer::OnAccepted(Listener& listener, GenericSocket socket) {
     return;
   }
   MakeRoomForHandshake();
-  auto session = std::make_shared<Session>(static_cast<SessionContext&>(*this), std::move(socket),
-                                           next_id_++, listener.transport, peer.description,
-                                           peer.key, listener.requires_token);
+  auto session = std::make_shared<Session>(
+      static_cast<SessionContext&>(*this), Wrap(listener, std::move(socket)), next_id_++,
+      listener.transport, peer.description, peer.key, listener.requires_token);
   LogLimited(LogSeverity::kInfo, "connect",
              "client " + std::to_string(session->id()) + " connected on " + listener.description +
                  " (" + peer.description + ")");
@@ -340,9 +366,9 @@ bool StreamServer::AdmitFilterCompile(const std::string& key, MonoTime now) {
 void StreamServer::ServeConnected(int fd, Transport transport) {
   GenericSocket socket(io_, asio::generic::stream_protocol(AF_UNIX, 0), fd);
   Peer peer = PeerOf(socket, transport);
-  auto session =
-      std::make_shared<Session>(static_cast<SessionContext&>(*this), std::move(socket), next_id_++,
-                                transport, std::move(peer.description), peer.key, false);
+  auto session = std::make_shared<Session>(static_cast<SessionContext&>(*this),
+                                           MakePlainStream(std::move(socket)), next_id_++,
+                                           transport, std::move(peer.description), peer.key, false);
   ++stats_.connections_total;
   Admit(session, transport);
 }

@@ -30,7 +30,9 @@
 
 namespace neuronmon::daemon {
 
+class ByteStream;
 class Session;
+class TlsServerContext;
 
 class StreamServer final : private SessionContext {
  public:
@@ -41,11 +43,18 @@ class StreamServer final : private SessionContext {
   // Binds the unix socket: creates its directory (0750) if missing, replaces a stale socket file,
   // and refuses (kAlreadyExists) when a live daemon already answers on it.
   Status ListenUnix(const UnixListenOptions& options);
-  // Binds TCP `host:port`; `requires_token` makes Hello carry the auth token.
-  Status ListenTcp(const std::string& host, std::uint16_t port, bool requires_token);
+  // Binds TCP `host:port`; `requires_token` makes Hello carry the auth token (unless `tls`
+  // verified the client's certificate); `tls` non-null: clients speak TLS.
+  Status ListenTcp(const std::string& host, std::uint16_t port, bool requires_token,
+                   std::shared_ptr<const TlsServerContext> tls = nullptr);
   // Serves a listening socket passed by systemd (LISTEN_FDS). A TCP one asks for the token off
-  // loopback, and on loopback when `loopback_requires_token` (see TcpRequiresToken).
-  Status AdoptListener(int fd, bool loopback_requires_token);
+  // loopback, and on loopback when `loopback_requires_token` (see TcpRequiresToken), and speaks
+  // TLS with `tcp_tls` when that is set.
+  Status AdoptListener(int fd, bool loopback_requires_token,
+                       std::shared_ptr<const TlsServerContext> tcp_tls = nullptr);
+  // New connections to the TLS listeners use `tls` (reloaded certificates); connected clients
+  // keep their sessions.
+  void SetTcpTls(std::shared_ptr<const TlsServerContext> tls);
   // Serves an already connected socket (the in-process embedding's socketpair end).
   void ServeConnected(int fd, Transport transport);
 
@@ -89,6 +98,7 @@ class StreamServer final : private SessionContext {
     std::string key;          // "uid 1000", "tcp 127.0.0.1"; empty: not limited
   };
   void Accept(Listener& listener);
+  std::unique_ptr<ByteStream> Wrap(const Listener& listener, GenericSocket socket);
   void OnAccepted(Listener& listener, GenericSocket socket);
   void OnAcceptError(Listener& listener, const boost::system::error_code& ec);
   Peer PeerOf(GenericSocket& socket, Transport transport);

@@ -112,7 +112,13 @@ constexpr std::string_view kEveryField = R"({
     "period": "250ms", "speed": 60.5, "history_retention": "5m",
     "listeners": {
       "unix": {"enabled": false, "path": "/tmp/x.sock", "mode": "0600", "group": "neuron"},
-      "tcp": {"address": "[::1]:7000"}, "metrics": {"address": ""}},
+      "tcp": {"address": "[::1]:7000", "allow_plaintext": true,
+              "tls": {"cert_file": "/etc/t/c.pem", "key_file": "/etc/t/c.key",
+                      "client_auth_type": "VerifyClientCertIfGiven", "client_ca_file": "/etc/t/ca.pem",
+                      "client_allowed_sans": ["a.example", "10.0.0.1"], "min_version": "TLS13",
+                      "max_version": "TLS13", "cipher_suites": ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"],
+                      "prefer_server_cipher_suites": false, "curve_preferences": ["X25519"]}},
+      "metrics": {"address": "", "tls": {"cert_file": "/etc/m/c.pem", "key_file": "/etc/m/c.key"}}},
     "auth_token_file": "/etc/neuron-monitor/token",
     "limits": {"max_clients": 10, "max_clients_per_uid": 9, "max_handshaking": 7,
                "handshake_timeout": "1s", "subscribe_timeout": "4s", "write_timeout": "2s",
@@ -153,6 +159,21 @@ TEST(ConfigTest, EveryFieldIsRead) {
   EXPECT_EQ(c.listeners.unix_socket, (UnixListenerConfig{false, {"/tmp/x.sock", 0600, "neuron"}}));
   EXPECT_EQ(c.listeners.tcp, (ListenAddress{"::1", 7000}));
   EXPECT_EQ(c.listeners.metrics, std::nullopt);
+  EXPECT_TRUE(c.listeners.tcp_allow_plaintext);
+  TlsServerOptions tls;
+  tls.cert_file = "/etc/t/c.pem";
+  tls.key_file = "/etc/t/c.key";
+  tls.client_auth_type = "VerifyClientCertIfGiven";
+  tls.client_ca_file = "/etc/t/ca.pem";
+  tls.client_allowed_sans = {"a.example", "10.0.0.1"};
+  tls.min_version = "TLS13";
+  tls.max_version = "TLS13";
+  tls.cipher_suites = {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"};
+  tls.prefer_server_cipher_suites = false;
+  tls.curve_preferences = {"X25519"};
+  EXPECT_EQ(c.listeners.tcp_tls, tls);
+  EXPECT_EQ(c.listeners.metrics_tls.cert_file, "/etc/m/c.pem");
+  EXPECT_EQ(c.listeners.metrics_tls.key_file, "/etc/m/c.key");
   EXPECT_EQ(c.auth_token_file, "/etc/neuron-monitor/token");
   ServerLimits limits;
   limits.max_clients = 10;
@@ -483,13 +504,92 @@ TEST(ConfigTest, HistoryMustFitTheMemoryBudget) {
 TEST(ConfigTest, ListenersOffLoopbackRequireAToken) {
   EXPECT_THAT(Problems(R"({"listeners": {"tcp": {"address": "0.0.0.0:7000"}}})"),
               ElementsAre("test.json: listeners.tcp.address: a listener off loopback requires "
-                          "auth_token_file"));
+                          "auth_token_file, or TLS with client_auth_type "
+                          "RequireAndVerifyClientCert",
+                          StartsWith("test.json: listeners.tcp.address: a stream listener off "
+                                     "loopback without TLS sends the token and every figure in "
+                                     "clear; set listeners.tcp.tls.cert_file and key_file, or "
+                                     "listeners.tcp.allow_plaintext: true")));
   EXPECT_THAT(Problems(R"({"listeners": {"metrics": {"address": "node1:9413"}}})"),
               ElementsAre("test.json: listeners.metrics.address: a listener off loopback "
-                          "requires auth_token_file"));
-  const DaemonConfig c =
-      Parse(R"({"auth_token_file": "/etc/t", "listeners": {"tcp": {"address": "0.0.0.0:7000"}}})");
+                          "requires auth_token_file, or TLS with client_auth_type "
+                          "RequireAndVerifyClientCert"));
+  const DaemonConfig c = Parse(R"({"auth_token_file": "/etc/t", "listeners": {"tcp": {
+      "address": "0.0.0.0:7000", "allow_plaintext": true}}})");
   EXPECT_EQ(c.listeners.tcp, (ListenAddress{"0.0.0.0", 7000}));
+  // TLS instead of plaintext; a verified client certificate instead of the token.
+  Parse(R"({"auth_token_file": "/etc/t", "listeners": {"tcp": {"address": "0.0.0.0:7000",
+      "tls": {"cert_file": "/etc/c.pem", "key_file": "/etc/c.key"}}}})");
+  Parse(R"({"listeners": {"tcp": {"address": "0.0.0.0:7000",
+      "tls": {"cert_file": "/etc/c.pem", "key_file": "/etc/c.key", "client_ca_file": "/etc/ca.pem",
+              "client_auth_type": "RequireAndVerifyClientCert"}},
+      "metrics": {"address": "0.0.0.0:9413",
+      "tls": {"cert_file": "/etc/c.pem", "key_file": "/etc/c.key", "client_ca_file": "/etc/ca.pem",
+              "client_auth_type": "RequireAndVerifyClientCert"}}}})");
+  // A certificate given but not required leaves clients without one unauthenticated.
+  EXPECT_THAT(Problems(R"({"listeners": {"metrics": {"address": "0.0.0.0:9413",
+      "tls": {"cert_file": "/etc/c.pem", "key_file": "/etc/c.key", "client_ca_file": "/etc/ca.pem",
+              "client_auth_type": "VerifyClientCertIfGiven"}}}})"),
+              ElementsAre(HasSubstr("a listener off loopback requires auth_token_file")));
+}
+
+TEST(ConfigTest, TlsKeysAreCheckedByName) {
+  const auto tls = [](const std::string& keys) {
+    return R"({"auth_token_file": "/t", "listeners": {"tcp": {"address": "127.0.0.1:7000",
+        "tls": {"cert_file": "/c.pem",
+        "key_file": "/c.key", )" +
+           keys + "}}}}";
+  };
+  EXPECT_THAT(Problems(tls(R"("min_version": "TLS10")")),
+              ElementsAre("test.json: listeners.tcp.tls.min_version: TLS10 is refused: TLS 1.0 "
+                          "and 1.1 are deprecated (RFC 8996); use TLS12 or TLS13"));
+  EXPECT_THAT(Problems(tls(R"("min_version": "TLS11")")),
+              ElementsAre(HasSubstr("listeners.tcp.tls.min_version: TLS11 is refused")));
+  EXPECT_THAT(Problems(tls(R"("min_version": "TLS13", "max_version": "TLS12")")),
+              ElementsAre("test.json: listeners.tcp.tls.max_version: TLS12 is below "
+                          "min_version TLS13"));
+  EXPECT_THAT(Problems(tls(R"("max_version": "SSL3")")),
+              ElementsAre(HasSubstr("listeners.tcp.tls.max_version: unknown version \"SSL3\"")));
+  EXPECT_THAT(Problems(tls(R"("client_auth_type": "RequireAndVerifyClientCert")")),
+              ElementsAre(HasSubstr("listeners.tcp.tls.client_ca_file: client_auth_type "
+                                    "RequireAndVerifyClientCert verifies client certificates")));
+  EXPECT_THAT(Problems(tls(R"("client_auth_type": "Always")")),
+              ElementsAre(HasSubstr("client_auth_type: unknown value \"Always\" (NoClientCert, "
+                                    "RequestClientCert, RequireAnyClientCert, "
+                                    "VerifyClientCertIfGiven, RequireAndVerifyClientCert)")));
+  EXPECT_THAT(Problems(tls(R"("client_allowed_sans": ["a.example"])")),
+              ElementsAre(HasSubstr("client_allowed_sans: has effect only when")));
+  EXPECT_THAT(Problems(tls(R"("cipher_suites": ["TLS_RSA_WITH_RC4_128_SHA"])")),
+              ElementsAre(HasSubstr("cipher_suites: unknown name \"TLS_RSA_WITH_RC4_128_SHA\"")));
+  EXPECT_THAT(Problems(tls(R"("cipher_suites": ["TLS_AES_128_GCM_SHA256"])")),
+              ElementsAre(HasSubstr("TLS 1.3's suites are not configurable")));
+  EXPECT_THAT(Problems(tls(R"("curve_preferences": ["CurveP256", "CurveP256"])")),
+              ElementsAre(HasSubstr("curve_preferences: \"CurveP256\" is listed twice")));
+  EXPECT_THAT(Problems(tls(R"("curve_preferences": "X25519")")),
+              ElementsAre(HasSubstr("curve_preferences: expected an array")));
+  EXPECT_THAT(Problems(tls(R"("curve_preferences": [1])")),
+              ElementsAre(HasSubstr("curve_preferences: expected a list of non-empty strings")));
+  EXPECT_THAT(Problems(R"({"auth_token_file": "/t", "listeners": {"tcp": {
+                           "address": "127.0.0.1:7000", "tls": {"cert_file": "/c.pem"}}}})"),
+              ElementsAre("test.json: listeners.tcp.tls.key_file: TLS needs both cert_file and "
+                          "key_file"));
+  EXPECT_THAT(Problems(R"({"listeners": {"metrics": {"tls": {"cert_file": "c.pem",
+                           "key_file": "/c.key"}}}})"),
+              ElementsAre("test.json: listeners.metrics.tls.cert_file: must be an absolute path "
+                          "(got \"c.pem\")"));
+  EXPECT_THAT(Problems(R"({"listeners": {"metrics": {"tls": {"client_ca_file": "/ca.pem"}}}})"),
+              ElementsAre("test.json: listeners.metrics.tls.client_ca_file: set, but TLS is off "
+                          "(cert_file is empty)"));
+  const DaemonConfig ok = Parse(tls(
+      R"("client_auth_type": "RequireAndVerifyClientCert", "client_ca_file": "/ca.pem",
+         "client_allowed_sans": ["client.example"], "min_version": "TLS13",
+         "cipher_suites": ["TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"],
+         "curve_preferences": ["CurveP384", "X25519"])"));
+  EXPECT_TRUE(ClientCertAuthenticates(ok.listeners.tcp_tls));
+  EXPECT_EQ(*OpenSslCipherName("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"),
+            "ECDHE-ECDSA-AES256-GCM-SHA384");
+  EXPECT_EQ(*OpenSslGroupName("CurveP384"), "P-384");
+  EXPECT_EQ(*ParseTlsVersion("TLS13"), 0x0304);
 }
 
 TEST(ConfigTest, LogLevels) {
@@ -543,7 +643,10 @@ TEST(ConfigTest, EveryProblemIsReportedInOrder) {
                           "test.json: bogus: unknown field",
                           "test.json: period: must be between 10ms and 1h (got \"1ms\")",
                           "test.json: listeners.tcp.address: a listener off loopback requires "
-                          "auth_token_file",
+                          "auth_token_file, or TLS with client_auth_type "
+                          "RequireAndVerifyClientCert",
+                          StartsWith("test.json: listeners.tcp.address: a stream listener off "
+                                     "loopback without TLS"),
                           "test.json: limits.queue_depth: must be between 1 and 65536 (got 0)"));
 }
 
@@ -556,7 +659,10 @@ TEST(ConfigTest, ValidateConfigChecksCommandLineOverrides) {
   EXPECT_THAT(problems,
               ElementsAre("command line: period: must be between 10ms and 1h (got \"5ms\")",
                           "command line: listeners.tcp.address: a listener off loopback "
-                          "requires auth_token_file"));
+                          "requires auth_token_file, or TLS with client_auth_type "
+                          "RequireAndVerifyClientCert",
+                          StartsWith("command line: listeners.tcp.address: a stream listener off "
+                                     "loopback without TLS")));
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(), problems.front());
   EXPECT_FALSE(ValidateConfig(c, nullptr, "command line").ok());

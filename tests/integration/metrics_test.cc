@@ -10,8 +10,11 @@
 #include "daemon/core/backend.h"
 #include "daemon/server/gzip.h"
 #include "daemon/server/http_server.h"
+#include "daemon/server/tls_context.h"
 #include "tests/integration/daemon_fixture.h"
 #include "tests/integration/http_client.h"
+#include "tests/temp_dir.h"
+#include "tests/tls_pki.h"
 
 namespace neuronmon::testing {
 namespace {
@@ -178,7 +181,8 @@ TEST(MetricsHttp, SlowlorisIsCutOffWithoutBlockingScrapes) {
 class Harness {
  public:
   Harness(bool requires_token, MonoTime last_sample, daemon::HttpServerOptions options = {},
-          const std::string& device = "sim:trn1.2xlarge") {
+          const std::string& device = "sim:trn1.2xlarge",
+          std::shared_ptr<const daemon::TlsServerContext> tls = nullptr) {
     auto backend =
         daemon::MakeBackend({device, "healthy-training", 1, 1}, last_sample - seconds(45));
     if (!backend.ok()) throw std::runtime_error(backend.status().message());
@@ -188,7 +192,7 @@ class Harness {
     core_->Sample(last_sample, std::chrono::system_clock::now());
     options.handler.token = "s3cret";
     server_ = std::make_unique<daemon::HttpServer>(io_, *core_, stats_, log_, options);
-    EXPECT_TRUE(server_->Listen("127.0.0.1", 0, requires_token).ok());
+    EXPECT_TRUE(server_->Listen("127.0.0.1", 0, requires_token, std::move(tls)).ok());
     thread_ = std::thread([this] { io_.run(); });
   }
   ~Harness() {
@@ -214,6 +218,39 @@ class Harness {
   std::unique_ptr<daemon::HttpServer> server_;
   std::thread thread_;
 };
+
+// HTTPS with VerifyClientCertIfGiven on a listener that requires the token: a certificate the CA
+// signed authenticates as the token does; without one, the token is still asked for.
+TEST(MetricsHttp, AVerifiedClientCertificateStandsInForTheBearerToken) {
+  test_util::TempDir dir("metrics_tls");
+  test_util::TestPki pki(dir.path());
+  ASSERT_TRUE(pki.ok());
+  daemon::TlsServerOptions tls;
+  tls.cert_file = pki.server_cert();
+  tls.key_file = pki.server_key();
+  tls.client_auth_type = "VerifyClientCertIfGiven";
+  tls.client_ca_file = pki.ca();
+  auto context = daemon::TlsServerContext::Create(tls, "listeners.metrics.tls");
+  ASSERT_TRUE(context.ok()) << context.status().message();
+  Harness h(/*requires_token=*/true, std::chrono::steady_clock::now(), {}, "sim:trn1.2xlarge",
+            *context);
+  const std::string curl = "curl -s -o /dev/null -w '%{http_code}' --max-time 10 --cacert " +
+                           pki.ca() + " https://localhost:" + std::to_string(h.port()) + "/metrics";
+  const auto code = [](const std::string& command) {
+    std::string out;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    char buf[64];
+    while (pipe != nullptr && std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+    if (pipe != nullptr) ::pclose(pipe);
+    return out;
+  };
+  EXPECT_EQ(code(curl), "401");
+  EXPECT_EQ(code(curl + " -H 'Authorization: Bearer s3cret'"), "200");
+  EXPECT_EQ(code(curl + " --cert " + pki.client_cert() + " --key " + pki.client_key()), "200");
+  // A certificate another CA signed does not get through the handshake.
+  EXPECT_EQ(code(curl + " --cert " + pki.wrong_server_cert() + " --key " + pki.wrong_server_key()),
+            "000");
+}
 
 TEST(MetricsHttp, OffLoopbackListenerRequiresTheBearerToken) {
   Harness h(/*requires_token=*/true, std::chrono::steady_clock::now());

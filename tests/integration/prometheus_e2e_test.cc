@@ -16,6 +16,8 @@
 
 #include "tests/integration/daemon_fixture.h"
 #include "tests/integration/http_client.h"
+#include "tests/temp_dir.h"
+#include "tests/tls_pki.h"
 
 extern char** environ;
 
@@ -29,11 +31,12 @@ constexpr const char* kPrometheus = "/usr/bin/prometheus";
 
 // A prometheus process scraping 127.0.0.1:`target_ports` every second, in a temp dir it owns;
 // the targets carry the label neuron_job="llama" (as the cluster rules expect), and `rules` (the
-// text of a rule file) is loaded and evaluated every second when given.
+// text of a rule file) is loaded and evaluated every second when given. `scrape` is added to the
+// job's settings as it is (e.g. "    scheme: https\n    tls_config: ...").
 class PrometheusServer {
  public:
   explicit PrometheusServer(const std::vector<std::uint16_t>& target_ports,
-                            const std::string& rules = "")
+                            const std::string& rules = "", const std::string& scrape = "")
       : port_(FreePort()) {
     dir_ = fs::temp_directory_path() / ("neuronmon-prom-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
@@ -44,7 +47,8 @@ class PrometheusServer {
       std::ofstream(dir_ / "rules.yml") << rules;
       config << "rule_files: ['" << (dir_ / "rules.yml").string() << "']\n";
     }
-    config << "scrape_configs:\n  - job_name: neuronmon\n    static_configs:\n"
+    config << "scrape_configs:\n  - job_name: neuronmon\n"
+           << scrape << "    static_configs:\n"
            << "      - labels: {neuron_job: llama}\n        targets: [";
     for (std::size_t i = 0; i < target_ports.size(); ++i)
       config << (i ? ", " : "") << "'127.0.0.1:" << target_ports[i] << "'";
@@ -150,6 +154,41 @@ TEST(PrometheusEndToEnd, ScrapesTheDaemonAndAnswersQueries) {
   const auto [health, error] = prometheus.TargetHealth();
   EXPECT_EQ(health, "up") << error;
   EXPECT_EQ(error, "");
+}
+
+// Prometheus scraping /metrics over HTTPS with `scheme: https` and a tls_config carrying a client
+// certificate, against a daemon that requires and verifies one (client_auth_type
+// RequireAndVerifyClientCert, as Prometheus' own web-config.yml would say).
+TEST(PrometheusEndToEnd, ScrapesOverHttpsWithAClientCertificate) {
+  if (::access(kPrometheus, X_OK) != 0) GTEST_SKIP() << kPrometheus << " is not installed";
+  test_util::TempDir dir("prom_tls");
+  test_util::TestPki pki(dir.path());
+  ASSERT_TRUE(pki.ok());
+  DaemonFixture d(
+      [&](daemon::DaemonConfig& c) {
+        c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
+        daemon::TlsServerOptions& tls = c.listeners.metrics_tls;
+        tls.cert_file = pki.server_cert();
+        tls.key_file = pki.server_key();
+        tls.client_auth_type = "RequireAndVerifyClientCert";
+        tls.client_ca_file = pki.ca();
+        tls.client_allowed_sans = {"client.example"};
+      },
+      "sim:trn1.2xlarge", "100ms");
+  const std::optional<std::uint16_t> port = d.metrics_port();
+  ASSERT_TRUE(port.has_value());
+  PrometheusServer prometheus({*port}, "",
+                              "    scheme: https\n    tls_config:\n      ca_file: " + pki.ca() +
+                                  "\n      cert_file: " + pki.client_cert() +
+                                  "\n      key_file: " + pki.client_key() + "\n");
+  ASSERT_TRUE(prometheus.started());
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  const nlohmann::json up = prometheus.QueryUntilFound("up%3D%3D1", deadline);
+  ASSERT_EQ(up.size(), 1u) << prometheus.log() << prometheus.TargetHealth().second;
+  const nlohmann::json info = prometheus.QueryUntilFound("neuron_hardware_info", deadline);
+  EXPECT_EQ(info.size(), 1u) << prometheus.log();
+  const auto [health, error] = prometheus.TargetHealth();
+  EXPECT_EQ(health, "up") << error;
 }
 
 // The shipped cluster rules on a real Prometheus: four daemons simulate the nodes of

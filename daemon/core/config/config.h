@@ -19,6 +19,7 @@
 #include "daemon/core/archive/recorder.h"
 #include "daemon/core/backend.h"
 #include "daemon/core/config/server_options.h"
+#include "daemon/core/config/tls_options.h"
 #include "proto/common/clock.h"
 #include "proto/common/status.h"
 
@@ -43,10 +44,14 @@ struct UnixListenerConfig {  // JSON "listeners.unix"
 };
 
 struct ListenersConfig {
-  UnixListenerConfig unix_socket;         // JSON "unix"
-  std::optional<ListenAddress> tcp;       // JSON "tcp.address"; nullopt: off
+  UnixListenerConfig unix_socket;    // JSON "unix"
+  std::optional<ListenAddress> tcp;  // JSON "tcp.address"; nullopt: off
+  TlsServerOptions tcp_tls;          // JSON "tcp.tls"
+  // JSON "tcp.allow_plaintext": a stream listener off loopback may go without TLS.
+  bool tcp_allow_plaintext = false;
   std::optional<ListenAddress> metrics =  // JSON "metrics.address"; nullopt: off
       ListenAddress{"127.0.0.1", 9413};
+  TlsServerOptions metrics_tls;  // JSON "metrics.tls"
   bool operator==(const ListenersConfig&) const = default;
 };
 

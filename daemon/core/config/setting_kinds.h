@@ -188,6 +188,44 @@ class NumberSetting final : public Setting {
   ValueRule<double> rule_;
 };
 
+// A list of strings (["CurveP256", "X25519"]): at most kMaxListItems of at most kMaxItemBytes each.
+class StringListSetting final : public Setting {
+ public:
+  static constexpr std::size_t kMaxListItems = 256;
+  static constexpr std::size_t kMaxItemBytes = 1024;
+
+  StringListSetting(Info info, Member<std::vector<std::string>> member)
+      : Setting(std::move(info)), member_(member) {}
+
+  void Read(JsonReader& r, std::string_view name, DaemonConfig& config) const override {
+    const nlohmann::json* v = r.Array(name);
+    if (v == nullptr) return;
+    if (v->size() > kMaxListItems) {
+      return r.Problem(name, "at most " + std::to_string(kMaxListItems) + " items (got " +
+                                 std::to_string(v->size()) + ")");
+    }
+    std::vector<std::string> items;
+    for (const nlohmann::json& item : *v) {
+      if (!item.is_string() || item.get_ref<const std::string&>().empty()) {
+        return r.Problem(name, "expected a list of non-empty strings");
+      }
+      if (item.get_ref<const std::string&>().size() > kMaxItemBytes) {
+        return r.Problem(name,
+                         "an item is longer than " + std::to_string(kMaxItemBytes) + " bytes");
+      }
+      items.push_back(item.get<std::string>());
+    }
+    member_(config) = std::move(items);
+  }
+  void Check(const DaemonConfig&, Found&) const override {}
+  nlohmann::ordered_json Value(const DaemonConfig& config) const override {
+    return Of(member_, config);
+  }
+
+ private:
+  Member<std::vector<std::string>> member_;
+};
+
 // A string the file spells one way and the member holds parsed: an address, a file mode, a level.
 template <typename T>
 struct Syntax {
@@ -261,6 +299,9 @@ class Table {
   }
   Table& Number(std::string key, Member<double> m, ValueRule<double> rule) {
     return Add(std::make_unique<NumberSetting>(Next(std::move(key)), m, std::move(rule)));
+  }
+  Table& Strings(std::string key, Member<std::vector<std::string>> m) {
+    return Add(std::make_unique<StringListSetting>(Next(std::move(key)), m));
   }
   template <typename T>
   Table& Parsed(std::string key, Member<T> m, Syntax<T> syntax, ValueRule<T> rule = nullptr) {

@@ -115,16 +115,27 @@ void CheckRetentionCoversPeriod(const DaemonConfig& c, Found& found) {
   }
 }
 
-// A listener others can reach hands out every metric, so it must ask for a token.
-void CheckExposure(const std::optional<ListenAddress>& address, std::string_view field,
-                   const DaemonConfig& c, Found& found) {
-  if (address.has_value() && !IsLoopback(*address) && c.auth_token_file.empty()) {
-    found.push_back(std::string(field) + ": a listener off loopback requires auth_token_file");
+// A listener others can reach hands out every metric, so it must ask for a token — or for a
+// client certificate its TLS verifies.
+void CheckExposure(const std::optional<ListenAddress>& address, const TlsServerOptions& tls,
+                   std::string_view field, const DaemonConfig& c, Found& found) {
+  if (address.has_value() && !IsLoopback(*address) && c.auth_token_file.empty() &&
+      !ClientCertAuthenticates(tls)) {
+    found.push_back(std::string(field) +
+                    ": a listener off loopback requires auth_token_file, or TLS with "
+                    "client_auth_type RequireAndVerifyClientCert");
   }
 }
 
 void CheckTcpExposure(const DaemonConfig& c, Found& found) {
-  CheckExposure(c.listeners.tcp, "listeners.tcp.address", c, found);
+  CheckExposure(c.listeners.tcp, c.listeners.tcp_tls, "listeners.tcp.address", c, found);
+  if (c.listeners.tcp && !IsLoopback(*c.listeners.tcp) && !c.listeners.tcp_tls.enabled() &&
+      !c.listeners.tcp_allow_plaintext) {
+    found.push_back(
+        "listeners.tcp.address: a stream listener off loopback without TLS sends the token and "
+        "every figure in clear; set listeners.tcp.tls.cert_file and key_file, or "
+        "listeners.tcp.allow_plaintext: true");
+  }
   if (c.listeners.tcp && IsLoopback(*c.listeners.tcp) && TcpRequiresToken(c) &&
       c.auth_token_file.empty()) {
     found.push_back(
@@ -306,6 +317,48 @@ void AddSimulation(Table& t) {
       .Rule(CheckRetentionCoversPeriod);
 }
 
+// A listener's TLS, as Prometheus' tls_server_config spells it (tls_options.h).
+#define TLS_MEMBER(field)            \
+  +[](DaemonConfig & c) -> auto& {   \
+    return (c.listeners.*Tls).field; \
+  }
+
+template <TlsServerOptions ListenersConfig::*Tls>
+void AddTls(Table& t, const std::string& prefix, std::vector<std::string> doc) {
+  t.Doc(std::move(doc))
+      .Section(prefix)
+      .Doc({"PEM certificate (chain) and private key, absolute paths; both set turn TLS on. Read "
+            "again",
+            "on SIGHUP (connected clients keep their session). The key must not be readable by "
+            "others."})
+      .Text(prefix + ".cert_file", TLS_MEMBER(cert_file))
+      .Text(prefix + ".key_file", TLS_MEMBER(key_file))
+      .Doc({"NoClientCert, RequestClientCert, RequireAnyClientCert, VerifyClientCertIfGiven or",
+            "RequireAndVerifyClientCert. A certificate client_ca_file signed authenticates as "
+            "the token does."})
+      .Text(prefix + ".client_auth_type", TLS_MEMBER(client_auth_type))
+      .Doc({"The CA (PEM) that signs client certificates, for the Verify* client_auth_types."})
+      .Text(prefix + ".client_ca_file", TLS_MEMBER(client_ca_file))
+      .Doc({"Subject alternative names (DNS, email, IP, URI) a client certificate must carry one "
+            "of;",
+            "[] accepts any the CA signed."})
+      .Strings(prefix + ".client_allowed_sans", TLS_MEMBER(client_allowed_sans))
+      .Doc({"Oldest and newest protocol: TLS12 or TLS13 (TLS10 and TLS11 are refused)."})
+      .Text(prefix + ".min_version", TLS_MEMBER(min_version))
+      .Text(prefix + ".max_version", TLS_MEMBER(max_version))
+      .Doc({"TLS 1.2 suites by Go's names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...); [] keeps",
+            "OpenSSL's. TLS 1.3's are not configurable."})
+      .Strings(prefix + ".cipher_suites", TLS_MEMBER(cipher_suites))
+      .Doc({"Choose the suite by the server's order rather than the client's."})
+      .Bool(prefix + ".prefer_server_cipher_suites", TLS_MEMBER(prefer_server_cipher_suites))
+      .Doc({"Key-exchange groups: CurveP256, CurveP384, CurveP521, X25519; [] keeps OpenSSL's."})
+      .Strings(prefix + ".curve_preferences", TLS_MEMBER(curve_preferences))
+      .Rule([prefix](const DaemonConfig& c, Found& found) {
+        CheckTlsServerOptions(c.listeners.*Tls, prefix, found);
+      });
+}
+#undef TLS_MEMBER
+
 void AddListeners(Table& t) {
   t.Section("listeners");
   t.Doc({"The local stream socket that neuron-top, neuron-monitor and neuron-ls connect to."})
@@ -337,20 +390,33 @@ void AddListeners(Table& t) {
          "users."})
       .Section("listeners.tcp")
       .Parsed("listeners.tcp.address", MEMBER(listeners.tcp), AddressSyntax())
-      .Rule(CheckTcpExposure);
-  t.Doc({"Prometheus /metrics over HTTP: \"HOST:PORT\"; \"\" turns it off."})
+      .Rule(CheckTcpExposure)
+      .Doc({"true: a stream listener off loopback may run without TLS (a warning at start-up); "
+            "false:",
+            "it must have tls.cert_file and tls.key_file."})
+      .Bool("listeners.tcp.allow_plaintext", MEMBER(listeners.tcp_allow_plaintext));
+  AddTls<&ListenersConfig::tcp_tls>(
+      t, "listeners.tcp.tls",
+      {"TLS for the stream, with the keys and meanings of Prometheus' tls_server_config",
+       "(web-config.yml), so one set-up serves both; docs/security.md shows one."});
+  t.Doc({"Prometheus /metrics over HTTP: \"HOST:PORT\"; \"\" turns it off. Off loopback without "
+         "tls,",
+         "the daemon warns at start-up."})
       .Section("listeners.metrics")
       .Parsed("listeners.metrics.address", MEMBER(listeners.metrics), AddressSyntax())
       .Rule([](const DaemonConfig& c, Found& found) {
-        CheckExposure(c.listeners.metrics, "listeners.metrics.address", c, found);
+        CheckExposure(c.listeners.metrics, c.listeners.metrics_tls, "listeners.metrics.address", c,
+                      found);
       });
+  AddTls<&ListenersConfig::metrics_tls>(
+      t, "listeners.metrics.tls",
+      {"TLS for /metrics, with the same keys as listeners.tcp.tls (Prometheus scrapes it with",
+       "scheme: https and a tls_config)."});
   t.Doc(
-       {"File holding the token clients must present (its first line). Required when a listener "
-        "(tcp",
-        "or metrics) binds anything but loopback (127.0.0.0/8, [::1], localhost), and for "
-        "loopback tcp",
-        "unless listeners.unix.mode lets every user connect. The file must not be readable by "
-        "others.",
+       {"File holding the token clients must present (its first line). Required when a listener",
+        "(tcp or metrics) binds anything but loopback (127.0.0.0/8, [::1], localhost) unless its",
+        "TLS verifies client certificates (RequireAndVerifyClientCert), and for loopback tcp",
+        "unless listeners.unix.mode lets every user connect. It must not be readable by others.",
         "\"\" means no token, or, under systemd, the credential \"token\" when the unit passes one",
         "(LoadCredential=token:/etc/neuron-monitor/token in the shipped unit)."})
       .Text("auth_token_file", MEMBER(auth_token_file));
