@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # neuron-top's cluster view against many daemons on loopback (each its own neuron-monitord process,
-# TCP with a token, simulating one node of a cluster-straggler job).
+# plaintext loopback TCP with a token, so neuron-top runs with --insecure; each simulates one node
+# of a cluster-straggler job).
 #
 #   bench/cluster_top.sh BUILD follow [N [DURATION]]
 #     N daemons (default 256); prints how long `neuron-top --once --hosts` takes until every host's
@@ -64,13 +65,13 @@ case $mode in
     start_daemons "$n" cluster-straggler
     echo "$n daemons up (sim:trn1.32xlarge, cluster-straggler, node k of $n)"
     t0=$(now)
-    COLUMNS=200 "$top" --once --hosts "$tmp/hosts" --token-file "$tmp/token" >"$tmp/once.txt"
+    COLUMNS=200 "$top" --once --hosts "$tmp/hosts" --token-file "$tmp/token" --insecure >"$tmp/once.txt"
     t1=$(now)
     filled=$(grep -c ' up .*trn1.32xlarge' "$tmp/once.txt" || true)
     awk -v a="$t0" -v b="$t1" -v f="$filled" -v n="$n" \
       'BEGIN { printf "neuron-top --once: %d of %d rows filled in %.2f s\n", f, n, b - a }'
     sed -n 1,2p "$tmp/once.txt"
-    tmx new-session -d -s top -x 200 -y 60 "$top --hosts $tmp/hosts --token-file $tmp/token --delay 1"
+    tmx new-session -d -s top -x 200 -y 60 "$top --hosts $tmp/hosts --token-file $tmp/token --insecure --delay 1"
     pid=$(tmx display -p -t top '#{pane_pid}')
     sleep 5
     read -r c0 < <(awk '{print $14+$15}' "/proc/$pid/stat")
@@ -111,7 +112,7 @@ case $mode in
       t=$(now)
       elapsed=$(awk -v a="$t0" -v b="$t" 'BEGIN { printf "%.1f", b - a }')
       if awk -v e="$elapsed" 'BEGIN { exit !(e > 100) }'; then break; fi
-      line=$(COLUMNS=200 "$top" --once --hosts "$tmp/hosts" --token-file "$tmp/token" | sed -n 2p)
+      line=$(COLUMNS=200 "$top" --once --hosts "$tmp/hosts" --token-file "$tmp/token" --insecure | sed -n 2p)
       if [[ $line == " $want"* ]]; then
         named=$elapsed
         echo "at $elapsed s:$line"

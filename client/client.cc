@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "client/daemon_socket.h"
+#include "client/tls_context.h"
+#include "client/transport.h"
 #include "proto/common/duration.h"
 #include "proto/common/socket_path.h"
 #include "proto/common/terminal_text.h"
@@ -26,15 +28,26 @@ using daemon_socket::CheckDaemonUser;
 using daemon_socket::CheckSocketDirectory;
 using daemon_socket::ConnectTcp;
 using daemon_socket::ConnectUnix;
-using daemon_socket::Errno;
 using daemon_socket::IsSocket;
 using daemon_socket::Millis;
-using daemon_socket::SendEnvelope;
 
 using SteadyTime = std::chrono::steady_clock::time_point;
 constexpr Nanos kHeartbeatEvery = std::chrono::seconds(5);
 // Connect queues up to two events (a notice, kConnected) before its caller can take any.
 constexpr std::size_t kMinQueuedEvents = 4;
+
+// "host:port", "[::1]:9414": as --connect takes it.
+std::string HostPort(const Endpoint& ep) {
+  const std::string host = ep.host.find(':') == std::string::npos ? ep.host : "[" + ep.host + "]";
+  return host + ":" + std::to_string(ep.port);
+}
+
+// A TLS endpoint's files are loaded once, here, for every (re)connection.
+Result<std::unique_ptr<TlsContext>> TcpSecurity(const Endpoint& ep, const std::string& token) {
+  if (Status s = CheckTokenTransport(ep, token); !s.ok()) return s;
+  if (!ep.tls.enabled) return std::unique_ptr<TlsContext>();
+  return TlsContext::Create(ep.tls);
+}
 
 }  // namespace
 
@@ -93,7 +106,8 @@ struct Client::State {
   ClientOptions options;
   std::shared_ptr<LocalDaemon> local;  // the in-process daemon, if that is the endpoint
   std::string description;
-  int fd = -1;
+  std::unique_ptr<TlsContext> tls;  // for a TCP endpoint with TLS: every (re)connection's
+  std::unique_ptr<Transport> conn;  // the current connection; null between them
   wire::FrameDecoder decoder{wire::kDefaultOutboundMaxFrame, wire::kDefaultMaxFields};
   std::minstd_rand random{std::random_device{}()};
   std::string leftover;  // bytes read with the Welcome, for the reader thread
@@ -116,7 +130,7 @@ struct Client::State {
   std::uint64_t last_seq = 0;
 
   ~State() {
-    if (fd >= 0) ::close(fd);
+    conn.reset();
     if (wake_fd >= 0) ::close(wake_fd);
     if (notify_fd >= 0) ::close(notify_fd);
   }
@@ -148,24 +162,31 @@ struct Client::State {
     return stop;
   }
 
-  Result<int> Open() {
-    switch (options.endpoint.kind) {
+  Result<std::unique_ptr<Transport>> Open() {
+    const Endpoint& ep = options.endpoint;
+    switch (ep.kind) {
       case Endpoint::Kind::kUnix: {
-        Status dir = CheckSocketDirectory(options.endpoint.path);
+        Status dir = CheckSocketDirectory(ep.path);
         if (!dir.ok()) return dir;
-        Result<int> socket = ConnectUnix(options.endpoint.path, options.connect_timeout);
-        if (!socket.ok()) return socket;
-        Status trusted = CheckDaemonUser(*socket, options.endpoint.path);
-        if (!trusted.ok()) {
-          ::close(*socket);
-          return trusted;
-        }
-        return socket;
+        Result<int> socket = ConnectUnix(ep.path, options.connect_timeout);
+        if (!socket.ok()) return socket.status();
+        std::unique_ptr<Transport> t = Transport::Plain(*socket);
+        Status trusted = CheckDaemonUser(*socket, ep.path);
+        if (!trusted.ok()) return trusted;
+        return t;
       }
-      case Endpoint::Kind::kTcp:
-        return ConnectTcp(options.endpoint.host, options.endpoint.port, options.connect_timeout);
-      default:
-        return local->Connect();
+      case Endpoint::Kind::kTcp: {
+        Result<int> socket = ConnectTcp(ep.host, ep.port, options.connect_timeout);
+        if (!socket.ok()) return socket.status();
+        if (!tls) return Transport::Plain(*socket);
+        const std::string& name = ep.tls.server_name.empty() ? ep.host : ep.tls.server_name;
+        return Transport::Tls(*socket, *tls, name, HostPort(ep), options.connect_timeout);
+      }
+      default: {
+        Result<int> socket = local->Connect();
+        if (!socket.ok()) return socket.status();
+        return Transport::Plain(*socket);
+      }
     }
   }
 
@@ -175,23 +196,30 @@ struct Client::State {
     hello.mutable_hello()->set_protocol_version(1);
     hello.mutable_hello()->set_client_name(options.client_name);
     hello.mutable_hello()->set_token(options.token);
-    Status s = SendEnvelope(fd, hello);
-    if (!s.ok()) return s;
+    char buf[16384];
+    if (Status s = conn->Send(hello); !s.ok()) {
+      // A TLS daemon that refused our client certificate may have said why in an alert.
+      const Transport::ReadResult why = conn->Read(buf, sizeof buf);
+      if (why.kind != Transport::ReadResult::Kind::kError) return s;
+      return Status::Unavailable(description + ": " + why.error);
+    }
     const SteadyTime deadline = std::chrono::steady_clock::now() + options.handshake_timeout;
     decoder = wire::FrameDecoder(wire::kDefaultOutboundMaxFrame, wire::kDefaultMaxFields);
     leftover.clear();
-    char buf[16384];
     for (;;) {
-      pollfd p{fd, POLLIN, 0};
+      pollfd p{conn->fd(), POLLIN, 0};
       const auto left = deadline - std::chrono::steady_clock::now();
-      if (left <= Nanos(0) || ::poll(&p, 1, Millis(left)) == 0) {
+      if (left <= Nanos(0) || (!conn->Pending() && ::poll(&p, 1, Millis(left)) == 0)) {
         return Status::Unavailable("no Welcome from " + description +
                                    " within the handshake timeout");
       }
-      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0)
+      const Transport::ReadResult r = conn->Read(buf, sizeof buf);
+      if (r.kind == Transport::ReadResult::Kind::kNothingYet) continue;
+      if (r.kind == Transport::ReadResult::Kind::kError)
+        return Status::Unavailable(description + ": " + r.error);
+      if (r.kind == Transport::ReadResult::Kind::kClosed)
         return Status::Unavailable(description + " closed the connection during the handshake");
-      std::string_view in(buf, static_cast<std::size_t>(n));
+      std::string_view in(buf, r.bytes);
       v1::Envelope e;
       while (!in.empty()) {
         const auto o = decoder.Decode(in, e);
@@ -238,19 +266,16 @@ struct Client::State {
       *e.mutable_subscribe() = options.subscribe;
       if (last_seq != 0) e.mutable_subscribe()->set_resume_after_seq(last_seq);
     }
-    return SendEnvelope(fd, e);
+    return conn->Send(e);
   }
 
   Status Establish() {
-    Result<int> opened = Open();
+    Result<std::unique_ptr<Transport>> opened = Open();
     if (!opened.ok()) return opened.status();
-    fd = *opened;
+    conn = std::move(*opened);
     Status s = Handshake();
     if (s.ok()) s = Subscribe();
-    if (!s.ok()) {
-      ::close(fd);
-      fd = -1;
-    }
+    if (!s.ok()) conn.reset();
     last_data = last_sent = std::chrono::steady_clock::now();
     return s;
   }
@@ -324,8 +349,7 @@ struct Client::State {
   }
 
   void Disconnected(const std::string& why) {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
+    conn.reset();
     Event ev;
     ev.kind = Event::Kind::kDisconnected;
     ev.text = why;
@@ -354,7 +378,7 @@ struct Client::State {
   void Run() {
     char buf[64 * 1024];
     while (!Stopping()) {
-      if (fd < 0) {
+      if (!conn) {
         if (!options.reconnect || local) break;
         Reconnect();
         continue;
@@ -394,24 +418,29 @@ struct Client::State {
     v1::Envelope beat;
     beat.mutable_heartbeat()->set_newest_seq(last_seq);
     last_sent = now;
-    if (!SendEnvelope(fd, beat).ok()) Disconnected("lost " + description);
+    if (!conn->Send(beat).ok()) Disconnected("lost " + description);
     return true;
   }
 
   // Waits for the daemon's bytes or a wake-up until the next timer is due, and takes what came;
-  // false when it cannot wait.
+  // false when it cannot wait. Bytes TLS already decrypted do not wait for the socket.
   bool WaitAndRead(SteadyTime now, char* buf, std::size_t size) {
-    pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    pollfd p[2] = {{conn->fd(), POLLIN, 0}, {wake_fd, POLLIN, 0}};
     const Nanos wait =
         std::min(last_sent + kHeartbeatEvery, last_data + options.stall_timeout) - now;
-    const int ready = ::poll(p, 2, Millis(wait) + 1);
+    const bool pending = conn->Pending();
+    const int ready = ::poll(p, 2, pending ? 0 : Millis(wait) + 1);
+    if (pending && !(p[1].revents & POLLIN)) {
+      ReadSocket(buf, size);
+      return true;
+    }
     if (ready < 0 && errno != EINTR) return false;
     if (ready <= 0) return true;
     if (p[1].revents & POLLIN) {
       if (std::optional<v1::Subscribe> next = TakeWake()) {
         v1::Envelope e;
         *e.mutable_subscribe() = *next;
-        if (!SendEnvelope(fd, e).ok()) Disconnected("lost " + description + " while subscribing");
+        if (!conn->Send(e).ok()) Disconnected("lost " + description + " while subscribing");
       }
       return true;
     }
@@ -420,16 +449,19 @@ struct Client::State {
   }
 
   void ReadSocket(char* buf, std::size_t size) {
-    const ssize_t n = ::recv(fd, buf, size, 0);
-    if (n > 0 && Consume(std::string_view(buf, static_cast<std::size_t>(n)))) {
+    using Kind = Transport::ReadResult::Kind;
+    const Transport::ReadResult r = conn->Read(buf, size);
+    if (r.kind == Kind::kNothingYet) return;  // half a TLS record: not data, stall clock runs
+    if (r.kind == Kind::kData && Consume(std::string_view(buf, r.bytes))) {
       // After Consume, which may have waited for the caller to make room in the queue: only
       // time spent waiting on the socket is the daemon's silence.
       last_data = std::chrono::steady_clock::now();
       return;
     }
-    Disconnected(n == 0  ? description + " closed the connection"
-                 : n < 0 ? "lost " + description + ": " + Errno()
-                         : "corrupt stream from " + description + ": " + decoder.error_message());
+    Disconnected(r.kind == Kind::kClosed ? description + " closed the connection"
+                 : r.kind == Kind::kError
+                     ? "lost " + description + ": " + r.error
+                     : "corrupt stream from " + description + ": " + decoder.error_message());
   }
 };
 
@@ -475,7 +507,10 @@ Result<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
   } else if (ep.kind == Endpoint::Kind::kUnix) {
     state->description = "unix:" + ep.path;
   } else {
-    state->description = "tcp:" + ep.host + ":" + std::to_string(ep.port);
+    Result<std::unique_ptr<TlsContext>> tls = TcpSecurity(ep, state->options.token);
+    if (!tls.ok()) return tls.status();
+    state->tls = std::move(*tls);
+    state->description = (state->tls ? "tls:" : "tcp:") + HostPort(ep);
   }
   state->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   state->notify_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
@@ -501,8 +536,7 @@ Client::~Client() {
   const std::uint64_t one = 1;
   (void)!::write(state_->wake_fd, &one, sizeof one);
   if (state_->thread.joinable()) state_->thread.join();
-  if (state_->fd >= 0) ::close(state_->fd);
-  state_->fd = -1;
+  state_->conn.reset();
   state_->local.reset();
 }
 
@@ -558,10 +592,12 @@ bool Client::running() const {
 }
 
 Result<v1::Welcome> FetchWelcome(const Endpoint& endpoint, const std::string& client_name,
-                                 std::string* description, std::string* notice) {
+                                 std::string* description, std::string* notice,
+                                 const std::string& token) {
   ClientOptions options;
   options.client_name = client_name;
   options.endpoint = endpoint;
+  options.token = token;
   options.reconnect = false;
   // A subscription nobody is due for: neuron-ls needs only the Welcome.
   v1::GroupSubscription* g = options.subscribe.add_groups();
@@ -576,6 +612,25 @@ Result<v1::Welcome> FetchWelcome(const Endpoint& endpoint, const std::string& cl
     if (e->kind == Event::Kind::kInfo && notice) *notice = e->text;
   }
   return (*c)->welcome();
+}
+
+Status CheckTokenTransport(const Endpoint& endpoint, const std::string& token) {
+  if (endpoint.kind != Endpoint::Kind::kTcp || endpoint.tls.enabled || endpoint.tls.insecure ||
+      token.empty()) {
+    return Status::Ok();
+  }
+  return Status::FailedPrecondition(
+      "refusing to send the token to " + HostPort(endpoint) +
+      " over plaintext TCP: pass --tls-ca (the daemon's listeners.tcp.tls) or --insecure");
+}
+
+std::string InsecureNotice(const Endpoint& endpoint, bool sends_token) {
+  if (endpoint.kind != Endpoint::Kind::kTcp || !endpoint.tls.insecure) return "";
+  const std::string where = HostPort(endpoint);
+  if (sends_token)
+    return "--insecure: the token goes to " + where + " without verifying who serves it";
+  if (endpoint.tls.enabled) return "--insecure: the certificate of " + where + " is not verified";
+  return "";
 }
 
 }  // namespace neuronmon::client

@@ -8,7 +8,8 @@
 // number of fields they hold before they are parsed, the inventory is checked, the event queue is
 // bounded (the reader stops reading when it is full), connects and silent streams time out, and
 // over a unix socket the daemon must run as root, the user or neuron-monitor (SO_PEERCRED) before
-// it gets the token. Thread-safe.
+// it gets the token; over TCP the token goes only to a daemon whose TLS certificate and name were
+// verified (or to any with TlsClientOptions::insecure). Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -42,6 +43,19 @@ class LocalDaemon {
 using LocalDaemonStarter =
     std::function<Result<std::shared_ptr<LocalDaemon>>(const SimulatorOptions& options)>;
 
+// TLS to a TCP daemon (its listeners.tcp.tls): --tls, --tls-ca, --tls-cert/--tls-key,
+// --tls-server-name and --insecure, or a hosts-file line's server_name= and tls_ca=.
+struct TlsClientOptions {
+  bool enabled = false;   // TLS at all (the flags set it when any of the files or names is given)
+  std::string ca_file;    // PEM CAs that may sign the daemon's certificate; "": the system's store
+  std::string cert_file;  // PEM client certificate (chain) for mutual TLS, with `key_file`
+  std::string key_file;   // its private key: a file other users cannot read, not encrypted
+  std::string server_name;  // the name the certificate must hold; "": the endpoint's host
+  // With TLS: the certificate and name are not verified. Without: the token may be sent over
+  // plaintext TCP. Either way the program says so on stderr (InsecureNotice).
+  bool insecure = false;
+};
+
 struct Endpoint {
   enum class Kind {
     kAuto,        // the daemon's socket if one exists, else an embedded daemon (with a notice)
@@ -53,6 +67,7 @@ struct Endpoint {
   std::string path;
   std::string host;
   std::uint16_t port = 0;
+  TlsClientOptions tls;         // kTcp only
   SimulatorOptions standalone;  // what an in-process daemon simulates
   // Starts the in-process daemon for kStandalone, and for kAuto when no socket exists. Unset:
   // those fail with an error (the program has no simulator).
@@ -69,7 +84,9 @@ struct ClientOptions {
   std::string client_name = "neuronmon-client";
   Endpoint endpoint;
   v1::Subscribe subscribe;  // sent after every (re)connect; resume_after_seq is managed here
-  std::string token;        // for TCP listeners that require it
+  // For TCP listeners that require it. Over TCP it is sent only after a verified TLS handshake,
+  // or with endpoint.tls.insecure: Connect refuses plaintext TCP with a token otherwise.
+  std::string token;
   bool reconnect = true;
   Nanos initial_backoff = std::chrono::milliseconds(100);
   Nanos max_backoff = std::chrono::seconds(5);
@@ -110,7 +127,11 @@ struct Event {
 class Client {
  public:
   // Resolves the endpoint and connects once, synchronously: returns an error when the first
-  // connection or handshake fails (e.g. no daemon at an explicit path). Later losses reconnect.
+  // connection or handshake fails (e.g. no daemon at an explicit path; over TLS, a certificate or
+  // name that does not verify, a peer that does not speak TLS — each named in the message), or
+  // before connecting at all when a token would go over plaintext TCP without tls.insecure, or
+  // when the TLS files cannot be loaded. connect_timeout bounds connect(2) and the TLS handshake
+  // each. Later losses reconnect.
   static Result<std::unique_ptr<Client>> Connect(ClientOptions options);
   ~Client();
 
@@ -153,8 +174,20 @@ Nanos JitteredBackoff(Nanos backoff, double unit_random);
 // 65,536 processes; errors (kInvalidArgument) say which count is out of bounds.
 Status CheckInventory(const v1::Inventory& inventory);
 
-// Connects, takes the Welcome and disconnects: the inventory for neuron-ls.
+// Connects (sending `token`, under Client::Connect's rules), takes the Welcome and disconnects:
+// the inventory for neuron-ls.
 Result<v1::Welcome> FetchWelcome(const Endpoint& endpoint, const std::string& client_name,
-                                 std::string* description, std::string* notice);
+                                 std::string* description, std::string* notice,
+                                 const std::string& token = "");
+
+// Ok unless `token` would go over plaintext TCP to `endpoint` without tls.insecure; then
+// kFailedPrecondition, "refusing to send the token to HOST:PORT over plaintext TCP: pass --tls-ca
+// (the daemon's listeners.tcp.tls) or --insecure". Client::Connect checks it before connecting.
+Status CheckTokenTransport(const Endpoint& endpoint, const std::string& token);
+
+// What --insecure leaves unverified for `endpoint` (a TCP one with tls.insecure), as the one line
+// a program prints on stderr after its name: "--insecure: the token goes to HOST:PORT without
+// verifying who serves it"; "" when nothing is unverified.
+std::string InsecureNotice(const Endpoint& endpoint, bool sends_token);
 
 }  // namespace neuronmon::client

@@ -1,6 +1,7 @@
 #include "client/cluster.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -32,6 +33,89 @@ std::string StuckClause(const v1::Finding& f) {
 Status CheckAddress(std::string_view address) {
   Result<Endpoint> ep = TcpEndpoint(address);
   return ep.ok() ? Status::Ok() : ep.status();
+}
+
+// A hosts file line's settings: each declared once, here, with what its value must be.
+struct HostsSetting {
+  std::string_view key;
+  std::string HostsFileLine::*member;
+  bool path;  // a file (relative to the hosts file's directory), else a server name
+};
+constexpr HostsSetting kHostsSettings[] = {
+    {"token_file", &HostsFileLine::token_file, true},
+    {"server_name", &HostsFileLine::server_name, false},
+    {"tls_ca", &HostsFileLine::tls_ca, true},
+};
+
+// The directory part of `path` with its '/', or "" for a file in the current directory.
+std::string BaseDirectory(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+// Why `value` cannot be setting `s`'s, or "".
+std::string CheckSettingValue(const HostsSetting& s, std::string_view value) {
+  for (const char ch : value) {
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+      return std::string(s.key) + ": control character in the value";
+    }
+  }
+  if (s.path) {
+    return value.size() > kMaxHostsFilePath ? std::string(s.key) + ": path longer than " +
+                                                  std::to_string(kMaxHostsFilePath) + " bytes"
+                                            : "";
+  }
+  const bool name_chars = std::all_of(value.begin(), value.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ||
+           ch == ':';
+  });
+  if (value.size() > kMaxServerName || !name_chars) {
+    return std::string(s.key) + ": \"" + std::string(value.substr(0, 64)) + "\" is not a host name";
+  }
+  return "";
+}
+
+// Applies one "key=value" field to `line`.
+Status ApplySetting(std::string_view field, const std::string& base, HostsFileLine& line) {
+  const std::size_t eq = field.find('=');
+  const std::string_view key = field.substr(0, eq);
+  const auto* s = std::find_if(std::begin(kHostsSettings), std::end(kHostsSettings),
+                               [&](const HostsSetting& h) { return h.key == key; });
+  if (s == std::end(kHostsSettings)) {
+    return Status::InvalidArgument("unknown setting \"" + std::string(key.substr(0, 64)) +
+                                   "\" (expected token_file=, server_name= or tls_ca=)");
+  }
+  if (eq == std::string_view::npos || eq + 1 == field.size()) {
+    return Status::InvalidArgument(std::string(key) + " needs a value (" + std::string(key) +
+                                   "=...)");
+  }
+  std::string& member = line.*(s->member);
+  if (!member.empty()) return Status::InvalidArgument(std::string(key) + " given twice");
+  const std::string_view value = field.substr(eq + 1);
+  if (std::string why = CheckSettingValue(*s, value); !why.empty()) {
+    return Status::InvalidArgument(why);
+  }
+  member = s->path && value.front() != '/' ? base + std::string(value) : std::string(value);
+  return Status::Ok();
+}
+
+// "HOST:PORT [key=value ...]", comments and blanks around already removed.
+Result<HostsFileLine> ParseHostsLine(std::string_view text, const std::string& base) {
+  HostsFileLine line;
+  bool first = true;
+  while (!text.empty()) {
+    const std::size_t end = text.find_first_of(kLineBlanks);
+    const std::string_view field = text.substr(0, end);
+    text = Trim(text.substr(field.size()), kLineBlanks);
+    if (first) {
+      if (Status s = CheckAddress(field); !s.ok()) return s;
+      line.address = std::string(field);
+      first = false;
+    } else if (Status s = ApplySetting(field, base, line); !s.ok()) {
+      return s;
+    }
+  }
+  return line;
 }
 
 // Each host's own verdict, and the jobs of the reporting hosts (same command line), in list order.
@@ -213,9 +297,9 @@ ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts, const Clus
   return out;
 }
 
-Result<std::vector<std::string>> ParseHostsFile(std::string_view text, const std::string& source,
-                                                std::size_t max_hosts) {
-  std::vector<std::string> hosts;
+Result<std::vector<HostsFileLine>> ParseHostsFile(std::string_view text, const std::string& source,
+                                                  std::size_t max_hosts) {
+  std::vector<HostsFileLine> hosts;
   std::size_t line_no = 0;
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
@@ -230,8 +314,9 @@ Result<std::vector<std::string>> ParseHostsFile(std::string_view text, const std
     if (hosts.size() == max_hosts) {
       return Status::InvalidArgument(where + "more than " + std::to_string(max_hosts) + " hosts");
     }
-    if (Status s = CheckAddress(line); !s.ok()) return Status::InvalidArgument(where + s.message());
-    hosts.emplace_back(line);
+    Result<HostsFileLine> parsed = ParseHostsLine(line, BaseDirectory(source));
+    if (!parsed.ok()) return Status::InvalidArgument(where + parsed.status().message());
+    hosts.push_back(std::move(*parsed));
   }
   if (hosts.empty()) return Status::InvalidArgument(source + ": no HOST:PORT lines");
   return hosts;

@@ -69,10 +69,28 @@ struct ClusterAnalysis {
 ClusterAnalysis AnalyzeCluster(const std::vector<ClusterHost>& hosts,
                                const ClusterThresholds& thresholds = {});
 
-// Parses a hosts file: one HOST:PORT per line ("[::1]:9414" for IPv6), blank lines and
-// `#` comments ignored; at most `max_hosts`. Errors name the line ("hosts:3: ...").
-Result<std::vector<std::string>> ParseHostsFile(std::string_view text, const std::string& source,
-                                                std::size_t max_hosts);
+// One host of a hosts file, with the settings its line gives ("" where it gives none: the
+// command line's then apply).
+struct HostsFileLine {
+  std::string address;      // "host:port" as written ("[::1]:9414" for IPv6)
+  std::string token_file;   // token_file=PATH: this host's token instead of --token-file's
+  std::string server_name;  // server_name=NAME: TLS, the certificate naming NAME
+  std::string tls_ca;       // tls_ca=PATH: TLS, the daemon's certificate signed by a CA in PATH
+  bool operator==(const HostsFileLine&) const = default;
+};
+
+// The most bytes of a path, and of a server name, a hosts file line may give.
+inline constexpr std::size_t kMaxHostsFilePath = 4096;
+inline constexpr std::size_t kMaxServerName = 253;
+
+// Parses a hosts file: one `HOST:PORT [token_file=PATH] [server_name=NAME] [tls_ca=PATH]` per
+// line, fields separated by blanks, each setting at most once; blank lines and `#` comments
+// ignored; at most `max_hosts`. A relative PATH is taken from the directory of `source` (the
+// file's path). Errors name the line ("hosts:3: ..."): a bad address, an unknown setting, one
+// given twice, one without `=VALUE`, a path longer than kMaxHostsFilePath, a server name longer
+// than kMaxServerName or with characters no host name has, control characters.
+Result<std::vector<HostsFileLine>> ParseHostsFile(std::string_view text, const std::string& source,
+                                                  std::size_t max_hosts);
 // Splits "--connect h1:p,h2:p" into addresses (empty items are errors).
 Result<std::vector<std::string>> SplitHostList(std::string_view list, std::size_t max_hosts);
 

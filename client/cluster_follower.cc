@@ -84,7 +84,7 @@ v1::Subscribe ClusterSubscription(double period_seconds) {
 }
 
 struct ClusterFollower::Host {
-  Endpoint endpoint;
+  const ClusterTarget* target;  // in options_.hosts, which outlives it
   ClusterHost row;
   std::unique_ptr<Client> client;  // set once the first connection succeeded; never reset
   bool connecting = false;
@@ -97,11 +97,13 @@ ClusterFollower::ClusterFollower(ClusterFollowerOptions options) : options_(std:
 
 Result<std::unique_ptr<ClusterFollower>> ClusterFollower::Start(ClusterFollowerOptions options) {
   std::unique_ptr<ClusterFollower> f(new ClusterFollower(std::move(options)));
-  for (const std::string& address : f->options_.addresses) {
-    Result<Endpoint> ep = TcpEndpoint(address);
-    if (!ep.ok()) return Status::InvalidArgument(address + ": " + ep.status().message());
+  for (const ClusterTarget& target : f->options_.hosts) {
+    const std::string& address = target.address;
+    if (target.endpoint.kind != Endpoint::Kind::kTcp) {
+      return Status::InvalidArgument(address + ": a cluster view follows TCP daemons only");
+    }
     auto h = std::make_unique<Host>();
-    h->endpoint = std::move(*ep);
+    h->target = &target;
     h->row.address = address;
     h->row.name = address;
     h->backoff = f->options_.initial_backoff;
@@ -169,8 +171,8 @@ void ClusterFollower::Connector() {
     due->connecting = true;
     ClientOptions co;
     co.client_name = options_.client_name;
-    co.endpoint = due->endpoint;
-    co.token = options_.token;
+    co.endpoint = due->target->endpoint;
+    co.token = due->target->token;
     co.subscribe = ClusterSubscription(options_.period_seconds);
     co.connect_timeout = options_.connect_timeout;
     co.handshake_timeout = options_.connect_timeout;
@@ -251,7 +253,5 @@ std::vector<ClusterHost> ClusterFollower::Rows() const {
   }
   return rows;
 }
-
-Endpoint ClusterFollower::EndpointOf(std::size_t index) const { return hosts_.at(index)->endpoint; }
 
 }  // namespace neuronmon::client

@@ -2,7 +2,8 @@
 // summary and the host's verdict: a few hundred bytes per report), for neuron-top's cluster view.
 // A few connector threads make the first connection to each host, so an unreachable host never
 // holds up the others; a host that cannot be reached is retried with capped, jittered backoff, and
-// once connected its Client reconnects by itself. One pump thread drains every client's events
+// once connected its Client reconnects by itself. Each host has its own endpoint (TLS settings)
+// and token (ClusterTarget). One pump thread drains every client's events
 // into the host table. Rows() copies the table. Thread-safe.
 #pragma once
 
@@ -21,9 +22,15 @@
 
 namespace neuronmon::client {
 
+// One host to follow: where (a kTcp endpoint, with its TLS settings) and the token it is sent.
+struct ClusterTarget {
+  std::string address;  // "host:port" as the user gave it: the row's name until the daemon's
+  Endpoint endpoint;
+  std::string token;
+};
+
 struct ClusterFollowerOptions {
-  std::vector<std::string> addresses;  // "host:port", each checked by TcpEndpoint
-  std::string token;                   // sent to every host
+  std::vector<ClusterTarget> hosts;
   std::string client_name = "neuronmon-cluster";
   double period_seconds = 1;    // the subscription's period
   std::size_t connectors = 16;  // concurrent first connections
@@ -39,14 +46,13 @@ v1::Subscribe ClusterSubscription(double period_seconds);
 
 class ClusterFollower {
  public:
-  // Errors: an address TcpEndpoint refuses.
+  // Errors: a host whose endpoint is not kTcp.
   static Result<std::unique_ptr<ClusterFollower>> Start(ClusterFollowerOptions options);
   ~ClusterFollower();
 
   std::vector<ClusterHost> Rows() const;
-  // The endpoint of host `index` (for opening its full view).
-  Endpoint EndpointOf(std::size_t index) const;
-  const std::string& token() const { return options_.token; }
+  // Host `index` as given (for opening its full view).
+  const ClusterTarget& TargetOf(std::size_t index) const { return options_.hosts.at(index); }
 
  private:
   struct Host;

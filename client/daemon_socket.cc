@@ -14,7 +14,6 @@
 #include <optional>
 
 #include "proto/common/socket_path.h"
-#include "proto/wire/frame_codec.h"
 
 namespace neuronmon::client::daemon_socket {
 namespace {
@@ -138,12 +137,6 @@ Status WriteAll(int fd, std::string_view bytes, Nanos timeout) {
       return Status::Unavailable("write timed out");
   }
   return Status::Ok();
-}
-
-Status SendEnvelope(int fd, const v1::Envelope& e) {
-  Result<std::string> frame = wire::EncodeFrame(e, wire::kDefaultInboundMaxFrame);
-  if (!frame.ok()) return frame.status();
-  return WriteAll(fd, *frame, std::chrono::seconds(5));
 }
 
 bool IsSocket(const std::string& path) {

@@ -1,6 +1,7 @@
 // The client's end of a daemon's socket: connecting (unix or TCP, bounded by a timeout), deciding
 // whether the daemon behind a unix socket may be believed (who runs it, whose directory holds the
-// socket), and writing frames without blocking forever. Used by client.cc's connection thread.
+// socket), and writing bytes without blocking forever. Used by client.cc's connection thread and
+// by Transport (client/transport.h), which frames what it writes.
 // Stateless functions; thread-safe (errno is per thread).
 #pragma once
 
@@ -8,7 +9,6 @@
 #include <string>
 #include <string_view>
 
-#include "neuronmon/v1/envelope.pb.h"
 #include "proto/common/clock.h"
 #include "proto/common/status.h"
 
@@ -34,8 +34,6 @@ Status CheckSocketDirectory(const std::string& path);
 
 // Writes all of `bytes`, waiting for the socket when it is full, for at most `timeout`.
 Status WriteAll(int fd, std::string_view bytes, Nanos timeout);
-// `e` as one frame (at most the daemon's default inbound frame size), within 5 s.
-Status SendEnvelope(int fd, const v1::Envelope& e);
 
 // Whether `path` names a socket.
 bool IsSocket(const std::string& path);

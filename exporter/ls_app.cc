@@ -48,9 +48,10 @@ std::optional<v1::Welcome> DaemonWelcome(const client::EndpointFlags& flags,
   auto ep = client::ResolveEndpoint(flags, &token);
   if (!ep.ok()) return err << "neuron-ls: " << ep.status().message() << "\n", std::nullopt;
   ep->start_local = start_local;
+  if (const std::string n = client::InsecureNotice(*ep, !token.empty()); !n.empty()) complain(n);
   std::string notice;
-  Result<v1::Welcome> welcome =
-      client::FetchWelcome(*ep, std::string("neuron-ls/") + NEURONMON_VERSION, nullptr, &notice);
+  Result<v1::Welcome> welcome = client::FetchWelcome(
+      *ep, std::string("neuron-ls/") + NEURONMON_VERSION, nullptr, &notice, token);
   if (!notice.empty()) complain(notice);
   if (!welcome.ok()) return complain(welcome.status().message()), std::nullopt;
   return std::move(*welcome);

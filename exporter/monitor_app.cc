@@ -140,6 +140,10 @@ int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
     }
     recording = std::move(*prepared);
   }
+  if (const std::string n = client::InsecureNotice(options.endpoint, !options.token.empty());
+      !n.empty()) {
+    (void)WriteAll(err_fd, MonitorNote(n));
+  }
   Clients clients;
   if (!ConnectClients(options, sink, err_fd, clients)) return 1;
   std::vector<pollfd> fds;

@@ -231,7 +231,8 @@ int RunClusterOnce(const AppOptions& o, client::ClusterFollower& follower) {
 bool OpenHost(const AppOptions& o, client::ClusterFollower& f, const ClusterTable& table,
               std::size_t selected, NcursesCanvas& canvas, std::string& problem) {
   AppOptions host = o;
-  host.endpoint = f.EndpointOf(table.order[selected]);
+  host.endpoint = f.TargetOf(table.order[selected]).endpoint;
+  host.token = f.TargetOf(table.order[selected]).token;
   Result<std::unique_ptr<client::Client>> c = Connect(host);
   if (!c.ok()) {
     problem = table.rows[table.order[selected]].name + ": " + c.status().message();
@@ -315,8 +316,7 @@ int ShowCluster(const AppOptions& o, client::ClusterFollower& f) {
 
 int RunCluster(const AppOptions& o) {
   client::ClusterFollowerOptions fo;
-  fo.addresses = o.hosts;
-  fo.token = o.token;
+  fo.hosts = o.hosts;
   fo.period_seconds = o.delay_seconds;
   fo.client_name = std::string("neuron-top-cluster/") + NEURONMON_VERSION;
   Result<std::unique_ptr<client::ClusterFollower>> follower =
@@ -410,6 +410,8 @@ int RunReplay(const AppOptions& o) {
 
 int RunTop(const AppOptions& o) {
   if (o.replay) return RunReplay(o);
+  for (const std::string& notice : o.notices)
+    std::cerr << "neuron-top: " << SanitizeForTerminal(notice) << "\n";
   if (!o.hosts.empty()) return RunCluster(o);
   Result<std::unique_ptr<client::Client>> c = Connect(o);
   if (!c.ok()) {

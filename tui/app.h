@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "client/client.h"
+#include "client/cluster_follower.h"
 #include "client/replay_source.h"
 
 namespace neuronmon::tui {
@@ -22,8 +23,11 @@ struct AppOptions {
   bool once = false;
   int once_width = 120;
   int once_height = 0;  // 0: as tall as the frame needs
-  // Cluster mode (--connect with a list, or --hosts FILE): follow every "host:port" at once.
-  std::vector<std::string> hosts;
+  // Cluster mode (--connect with a list, or --hosts FILE): follow every host at once, each with
+  // its own endpoint (TLS settings) and token.
+  std::vector<client::ClusterTarget> hosts;
+  // Lines for stderr before anything connects: what --insecure leaves unverified.
+  std::vector<std::string> notices;
   // Replay mode (--replay): this recording instead of a daemon, `replay_speed` recorded seconds
   // per second; `open_replay` opens it.
   std::optional<client::ReplayRequest> replay;

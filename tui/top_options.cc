@@ -26,18 +26,46 @@ std::optional<client::CommandLineError> CheckModes(const TopCommandLine& c) {
   return std::nullopt;
 }
 
-// A cluster view's hosts, each checked as --connect checks one.
-Result<std::vector<std::string>> ClusterHosts(const TopCommandLine& c) {
+// A cluster view's hosts, each checked as --connect checks one, with the settings of its line.
+Result<std::vector<client::HostsFileLine>> ClusterHosts(const TopCommandLine& c) {
   if (c.endpoint.socket || c.endpoint.standalone) {
     return Status::InvalidArgument("a cluster view follows TCP daemons only");
   }
-  if (!c.hosts_file) return client::SplitHostList(*c.endpoint.connect, kMaxHosts);
+  if (!c.hosts_file) {
+    Result<std::vector<std::string>> list = client::SplitHostList(*c.endpoint.connect, kMaxHosts);
+    if (!list.ok()) return list.status();
+    std::vector<client::HostsFileLine> lines;
+    for (std::string& address : *list) {
+      client::HostsFileLine line;
+      line.address = std::move(address);
+      lines.push_back(std::move(line));
+    }
+    return lines;
+  }
   if (c.endpoint.connect) {
     return Status::InvalidArgument("--hosts and --connect cannot be used together");
   }
   Result<std::string> text = ReadRegularFile(*c.hosts_file, 1 << 20);
   if (!text.ok()) return text.status();
   return client::ParseHostsFile(*text, *c.hosts_file, kMaxHosts);
+}
+
+// What --insecure leaves unverified: one line for one daemon, one for a whole cluster.
+std::vector<std::string> InsecureNotices(const AppOptions& o) {
+  if (o.hosts.empty()) {
+    const std::string n = client::InsecureNotice(o.endpoint, !o.token.empty());
+    return n.empty() ? std::vector<std::string>{} : std::vector<std::string>{n};
+  }
+  std::size_t unverified = 0;
+  for (const client::ClusterTarget& t : o.hosts) {
+    unverified += client::InsecureNotice(t.endpoint, !t.token.empty()).empty() ? 0 : 1;
+  }
+  if (unverified == 0) return {};
+  if (o.hosts.size() == 1) {
+    return {client::InsecureNotice(o.hosts[0].endpoint, !o.hosts[0].token.empty())};
+  }
+  return {"--insecure: " + std::to_string(unverified) + " of " + std::to_string(o.hosts.size()) +
+          " hosts are not verified (certificate and name), and get the token if they have one"};
 }
 
 void ApplyEnvironment(bool no_color, const TopEnvironment& env, AppOptions& options) {
@@ -52,8 +80,10 @@ void AddTopOptions(CLI::App& app, TopCommandLine& c) {
   client::AddVersionFlag(app, "neuron-top");
   client::AddEndpointOptions(app, c.endpoint);
   app.add_option("--hosts", c.hosts_file,
-                 "cluster view: follow every HOST:PORT listed in FILE (one per line, # comments); "
-                 "--connect also takes a comma-separated list");
+                 "cluster view: follow every HOST:PORT listed in FILE (one per line, # comments; "
+                 "a line may add token_file=PATH, server_name=NAME and tls_ca=PATH for its host, "
+                 "paths relative to FILE's directory; the --tls flags and --insecure apply to "
+                 "every host); --connect also takes a comma-separated list");
   app.add_option("--delay", c.options.delay_seconds, "refresh interval in seconds")
       ->check(CLI::Number)
       ->check(CLI::Range(0.1, 3600.0));
@@ -82,15 +112,29 @@ client::OptionsOr<AppOptions> ResolveTopOptions(const TopCommandLine& c,
     return options;
   }
   client::EndpointFlags endpoint = c.endpoint;
+  std::vector<client::HostsFileLine> lines;
   if (IsCluster(c)) {
-    Result<std::vector<std::string>> hosts = ClusterHosts(c);
+    Result<std::vector<client::HostsFileLine>> hosts = ClusterHosts(c);
     if (!hosts.ok()) return client::CommandLineError{hosts.status().message(), 1};
-    endpoint.connect = hosts->front();  // validates the other flags and reads --token-file
-    options.hosts = std::move(*hosts);
+    lines = std::move(*hosts);
+    endpoint.connect = lines.front().address;  // validates the other flags, reads --token-file
   }
   Result<client::Endpoint> ep = client::ResolveEndpoint(endpoint, &options.token);
   if (!ep.ok()) return client::CommandLineError{ep.status().message(), 1};
   options.endpoint = std::move(*ep);
+  if (!lines.empty()) {
+    Result<std::vector<client::ClusterTarget>> hosts =
+        client::ResolveClusterHosts(lines, options.endpoint.tls, options.token);
+    if (!hosts.ok()) return client::CommandLineError{hosts.status().message(), 1};
+    options.hosts = std::move(*hosts);
+    // Refused here, not as one more down host retried forever.
+    for (const client::ClusterTarget& t : options.hosts) {
+      if (Status s = client::CheckTokenTransport(t.endpoint, t.token); !s.ok()) {
+        return client::CommandLineError{s.message(), 1};
+      }
+    }
+  }
+  options.notices = InsecureNotices(options);
   return options;
 }
 

@@ -49,7 +49,11 @@ void AddTopOptions(CLI::App& app, TopCommandLine& command_line);
 //    only"), --hosts with --connect, a hosts file that cannot be read, a bad or too long
 //    (kMaxHosts) list of hosts;
 //  - exit 1: client::ResolveEndpoint's errors (a cluster view's are its first host's), which
-//    reads --token-file. With --replay no endpoint is resolved: --speed is the replay's pace.
+//    reads --token-file and loads the TLS files; then, for a cluster view,
+//    client::ResolveClusterHosts' (a line's token_file= or tls_ca=) and a host whose token would
+//    go over plaintext TCP (client::CheckTokenTransport). With --replay no endpoint is resolved:
+//    --speed is the replay's pace.
+// AppOptions::notices gets what --insecure leaves unverified (one line, also for a cluster).
 client::OptionsOr<AppOptions> ResolveTopOptions(const TopCommandLine& command_line,
                                                 const TopEnvironment& environment);
 

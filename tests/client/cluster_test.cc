@@ -212,16 +212,18 @@ TEST(AnalyzeCluster, ErrorsOutrankAStraggler) {
 }
 
 TEST(HostsFile, ParsesLinesCommentsAndIpv6) {
-  Result<std::vector<std::string>> r = ParseHostsFile(
+  Result<std::vector<HostsFileLine>> r = ParseHostsFile(
       "# training cluster\n10.0.0.1:9414\n\n  10.0.0.2:9414  # node 1\r\n[::1]:9414\nlast:1",
       "hosts", 16);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(*r,
+  std::vector<std::string> addresses;
+  for (const HostsFileLine& line : *r) addresses.push_back(line.address);
+  EXPECT_EQ(addresses,
             (std::vector<std::string>{"10.0.0.1:9414", "10.0.0.2:9414", "[::1]:9414", "last:1"}));
 }
 
 TEST(HostsFile, ErrorsNameTheLine) {
-  Result<std::vector<std::string>> r = ParseHostsFile("a:1\n# c\nnoport\n", "hosts.txt", 16);
+  Result<std::vector<HostsFileLine>> r = ParseHostsFile("a:1\n# c\nnoport\n", "hosts.txt", 16);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind("hosts.txt:3: ", 0), 0u) << r.status().message();
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "client/cluster_follower.h"
+#include "client/endpoint_flags.h"
 #include "tests/integration/daemon_fixture.h"
 #include "tests/integration/http_client.h"
 
@@ -21,6 +22,20 @@ namespace neuronmon::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Plaintext loopback TCP with a token: only with --insecure since TLS came (the daemons here
+// have no TLS listener).
+std::vector<client::ClusterTarget> InsecureTargets(const std::vector<std::string>& addresses,
+                                                   const std::string& token) {
+  std::vector<client::HostsFileLine> lines(addresses.size());
+  for (std::size_t i = 0; i < addresses.size(); ++i) lines[i].address = addresses[i];
+  client::TlsClientOptions insecure;
+  insecure.insecure = true;
+  Result<std::vector<client::ClusterTarget>> t =
+      client::ResolveClusterHosts(lines, insecure, token);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return t.ok() ? *t : std::vector<client::ClusterTarget>{};
+}
 
 TEST(Cluster, FollowerNamesTheStragglerNodeOfFourDaemons) {
   const std::string token_path = (std::filesystem::temp_directory_path() /
@@ -47,8 +62,7 @@ TEST(Cluster, FollowerNamesTheStragglerNodeOfFourDaemons) {
   addresses.push_back("127.0.0.1:" + std::to_string(FreePort()));  // nobody listens there
 
   client::ClusterFollowerOptions options;
-  options.addresses = addresses;
-  options.token = "cluster-secret";
+  options.hosts = InsecureTargets(addresses, "cluster-secret");
   options.period_seconds = 0.2;
   options.initial_backoff = std::chrono::milliseconds(100);
   auto follower = client::ClusterFollower::Start(options);
@@ -109,8 +123,7 @@ TEST(Cluster, WrongTokenShowsTheHostDownWithTheReason) {
       },
       "sim:trn1.2xlarge", "100ms");
   client::ClusterFollowerOptions options;
-  options.addresses = {"127.0.0.1:" + std::to_string(port)};
-  options.token = "wrong";
+  options.hosts = InsecureTargets({"127.0.0.1:" + std::to_string(port)}, "wrong");
   options.initial_backoff = std::chrono::milliseconds(100);
   auto follower = client::ClusterFollower::Start(options);
   ASSERT_TRUE(follower.ok());

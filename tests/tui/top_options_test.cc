@@ -3,6 +3,7 @@
 #include "tui/top_options.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 #include <fstream>
@@ -99,7 +100,9 @@ TEST_F(TopOptionsTest, TheHostsFileIsReadAndChecked) {
             "exit 1: " + dir_.File("hosts") + ": no HOST:PORT lines");
 
   const AppOptions o = Options("--hosts " + HostsFile("127.0.0.1:9414\n# c\n10.0.0.2:9415\n"));
-  EXPECT_EQ(o.hosts, (std::vector<std::string>{"127.0.0.1:9414", "10.0.0.2:9415"}));
+  std::vector<std::string> addresses;
+  for (const client::ClusterTarget& t : o.hosts) addresses.push_back(t.address);
+  EXPECT_EQ(addresses, (std::vector<std::string>{"127.0.0.1:9414", "10.0.0.2:9415"}));
   EXPECT_EQ(o.endpoint.kind, client::Endpoint::Kind::kTcp);  // the first host, as --connect
   EXPECT_EQ(o.endpoint.host, "127.0.0.1");
   EXPECT_EQ(o.endpoint.port, 9414);
@@ -113,6 +116,38 @@ TEST_F(TopOptionsTest, AClusterFollowsAtMostMaxHosts) {
             "exit 1: --connect: more than " + std::to_string(kMaxHosts) + " hosts");
   EXPECT_EQ(Outcome("--connect 127.0.0.1:1,,127.0.0.1:2"),
             "exit 1: --connect: empty HOST:PORT in the list");
+}
+
+TEST_F(TopOptionsTest, AHostsFileLineCarriesItsOwnTokenAndTls) {
+  const std::string common = dir_.File("common.token");
+  std::ofstream(common) << "common\n";
+  ::chmod(common.c_str(), 0600);
+  std::ofstream(dir_.File("b.token")) << "token-b\n";
+  ::chmod(dir_.File("b.token").c_str(), 0600);
+  const std::string hosts =
+      HostsFile("127.0.0.1:9414\n10.0.0.2:9415 token_file=b.token server_name=node-b.example\n");
+  const AppOptions o = Options("--hosts " + hosts + " --token-file " + common + " --insecure");
+  ASSERT_EQ(o.hosts.size(), 2u);
+  EXPECT_EQ(o.hosts[0].token, "common");
+  EXPECT_FALSE(o.hosts[0].endpoint.tls.enabled);
+  EXPECT_EQ(o.hosts[1].token, "token-b");  // relative to the hosts file's directory
+  EXPECT_TRUE(o.hosts[1].endpoint.tls.enabled);
+  EXPECT_EQ(o.hosts[1].endpoint.tls.server_name, "node-b.example");
+  EXPECT_EQ(o.notices, (std::vector<std::string>{
+                           "--insecure: 2 of 2 hosts are not verified (certificate and name), "
+                           "and get the token if they have one"}));
+  const std::string bad = HostsFile("127.0.0.1:9414\n10.0.0.2:9415 tls_key=k\n");
+  EXPECT_EQ(Outcome("--hosts " + bad), "exit 1: " + bad +
+                                           ":2: unknown setting \"tls_key\" (expected "
+                                           "token_file=, server_name= or tls_ca=)");
+  EXPECT_EQ(Options("--connect 127.0.0.1:9414 --token-file " + common + " --insecure").notices,
+            (std::vector<std::string>{
+                "--insecure: the token goes to 127.0.0.1:9414 without verifying who serves it"}));
+  EXPECT_TRUE(Options("--connect 127.0.0.1:9414 --token-file " + common).notices.empty());
+  // A cluster's host that would get the token over plaintext is refused before any connects.
+  EXPECT_EQ(Outcome("--hosts " + HostsFile("127.0.0.1:9414\n") + " --token-file " + common),
+            "exit 1: refusing to send the token to 127.0.0.1:9414 over plaintext TCP: pass "
+            "--tls-ca (the daemon's listeners.tcp.tls) or --insecure");
 }
 
 TEST_F(TopOptionsTest, EndpointErrorsExitOne) {
