@@ -173,7 +173,8 @@ Status Daemon::Listen() {
                 "): not a listening stream socket");
       continue;
     }
-    Status st = server_->AdoptListener(s.fd, LoopbackTcpRequiresToken(config_), tcp_tls_);
+    Status st = server_->AdoptListener(s.fd, LoopbackTcpRequiresToken(config_), tcp_tls_,
+                                       config_.listeners.tcp_allow_plaintext);
     if (!st.ok()) return st;
     have_unix = have_unix || s.kind == ListenSocketKind::kUnixStream;
   }
@@ -471,7 +472,17 @@ void Daemon::Reload() {
       log_.Warn("the incident being gathered is dropped: the device changed");
     }
   }
-  if (next->listeners != config_.listeners || next->auth_token_file != config_.auth_token_file) {
+  // A listener's TLS files and settings apply now (above); turning TLS on or off, addresses and
+  // the rest at the next restart.
+  ListenersConfig next_listeners = next->listeners;
+  const ListenersConfig& now_listeners = config_.listeners;
+  if (next_listeners.tcp_tls.enabled() == now_listeners.tcp_tls.enabled()) {
+    next_listeners.tcp_tls = now_listeners.tcp_tls;
+  }
+  if (next_listeners.metrics_tls.enabled() == now_listeners.metrics_tls.enabled()) {
+    next_listeners.metrics_tls = now_listeners.metrics_tls;
+  }
+  if (next_listeners != now_listeners || next->auth_token_file != config_.auth_token_file) {
     log_.Warn("listener and auth token changes take effect at the next restart");
   }
   log_.SetThreshold(SeverityOf(next->log_level));

@@ -172,7 +172,8 @@ Status StreamServer::ListenTcp(const std::string& host, std::uint16_t port, bool
 }
 
 Status StreamServer::AdoptListener(int fd, bool loopback_requires_token,
-                                   std::shared_ptr<const TlsServerContext> tcp_tls) {
+                                   std::shared_ptr<const TlsServerContext> tcp_tls,
+                                   bool allow_plaintext) {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
@@ -192,6 +193,12 @@ Status StreamServer::AdoptListener(int fd, bool loopback_requires_token,
                      ec);
     listener->transport = Transport::kTcp;
     const auto ep = acceptor->local_endpoint(ec);
+    if (!ec && !ep.address().is_loopback() && !tcp_tls && !allow_plaintext) {
+      return Status::FailedPrecondition("socket-activation fd " + std::to_string(fd) + " (tcp:" +
+                                        ep.address().to_string() + ":" + std::to_string(ep.port()) +
+                                        ") is off loopback without TLS; set listeners.tcp.tls, or "
+                                        "listeners.tcp.allow_plaintext: true");
+    }
     listener->requires_token = !ep.address().is_loopback() || loopback_requires_token;
     listener->description = "tcp:" + ep.address().to_string() + ":" + std::to_string(ep.port()) +
                             " (socket activation" +

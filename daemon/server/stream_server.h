@@ -49,9 +49,11 @@ class StreamServer final : private SessionContext {
                    std::shared_ptr<const TlsServerContext> tls = nullptr);
   // Serves a listening socket passed by systemd (LISTEN_FDS). A TCP one asks for the token off
   // loopback, and on loopback when `loopback_requires_token` (see TcpRequiresToken), and speaks
-  // TLS with `tcp_tls` when that is set.
+  // TLS with `tcp_tls` when that is set; one off loopback without TLS is refused
+  // (kFailedPrecondition) unless `allow_plaintext`.
   Status AdoptListener(int fd, bool loopback_requires_token,
-                       std::shared_ptr<const TlsServerContext> tcp_tls = nullptr);
+                       std::shared_ptr<const TlsServerContext> tcp_tls = nullptr,
+                       bool allow_plaintext = false);
   // New connections to the TLS listeners use `tls` (reloaded certificates); connected clients
   // keep their sessions.
   void SetTcpTls(std::shared_ptr<const TlsServerContext> tls);

@@ -153,20 +153,20 @@ Result<std::shared_ptr<const TlsServerContext>> TlsServerContext::Create(
   if (options.prefer_server_cipher_suites) flags |= SSL_OP_CIPHER_SERVER_PREFERENCE;
   SSL_CTX_set_options(ctx, flags);
 
-  if (!options.cipher_suites.empty()) {
+  // Go's names, already checked, as OpenSSL's list ("ECDHE-RSA-AES128-GCM-SHA256:...").
+  const auto openssl_list = [](const std::vector<std::string>& names, auto to_openssl) {
     std::string list;
-    for (const std::string& s : options.cipher_suites) {
-      list += (list.empty() ? "" : ":") + *OpenSslCipherName(s);
-    }
+    for (const std::string& n : names) list += (list.empty() ? "" : ":") + *to_openssl(n);
+    return list;
+  };
+  if (!options.cipher_suites.empty()) {
+    const std::string list = openssl_list(options.cipher_suites, OpenSslCipherName);
     if (SSL_CTX_set_cipher_list(ctx, list.c_str()) != 1) {
       return fail("cipher_suites", "OpenSSL supports none of them: " + TakeOpenSslErrors(list));
     }
   }
   if (!options.curve_preferences.empty()) {
-    std::string list;
-    for (const std::string& c : options.curve_preferences) {
-      list += (list.empty() ? "" : ":") + *OpenSslGroupName(c);
-    }
+    const std::string list = openssl_list(options.curve_preferences, OpenSslGroupName);
     if (SSL_CTX_set1_groups_list(ctx, list.c_str()) != 1) {
       return fail("curve_preferences", "OpenSSL supports none of them: " + TakeOpenSslErrors(list));
     }
@@ -219,7 +219,8 @@ void KeepRecordBuffers(ssl_st* ssl) { SSL_clear_mode(ssl, SSL_MODE_RELEASE_BUFFE
 Result<ListenerTls> MakeListenerTls(const DaemonConfig& config) {
   ListenerTls made;
   const ListenersConfig& l = config.listeners;
-  if (l.tcp && l.tcp_tls.enabled()) {
+  // The stream's even without an address: systemd may pass the listening socket.
+  if (l.tcp_tls.enabled()) {
     auto tcp = TlsServerContext::Create(l.tcp_tls, "listeners.tcp.tls");
     if (!tcp.ok()) return tcp.status();
     made.tcp = *tcp;

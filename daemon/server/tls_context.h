@@ -47,8 +47,9 @@ class TlsServerContext {
   std::string description_;
 };
 
-// The TLS contexts of a config's listeners: built for each listener that is on and has TLS
-// (listeners.tcp.tls, listeners.metrics.tls); null otherwise. At start-up, --check-config and
+// The TLS contexts of a config's listeners: the stream's whenever listeners.tcp.tls is set (a TCP
+// socket systemd passes uses it too), /metrics' when that listener is on and has TLS; null
+// otherwise. At start-up, --check-config and
 // SIGHUP; the first error stops them.
 struct ListenerTls {
   std::shared_ptr<const TlsServerContext> tcp;

@@ -443,6 +443,42 @@ TEST_F(TlsServerTest, SighupReloadsCertificatesWithoutDroppingClients) {
               HasSubstr("configuration not reloaded: listeners.tcp.tls.key_file: cannot load"));
 }
 
+// A TCP socket systemd passes (systemd-socket-activate stands in for it) speaks the configured
+// TLS, though the config names no address.
+TEST_F(TlsServerTest, ASocketActivatedTcpListenerSpeaksTls) {
+  if (::access("/usr/bin/systemd-socket-activate", X_OK) != 0) GTEST_SKIP() << "no systemd";
+  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ::getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &len);
+  const std::uint16_t port = ntohs(addr.sin_port);
+  ::close(probe);
+  const fs::path config = dir_.File("d.json");
+  std::ofstream(config)
+      << R"({"device": "sim:trn1.2xlarge", "listeners": {"unix": {"mode": "0666",
+      "path": ")"
+      << dir_.File("d.sock") << R"("}, "metrics": {"address": ""}, "tcp": {"tls":
+      {"cert_file": ")"
+      << pki_.server_cert() << R"(", "key_file": ")" << pki_.server_key()
+      << R"("}}}, "recorder": {"enabled": false}, "incidents": {"enabled": false}})";
+  Process activate({"/usr/bin/systemd-socket-activate", "-l", "127.0.0.1:" + std::to_string(port),
+                    NEURONMON_DAEMON_BINARY, "--config", config.string()},
+                   {}, dir_.File("daemon.log"));
+  ASSERT_GT(activate.pid(), 0);
+  std::unique_ptr<TlsStreamClient> client;
+  for (int i = 0; i < 100 && !(client && client->connected()); ++i) {
+    if (i > 0) std::this_thread::sleep_for(milliseconds(50));
+    client = std::make_unique<TlsStreamClient>(port, TlsStreamClient::Options{pki_.ca()});
+  }
+  ASSERT_TRUE(client->connected()) << client->error() << Slurp(dir_.File("daemon.log"));
+  client->Hello();
+  EXPECT_TRUE(client->ReadUntil(Body::kWelcome).has_value()) << Slurp(dir_.File("daemon.log"));
+  EXPECT_THAT(Slurp(dir_.File("daemon.log")), HasSubstr("(socket activation, TLS, certificate"));
+}
+
 TEST_F(TlsServerTest, StartAndCheckConfigRefuseBadFiles) {
   const auto check = [&](const std::string& tls) {
     const fs::path config = dir_.File("check.json");
