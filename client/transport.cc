@@ -15,6 +15,7 @@
 
 #include "client/daemon_socket.h"
 #include "proto/common/duration.h"
+#include "proto/tls/socket_bio.h"
 #include "proto/wire/frame_codec.h"
 
 namespace neuronmon::client {
@@ -22,47 +23,6 @@ namespace {
 
 using daemon_socket::Millis;
 using SteadyTime = std::chrono::steady_clock::time_point;
-
-// OpenSSL's socket BIO writes with write(2), which raises SIGPIPE on a closed connection; this
-// one sends with MSG_NOSIGNAL, as the plain path does (a library must not change signal
-// dispositions).
-int BioWrite(BIO* b, const char* data, int size) {
-  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(b)));
-  BIO_clear_retry_flags(b);
-  const ssize_t n = ::send(fd, data, static_cast<std::size_t>(size), MSG_NOSIGNAL);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_write(b);
-  return static_cast<int>(n);
-}
-
-int BioRead(BIO* b, char* data, int size) {
-  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(b)));
-  BIO_clear_retry_flags(b);
-  const ssize_t n = ::recv(fd, data, static_cast<std::size_t>(size), 0);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(b);
-  return static_cast<int>(n);
-}
-
-long BioCtrl(BIO*, int cmd, long, void*) { return cmd == BIO_CTRL_FLUSH ? 1 : 0; }
-
-// Made once, never changed: OpenSSL's BIO methods are process-wide tables.
-const BIO_METHOD* SocketBioMethod() {
-  static BIO_METHOD* const method = [] {
-    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "neuronmon socket");
-    BIO_meth_set_write(m, BioWrite);
-    BIO_meth_set_read(m, BioRead);
-    BIO_meth_set_ctrl(m, BioCtrl);
-    return m;
-  }();
-  return method;
-}
-
-BIO* SocketBio(int fd) {
-  BIO* b = BIO_new(SocketBioMethod());
-  if (b == nullptr) return nullptr;
-  BIO_set_data(b, reinterpret_cast<void*>(static_cast<intptr_t>(fd)));
-  BIO_set_init(b, 1);
-  return b;
-}
 
 bool IsIpLiteral(const std::string& name) {
   unsigned char addr[sizeof(in6_addr)];
@@ -184,7 +144,7 @@ Result<std::unique_ptr<Transport>> Transport::Tls(int fd, const TlsContext& cont
                                                   Nanos timeout) {
   ERR_clear_error();
   SSL* ssl = SSL_new(context.native());
-  BIO* bio = ssl == nullptr ? nullptr : SocketBio(fd);
+  BIO* bio = ssl == nullptr ? nullptr : tls::SocketBio(fd);
   // Owns fd and ssl from here: every return below closes them.
   std::unique_ptr<Transport> t(new Transport(fd, ssl, context.has_client_certificate()));
   if (bio == nullptr) return Status::Internal("TLS: " + TakeOpenSslError());

@@ -27,7 +27,7 @@ deny_root() {
     bad=1
   fi
 }
-deny proto 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "proto/ uses only the standard library and protobuf"
+deny proto 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "proto/ uses only the standard library and protobuf (and OpenSSL in proto/tls)"
 deny simdev 'boost/|ncurses|curses\.h|thread>|daemon/|client/|exporter/|tui/' "simdev/ is pure: no Asio, threads, or higher layers"
 deny neurondev 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "neurondev/ reads the host: no Asio, no simulator, no higher layers"
 deny daemon/core 'boost/asio|boost/beast|ncurses|curses\.h|daemon/server/|client/|exporter/|tui/' "daemon/core is pure: no Asio, no clients"

@@ -1,9 +1,10 @@
 // ByteStream: a stream client's connection as Session sees it — a plain socket (unix, TCP, the
-// in-process socketpair) or TLS over TCP — behind one narrow interface, so only byte_stream.cc
-// compiles Asio's SSL stream. Operations follow Asio's rules: at most one read and one write in
-// flight, handlers run on the io_context thread. A TLS stream's server handshake is bounded by
-// the caller (Session's handshake deadline closes the socket); a write before the handshake
-// (a rejection) runs the handshake first. Not thread-safe.
+// in-process socketpair) or TLS over TCP (OpenSSL on the non-blocking socket, Asio waiting for
+// readiness; byte_stream.cc says why not Asio's ssl::stream) — behind one narrow interface.
+// Operations follow Asio's rules: at most one read and one write in flight, handlers run on the
+// io_context thread, never inline. A TLS stream's server handshake is bounded by the caller
+// (Session's handshake deadline closes the socket); a write before the handshake (a rejection)
+// runs the handshake first. Not thread-safe.
 #pragma once
 
 #include <functional>

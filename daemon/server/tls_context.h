@@ -2,11 +2,11 @@
 // (daemon/core/config/tls_options.h): certificate chain and key (the key file must not be
 // readable by other users), versions, TLS 1.2 cipher suites, curves, and client-certificate
 // checking — verification against client_ca_file and, when client_allowed_sans is set, a
-// certificate without one of those names fails the handshake. Renegotiation is off and idle
-// connections release their buffers. Built at start-up, by --check-config and again on SIGHUP
-// (a new context for new connections; connected clients keep theirs: each SSL holds a reference
-// to its SSL_CTX). Plain OpenSSL, no Asio: daemon/server/byte_stream.cc and http_server.cc wrap
-// it in Asio's and Beast's SSL streams. Immutable once built; thread-safe.
+// certificate without one of those names fails the handshake. Renegotiation and compression are
+// off. Built at start-up, by --check-config and again on SIGHUP (a new context for new
+// connections; connected clients keep theirs: each SSL holds a reference to its SSL_CTX). Plain
+// OpenSSL, no Asio: daemon/server/byte_stream.cc runs the stream's SSLs on their sockets, and
+// http_server.cc wraps it in Beast's ssl_stream. Immutable once built; thread-safe.
 #pragma once
 
 #include <memory>
@@ -57,10 +57,10 @@ struct ListenerTls {
 };
 Result<ListenerTls> MakeListenerTls(const DaemonConfig& config);
 
-// Asio's SSL engine sets SSL_MODE_RELEASE_BUFFERS on every SSL it makes: OpenSSL then frees and
-// allocates its record buffer around every record, and each new buffer's pages fault in again —
-// measured, that made a thousand TLS subscribers cost 4-6 times the CPU of plaintext ones. This
-// clears it (about 34 KB held per connection instead).
+// Asio's SSL engine (Beast's ssl_stream for /metrics) sets SSL_MODE_RELEASE_BUFFERS on every SSL
+// it makes: OpenSSL then frees and allocates its record buffer around every record, and each new
+// buffer's pages fault in again — measured on the stream, it doubled the CPU of a thousand TLS
+// subscribers. This clears it (about 34 KB held per connection instead).
 void KeepRecordBuffers(ssl_st* ssl);
 
 // OpenSSL's error queue as one line ("error:0A00010B:SSL routines::wrong version number"),
