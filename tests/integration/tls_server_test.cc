@@ -239,6 +239,11 @@ TEST_F(TlsServerTest, MetricsOverHttpsWithCurl) {
   const Ran plaintext =
       Shell("curl -sS -o /dev/null --max-time 10 http://127.0.0.1:" + port + "/metrics");
   EXPECT_NE(plaintext.status, 0) << "a plaintext request gets no metrics: " << plaintext.output;
+  const Ran s_client =
+      Shell("openssl s_client -connect 127.0.0.1:" + port + " -CAfile " + pki_.ca() +
+            " -verify_return_error -verify_hostname localhost " + "</dev/null");
+  EXPECT_EQ(s_client.status, 0) << s_client.output;
+  EXPECT_THAT(s_client.output, HasSubstr("Verify return code: 0 (ok)"));
   const Ran tls10 = Shell("curl -sS -o /dev/null --max-time 10 --cacert " + pki_.ca() +
                           " --tlsv1.0 --tls-max 1.1 --ciphers DEFAULT@SECLEVEL=0 " + url);
   EXPECT_EQ(tls10.status, 35) << tls10.output;  // SSL connect error: no protocol in common
