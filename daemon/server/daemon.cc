@@ -134,6 +134,7 @@ Status Daemon::Start() {
     if (!tls.ok()) return tls.status();
     tcp_tls_ = tls->tcp;
     metrics_tls_ = tls->metrics;
+    for (const std::string& w : PlaintextWarnings(config_)) log_.Warn(w);
   }
   if (mode_.listen) {
     Status s = Listen();
@@ -189,11 +190,6 @@ Status Daemon::Listen() {
     const ListenAddress& a = *config_.listeners.tcp;
     Status st = server_->ListenTcp(a.host, a.port, TcpRequiresToken(config_), tcp_tls_);
     if (!st.ok()) return st;
-    if (!tcp_tls_ && !IsLoopback(a)) {
-      log_.Warn("listeners.tcp.address " + FormatListenAddress(a) +
-                " is off loopback without TLS (listeners.tcp.allow_plaintext): the token and "
-                "every figure cross the network in clear");
-    }
   }
   return Status::Ok();
 }
@@ -204,11 +200,7 @@ Status Daemon::ServeMetrics(const std::string& token) {
       std::make_unique<HttpServer>(io_, *core_, stats_, log_, MetricsServerOptions(config_, token));
   Status st = http_->Listen(a.host, a.port, !IsLoopback(a), metrics_tls_);
   if (!st.ok()) return st;
-  if (!metrics_tls_ && !IsLoopback(a)) {
-    log_.Warn("listeners.metrics.address " + FormatListenAddress(a) +
-              " is off loopback without TLS: the token and every metric cross the network in "
-              "clear; set listeners.metrics.tls (docs/security.md)");
-  }
+
   log_.Info("serving /metrics on " + http_->url());
   return Status::Ok();
 }

@@ -533,6 +533,23 @@ TEST(ConfigTest, ListenersOffLoopbackRequireAToken) {
               ElementsAre(HasSubstr("a listener off loopback requires auth_token_file")));
 }
 
+// The start-up warnings: a listener off loopback without TLS, never one on loopback or with TLS.
+TEST(ConfigTest, PlaintextOffLoopbackIsWarnedOf) {
+  DaemonConfig c = DefaultConfig();
+  EXPECT_THAT(PlaintextWarnings(c), ::testing::IsEmpty()) << "loopback /metrics";
+  c.listeners.tcp = ListenAddress{"10.0.0.5", 9414};
+  c.listeners.metrics = ListenAddress{"0.0.0.0", 9413};
+  EXPECT_THAT(PlaintextWarnings(c),
+              ElementsAre(StartsWith("listeners.tcp.address 10.0.0.5:9414 is off loopback without "
+                                     "TLS"),
+                          StartsWith("listeners.metrics.address 0.0.0.0:9413 is off loopback "
+                                     "without TLS")));
+  c.listeners.tcp_tls.cert_file = "/c.pem";
+  c.listeners.tcp_tls.key_file = "/k.pem";
+  c.listeners.metrics = ListenAddress{"localhost", 9413};
+  EXPECT_THAT(PlaintextWarnings(c), ::testing::IsEmpty());
+}
+
 TEST(ConfigTest, TlsKeysAreCheckedByName) {
   const auto tls = [](const std::string& keys) {
     return R"({"auth_token_file": "/t", "listeners": {"tcp": {"address": "127.0.0.1:7000",

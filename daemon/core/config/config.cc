@@ -139,6 +139,22 @@ bool TcpRequiresToken(const DaemonConfig& config) {
   return !IsLoopback(*config.listeners.tcp) || LoopbackTcpRequiresToken(config);
 }
 
+std::vector<std::string> PlaintextWarnings(const DaemonConfig& config) {
+  std::vector<std::string> out;
+  const ListenersConfig& l = config.listeners;
+  if (l.tcp && !IsLoopback(*l.tcp) && !l.tcp_tls.enabled()) {
+    out.push_back("listeners.tcp.address " + FormatListenAddress(*l.tcp) +
+                  " is off loopback without TLS (listeners.tcp.allow_plaintext): the token and "
+                  "every figure cross the network in clear");
+  }
+  if (l.metrics && !IsLoopback(*l.metrics) && !l.metrics_tls.enabled()) {
+    out.push_back("listeners.metrics.address " + FormatListenAddress(*l.metrics) +
+                  " is off loopback without TLS: the token and every metric cross the network "
+                  "in clear; set listeners.metrics.tls (docs/security.md)");
+  }
+  return out;
+}
+
 bool IsLoopback(const ListenAddress& address) {
   std::string host = address.host;
   for (char& ch : host) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

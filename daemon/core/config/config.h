@@ -115,6 +115,11 @@ bool TcpRequiresToken(const DaemonConfig& config);
 // The loopback half of that rule, for a TCP socket systemd passes (and TcpRequiresToken).
 bool LoopbackTcpRequiresToken(const DaemonConfig& config);
 
+// What the daemon warns of at start-up about `config`'s listeners: one line per listener off
+// loopback without TLS (a stream listener allowed by listeners.tcp.allow_plaintext, /metrics),
+// naming its address and what crosses the network in clear.
+std::vector<std::string> PlaintextWarnings(const DaemonConfig& config);
+
 // Where the archive goes when recorder.directory is "" (see RecorderConfig), from the
 // environment: STATE_DIRECTORY, the effective uid, XDG_STATE_HOME and HOME. Empty when none says.
 std::string DefaultArchiveDirectory();
