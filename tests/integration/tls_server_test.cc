@@ -198,6 +198,29 @@ class TlsStreamClient {
   std::string pending_;
 };
 
+// A loopback port nothing listens on now (bound, read back, closed); 0 when none could be bound.
+std::uint16_t FreeLoopbackPort() {
+  const int probe = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  const bool bound = ::bind(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+                     ::getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  ::close(probe);
+  return bound ? ntohs(addr.sin_port) : 0;
+}
+
+// A TLS client of a daemon process that is starting: tries for up to 5 s.
+std::unique_ptr<TlsStreamClient> ConnectWhenUp(std::uint16_t port, const std::string& ca) {
+  std::unique_ptr<TlsStreamClient> client;
+  for (int i = 0; i < 100 && !(client && client->connected()); ++i) {
+    if (i > 0) std::this_thread::sleep_for(milliseconds(50));
+    client = std::make_unique<TlsStreamClient>(port, TlsStreamClient::Options{ca});
+  }
+  return client;
+}
+
 std::string FileSerial(const std::string& pem) {
   const Ran r = Shell("openssl x509 -noout -serial -in " + pem);
   const auto eq = r.output.find('=');
@@ -395,16 +418,8 @@ TEST_F(TlsServerTest, SighupReloadsCertificatesWithoutDroppingClients) {
   fs::copy_file(pki_.server_cert(), cert);
   fs::copy_file(pki_.server_key(), key);
   fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write);
-  // A free port: bind, read it back, close.
-  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ::getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &len);
-  const std::uint16_t port = ntohs(addr.sin_port);
-  ::close(probe);
+  const std::uint16_t port = FreeLoopbackPort();
+  ASSERT_NE(port, 0);
   const fs::path config = dir_.File("d.json");
   std::ofstream(config) << R"({"device": "sim:trn1.2xlarge", "period": "100ms",
     "listeners": {"unix": {"mode": "0666", "path": ")"
@@ -417,11 +432,7 @@ TEST_F(TlsServerTest, SighupReloadsCertificatesWithoutDroppingClients) {
   Process daemon({NEURONMON_DAEMON_BINARY, "--config", config.string()}, {},
                  dir_.File("daemon.log"));
   ASSERT_GT(daemon.pid(), 0);
-  std::unique_ptr<TlsStreamClient> first;
-  for (int i = 0; i < 100 && !(first && first->connected()); ++i) {
-    if (i > 0) std::this_thread::sleep_for(milliseconds(50));
-    first = std::make_unique<TlsStreamClient>(port, TlsStreamClient::Options{pki_.ca()});
-  }
+  std::unique_ptr<TlsStreamClient> first = ConnectWhenUp(port, pki_.ca());
   ASSERT_TRUE(first->connected()) << first->error() << Slurp(dir_.File("daemon.log"));
   EXPECT_EQ(first->PeerSerial(), FileSerial(pki_.server_cert()));
   first->Hello();
@@ -458,15 +469,8 @@ TEST_F(TlsServerTest, SighupReloadsCertificatesWithoutDroppingClients) {
 // TLS, though the config names no address.
 TEST_F(TlsServerTest, ASocketActivatedTcpListenerSpeaksTls) {
   if (::access("/usr/bin/systemd-socket-activate", X_OK) != 0) GTEST_SKIP() << "no systemd";
-  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ::getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &len);
-  const std::uint16_t port = ntohs(addr.sin_port);
-  ::close(probe);
+  const std::uint16_t port = FreeLoopbackPort();
+  ASSERT_NE(port, 0);
   const fs::path config = dir_.File("d.json");
   std::ofstream(config)
       << R"({"device": "sim:trn1.2xlarge", "listeners": {"unix": {"mode": "0666",
@@ -479,11 +483,7 @@ TEST_F(TlsServerTest, ASocketActivatedTcpListenerSpeaksTls) {
                     NEURONMON_DAEMON_BINARY, "--config", config.string()},
                    {}, dir_.File("daemon.log"));
   ASSERT_GT(activate.pid(), 0);
-  std::unique_ptr<TlsStreamClient> client;
-  for (int i = 0; i < 100 && !(client && client->connected()); ++i) {
-    if (i > 0) std::this_thread::sleep_for(milliseconds(50));
-    client = std::make_unique<TlsStreamClient>(port, TlsStreamClient::Options{pki_.ca()});
-  }
+  std::unique_ptr<TlsStreamClient> client = ConnectWhenUp(port, pki_.ca());
   ASSERT_TRUE(client->connected()) << client->error() << Slurp(dir_.File("daemon.log"));
   client->Hello();
   EXPECT_TRUE(client->ReadUntil(Body::kWelcome).has_value()) << Slurp(dir_.File("daemon.log"));
