@@ -4,11 +4,9 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
-#include <sys/stat.h>
-
-#include <cstdio>
 
 #include "proto/common/file_reader.h"
+#include "proto/tls/private_key.h"
 
 namespace neuronmon::client {
 namespace {
@@ -64,20 +62,11 @@ Status LoadCertificateChain(SSL_CTX* ctx, const std::string& path) {
   return Status::Ok();
 }
 
-// The key is a secret like the token: refused when every user may read it (ReadSecretFile's
-// rule), checked before it is read.
+// The key is a secret like the token: refused when every user may read it (ReadPrivateFile).
 Status LoadPrivateKey(SSL_CTX* ctx, const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & S_IROTH) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return Status::InvalidArgument("--tls-key " + path + ": mode " + mode +
-                                   " lets every user read the private key; make it 0600 or 0640");
-  }
-  Result<std::string> pem = ReadRegularFile(path, kMaxKeyBytes);
+  Result<std::string> pem = ReadPrivateFile(path, kMaxKeyBytes, "private key");
   if (!pem.ok()) return Status::InvalidArgument("--tls-key " + pem.status().message());
-  BioPtr bio = MemoryBio(*pem);
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, NoPassphrase, nullptr);
+  EVP_PKEY* key = tls::ParsePrivateKey(*pem);
   if (key == nullptr) {
     return Status::InvalidArgument("--tls-key " + path + ": no unencrypted PEM private key (" +
                                    TakeOpenSslError() + ")");

@@ -4,7 +4,6 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
@@ -12,6 +11,8 @@
 #include <vector>
 
 #include "daemon/core/config/config.h"
+#include "proto/common/file_reader.h"
+#include "proto/tls/private_key.h"
 
 namespace neuronmon::daemon {
 namespace {
@@ -71,6 +72,9 @@ int VerifyClient(int preverify_ok, X509_STORE_CTX* store) {
   return 0;
 }
 
+// A private key is at most this large (an RSA 16384-bit PEM is about 12 KiB).
+constexpr std::size_t kMaxKeyBytes = 64 << 10;
+
 // RequestClientCert and RequireAnyClientCert take any certificate, unverified.
 int AcceptAny(int, X509_STORE_CTX*) { return 1; }
 
@@ -122,17 +126,18 @@ Result<std::shared_ptr<const TlsServerContext>> TlsServerContext::Create(
     return Status::InvalidArgument(Key(prefix, key) + ": " + what);
   };
 
-  struct stat st {};
-  if (::stat(options.key_file.c_str(), &st) == 0 && (st.st_mode & S_IROTH) != 0) {
-    return fail("key_file", options.key_file + ": mode " +
-                                FormatFileMode(static_cast<int>(st.st_mode & 0777)) +
-                                " lets every user read the private key; make it 0600 or 0640");
-  }
+  // The key as the token is read: a bounded regular file other users cannot read.
+  Result<std::string> key_pem = ReadPrivateFile(options.key_file, kMaxKeyBytes, "private key");
+  if (!key_pem.ok()) return fail("key_file", key_pem.status().message());
   if (SSL_CTX_use_certificate_chain_file(ctx, options.cert_file.c_str()) != 1) {
     return fail("cert_file",
                 "cannot load " + options.cert_file + ": " + TakeOpenSslErrors("not a PEM file"));
   }
-  if (SSL_CTX_use_PrivateKey_file(ctx, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+  // An encrypted key is an error, not a passphrase question on the daemon's terminal.
+  EVP_PKEY* key = tls::ParsePrivateKey(*key_pem);
+  const int used = key == nullptr ? 0 : SSL_CTX_use_PrivateKey(ctx, key);
+  EVP_PKEY_free(key);
+  if (used != 1) {
     if (ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH) {
       ERR_clear_error();
       return fail("key_file", options.key_file + " does not match cert_file " + options.cert_file);

@@ -78,14 +78,22 @@ Result<std::string> ReadRegularFile(const std::string& path, std::size_t max_byt
   return ReadChecked(path, max_bytes, nullptr);
 }
 
-Result<std::string> ReadSecretFile(const std::string& path) {
+Result<std::string> ReadPrivateFile(const std::string& path, std::size_t max_bytes,
+                                    std::string_view what) {
   struct stat st {};
-  Result<std::string> text = ReadChecked(path, kMaxSecretBytes, &st);
+  Result<std::string> text = ReadChecked(path, max_bytes, &st);
   if (!text.ok()) return text.status();
   if ((st.st_mode & S_IROTH) != 0) {
     return Status::InvalidArgument(path + ": mode " + Mode(st.st_mode) +
-                                   " lets every user read the token; make it 0600 or 0640");
+                                   " lets every user read the " + std::string(what) +
+                                   "; make it 0600 or 0640");
   }
+  return text;
+}
+
+Result<std::string> ReadSecretFile(const std::string& path) {
+  Result<std::string> text = ReadPrivateFile(path, kMaxSecretBytes, "token");
+  if (!text.ok()) return text.status();
   const std::string_view token =
       Trim(std::string_view(*text).substr(0, text->find('\n')), kLineBlanks);
   if (token.empty()) return Status::InvalidArgument(path + ": the token file is empty");

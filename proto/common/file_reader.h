@@ -20,6 +20,13 @@ Result<std::string> ReadRegularFile(const std::string& path, std::size_t max_byt
 // "1 MiB", "64 KiB", "512 bytes": a size for messages.
 std::string FormatBytes(std::size_t bytes);
 
+// The contents of a private file (`what`: "token", "private key"), as ReadRegularFile, refused
+// when other users may read it (mode & 0004: "PATH: mode 0644 lets every user read the private
+// key; make it 0600 or 0640"); the mode is the open file's, so a file swapped after a check is not
+// read.
+Result<std::string> ReadPrivateFile(const std::string& path, std::size_t max_bytes,
+                                    std::string_view what);
+
 // The first line of a secret file (an auth token), spaces, tabs and '\r' trimmed. Refuses a file
 // that other users may read (mode & 0004: "PATH: mode 0644 lets every user read the token; make it
 // 0600 or 0640"), one that is not a regular file, larger than 4 KiB, or empty.
