@@ -25,11 +25,6 @@ class PlainStream final : public ByteStream {
   void AsyncWrite(const std::vector<asio::const_buffer>& buffers, Handler handler) override {
     asio::async_write(socket_, buffers, std::move(handler));
   }
-  void Close() override {
-    boost::system::error_code ignored;
-    socket_.shutdown(GenericSocket::shutdown_both, ignored);
-    socket_.close(ignored);
-  }
   GenericSocket& socket() override { return socket_; }
 
  private:
@@ -83,11 +78,6 @@ class TlsStream final : public ByteStream {
           if (ec) return handler(ec, 0);
           Write(buffers, 0, 0, std::move(handler));
         });
-  }
-  void Close() override {
-    boost::system::error_code ignored;
-    socket_.shutdown(GenericSocket::shutdown_both, ignored);
-    socket_.close(ignored);
   }
   GenericSocket& socket() override { return socket_; }
   bool peer_authenticated() const override {
@@ -227,6 +217,12 @@ class TlsStream final : public ByteStream {
 };
 
 }  // namespace
+
+void ByteStream::Close() {
+  boost::system::error_code ignored;
+  socket().shutdown(GenericSocket::shutdown_both, ignored);
+  socket().close(ignored);
+}
 
 std::unique_ptr<ByteStream> MakePlainStream(GenericSocket socket) {
   return std::make_unique<PlainStream>(std::move(socket));

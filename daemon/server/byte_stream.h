@@ -29,7 +29,7 @@ class ByteStream {
   // Writes every byte of `buffers` (which must stay alive until `handler` runs).
   virtual void AsyncWrite(const std::vector<asio::const_buffer>& buffers, Handler handler) = 0;
   // Shuts the socket down and closes it; pending operations complete with operation_aborted.
-  virtual void Close() = 0;
+  void Close();
   // The socket underneath (peer credentials and addresses).
   virtual GenericSocket& socket() = 0;
   // After the handshake: whether the client's certificate authenticates it (TLS with

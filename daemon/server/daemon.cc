@@ -135,8 +135,6 @@ Status Daemon::Start() {
     tcp_tls_ = tls->tcp;
     metrics_tls_ = tls->metrics;
     for (const std::string& w : PlaintextWarnings(config_)) log_.Warn(w);
-  }
-  if (mode_.listen) {
     Status s = Listen();
     if (!s.ok()) return s;
   }
@@ -200,7 +198,6 @@ Status Daemon::ServeMetrics(const std::string& token) {
       std::make_unique<HttpServer>(io_, *core_, stats_, log_, MetricsServerOptions(config_, token));
   Status st = http_->Listen(a.host, a.port, !IsLoopback(a), metrics_tls_);
   if (!st.ok()) return st;
-
   log_.Info("serving /metrics on " + http_->url());
   return Status::Ok();
 }

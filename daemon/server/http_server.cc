@@ -35,6 +35,8 @@ constexpr Nanos kStalledScrape = std::chrono::seconds(1);
 class HttpConnection {
  public:
   virtual ~HttpConnection() = default;
+  // (TLS: the handshake, then) the first request.
+  virtual void Start() = 0;
   // When this connection has held a scrape slot with a reply it has not read for longer than
   // `stalled`: the time its write started; nullopt otherwise.
   virtual std::optional<std::chrono::steady_clock::time_point> StalledScrapeSince(
@@ -94,7 +96,7 @@ class HttpSession final : public HttpConnection,
     server_->pending.erase(id_);
   }
 
-  void Start() {
+  void Start() override {
     started_ = std::chrono::steady_clock::now();
     if constexpr (std::is_same_v<Stream, TlsStream>) {
       // The handshake is part of the request: it must end within the request timeout.
@@ -346,6 +348,7 @@ void HttpServer::Impl::Admit(const std::shared_ptr<Impl>& self, tcp::socket sock
         asio::socket_base::send_buffer_size(static_cast<int>(options.send_buffer_bytes)), ignored);
   }
   const std::uint64_t id = next_id++;
+  std::shared_ptr<HttpConnection> session;
   if (tls) {
     // asio::ssl::stream needs an asio::ssl::context while it makes its SSL object, which keeps
     // its own reference to the listener's SSL_CTX (a reload replaces `tls`, not this one).
@@ -353,13 +356,11 @@ void HttpServer::Impl::Admit(const std::shared_ptr<Impl>& self, tcp::socket sock
     asio::ssl::context wrapper(tls->native());
     TlsStream stream(beast::tcp_stream(std::move(socket)), wrapper);
     KeepRecordBuffers(stream.native_handle());
-    auto session = std::make_shared<HttpSession<TlsStream>>(std::move(stream), self, id);
-    sessions.emplace(id, session);
-    pending.insert(id);
-    return session->Start();
+    session = std::make_shared<HttpSession<TlsStream>>(std::move(stream), self, id);
+  } else {
+    session = std::make_shared<HttpSession<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)),
+                                                               self, id);
   }
-  auto session = std::make_shared<HttpSession<beast::tcp_stream>>(
-      beast::tcp_stream(std::move(socket)), self, id);
   sessions.emplace(id, session);
   pending.insert(id);
   session->Start();

@@ -105,10 +105,11 @@ void Session::OnTlsHandshake(const boost::system::error_code& ec) {
   }
   stream_ready_ = true;
   if (stream_->peer_authenticated()) requires_token_ = false;
-  if (!stream_->protocol().empty() && server_.log().Enabled(LogSeverity::kDebug)) {
-    server_.log().Debug("client " + std::to_string(id_) + " (" + peer_ +
-                        "): " + stream_->protocol() +
-                        (requires_token_ ? "" : ", authenticated by its certificate"));
+  if (server_.log().Enabled(LogSeverity::kDebug)) {
+    if (const std::string protocol = stream_->protocol(); !protocol.empty()) {
+      server_.log().Debug("client " + std::to_string(id_) + " (" + peer_ + "): " + protocol +
+                          (requires_token_ ? "" : ", authenticated by its certificate"));
+    }
   }
   ReadSome();
 }
