@@ -1,6 +1,7 @@
-// Host metrics for the system groups (vcpu_usage, memory_info) come from the real host: /proc/stat
-// and /proc/meminfo, parsed by the pure functions in proc_parsers.h. A file that cannot be read or
-// parsed becomes the group's error string, never a failure of the sample.
+// Host metrics for the system groups (vcpu_usage, memory_info) come from the real host: stat and
+// meminfo under the config's proc_root (/proc), parsed by the pure functions in proc_parsers.h. A
+// file that cannot be read or parsed becomes the group's error string, never a failure of the
+// sample.
 #pragma once
 
 #include <functional>

@@ -116,7 +116,11 @@ Status Daemon::Start() {
   const std::uint64_t instance_id = (static_cast<std::uint64_t>(random()) << 32) | random();
   // A replay brings its own host sample; a live device gets this host's.
   HostReader host;
-  if (config_.backend.replay.empty()) host = [] { return ReadHost(); };
+  // vcpu_usage and memory_info from the same process table as the rest (proc_root: a host's /proc
+  // mounted elsewhere, as in a container).
+  if (config_.backend.replay.empty()) {
+    host = [root = config_.backend.host.proc_root] { return ReadHost(root); };
+  }
   core_ = std::make_unique<DaemonCore>(
       CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION, instance_id,
                   config_.max_history_bytes},

@@ -4,6 +4,7 @@
 // stale-sampling paths run an HttpServer of their own over a DaemonCore the test samples.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -74,6 +75,24 @@ TEST(MetricsHttp, ServesTextFormatByDefault) {
   EXPECT_NE(r->body.find("neuron_monitord_collector_success{group=\"process\"} 1"),
             std::string::npos);
   EXPECT_EQ(r->body.find("# EOF"), std::string::npos);
+}
+
+// memory_info and vcpu_usage come from the configured proc_root, as the process table does (a
+// host's /proc mounted in a container), not from this machine's /proc.
+TEST(MetricsHttp, HostGroupsReadTheConfiguredProcRoot) {
+  test_util::TempDir proc("proc_root");
+  std::ofstream(proc.File("meminfo"))
+      << "MemTotal:       7340032 kB\nMemFree:         1048576 kB\nMemAvailable:   3145728 kB\n"
+         "SwapTotal:       0 kB\nSwapFree:        0 kB\n";
+  std::ofstream(proc.File("stat"))
+      << "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 100 0 100 800 0 0 0 0 0 0\n";
+  auto d = MetricsDaemon([&](daemon::DaemonConfig& c) { c.backend.host.proc_root = proc.path(); });
+  const auto r = ScrapeWhen(PortOf(*d), "system_memory_total_bytes{");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NE(r->body.find("system_memory_total_bytes{"), std::string::npos);
+  // 7 GiB in the tree's meminfo; 4 GiB used (total less available).
+  EXPECT_NE(r->body.find("} 7.516192768e+09\n"), std::string::npos) << r->body.substr(0, 2000);
+  EXPECT_NE(r->body.find("} 4.294967296e+09\n"), std::string::npos);
 }
 
 TEST(MetricsHttp, NegotiatesOpenMetrics) {
