@@ -9,6 +9,7 @@
 #include "daemon/core/analysis/rules.h"
 #include "daemon/core/analysis/runtime_metrics.h"
 #include "daemon/core/analysis/summary.h"
+#include "daemon/core/report/device_health.h"
 
 namespace neuronmon::daemon {
 
@@ -56,8 +57,15 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   // Forget runtimes that exited.
   std::erase_if(tracks_,
                 [&](const auto& t) { return FindRuntime(*round.end, t.first) == nullptr; });
+  // The devices' health over the same window: a failed device keeps the instance from reading
+  // healthy (the window lies in one epoch: FindWindow).
+  std::vector<v1::DeviceHealth> devices;
+  const std::string& corrected = round.end->UnmeasuredReason(Signal::kEccCorrected);
+  for (std::size_t d = 0; d < round.end->devices.size(); ++d) {
+    devices.push_back(DeviceHealthOf(*round.start, *round.end, d, /*reset=*/false, corrected));
+  }
   round.next.instance = analysis_internal::Summarize(round.next, !round.end->runtimes.empty(),
-                                                     round.now_ns, round.gaps);
+                                                     round.now_ns, round.gaps, devices);
   analysis_ = std::move(round.next);
   evaluation_ = std::move(round.evaluation);
 }

@@ -104,9 +104,39 @@ v1::Finding& NothingShown(v1::Finding& s, bool any_runtime, const std::string& u
   return s;
 }
 
+// The first failed device; null when none is. (A degraded device keeps working: the instance
+// may still read healthy above it; docs/health.md.)
+const v1::DeviceHealth* FailedDevice(const std::vector<v1::DeviceHealth>& devices) {
+  for (const v1::DeviceHealth& d : devices) {
+    if (d.state() == v1::HEALTH_STATE_FAILED) return &d;
+  }
+  return nullptr;
+}
+
+// A healthy-looking instance over a failed device reads as the device: "ND1 failed: 2
+// uncorrectable HBM errors ...; 3 of 3 applications healthy".
+void FloorAtDeviceHealth(v1::Finding& s, const v1::DeviceHealth& d) {
+  std::string text = "ND" + std::to_string(d.neuron_device_index()) + " failed";
+  if (d.reasons_size() > 0) text += ": " + d.reasons(0).text();
+  s.set_kind(v1::FINDING_KIND_ERRORS);
+  s.set_severity(v1::SEVERITY_CRITICAL);
+  s.set_confidence(1);
+  s.set_summary(Joined(text, s.summary()));
+  s.set_advice(d.advice());
+}
+
 }  // namespace
 
-v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, const Gaps& gaps) {
+v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, const Gaps& gaps,
+                      const std::vector<v1::DeviceHealth>& devices) {
+  v1::Finding s = SummarizeApplications(a, any_runtime, now_ns, gaps);
+  const v1::DeviceHealth* device = FailedDevice(devices);
+  if (device != nullptr && s.kind() == v1::FINDING_KIND_HEALTHY) FloorAtDeviceHealth(s, *device);
+  return s;
+}
+
+v1::Finding SummarizeApplications(const Analysis& a, bool any_runtime, std::int64_t now_ns,
+                                  const Gaps& gaps) {
   v1::Finding s;
   s.set_subject("instance");
   s.set_since_unix_ns(now_ns);

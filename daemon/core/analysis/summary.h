@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "daemon/core/analysis/analysis.h"
 
@@ -21,7 +22,13 @@ struct Gaps {
 };
 
 // The instance finding over `a.runtimes`, since `now_ns`; `any_runtime`: whether any application
-// is running (judged or not yet). A culprit's straggler and hang detail are the instance's.
-v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, const Gaps& gaps);
+// is running (judged or not yet). A culprit's straggler and hang detail are the instance's. A
+// failed device (`devices`: every device's health over the window) keeps the instance from reading
+// healthy: it becomes a critical `errors` finding naming the device, with its reason and advice.
+v1::Finding Summarize(const Analysis& a, bool any_runtime, std::int64_t now_ns, const Gaps& gaps,
+                      const std::vector<v1::DeviceHealth>& devices = {});
+// The same over the applications alone.
+v1::Finding SummarizeApplications(const Analysis& a, bool any_runtime, std::int64_t now_ns,
+                                  const Gaps& gaps);
 
 }  // namespace neuronmon::daemon::analysis_internal
