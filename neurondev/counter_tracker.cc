@@ -212,9 +212,13 @@ void CounterTracker::Restart() {
 }
 
 double CounterTracker::BusyGrowth(const CoreValues& v, const PhysicalCore& before,
-                                  double interval_ns) const {
+                                  double interval_ns) {
   if (live_ && v.nc_time) {
-    return std::min(interval_ns, static_cast<double>(Grown(*v.nc_time, before.nc_time)) * unit_ns_);
+    // Microseconds, as AWS's guide says. More than the interval (a torn or foreign reading) is
+    // clamped to it and counted, never used to guess another unit.
+    const double busy = static_cast<double>(Grown(*v.nc_time, before.nc_time)) * kNcTimeUnitNs;
+    if (busy > interval_ns * 1.05 && interval_ns > 0) ++clamped_busy_readings_;
+    return std::min(interval_ns, busy);
   }
   if (v.pe_present) {
     const std::uint64_t all = Grown(v.pe_all, before.pe_all);
@@ -274,22 +278,6 @@ void CounterTracker::Fold(const TreeReading& reading, MonoTime now) {
   have_time_ = true;
   last_ = now;
   if (FindsDrop(reading)) Restart();
-  // Calibrate nc_time_in_use's unit on the whole read before any core accumulates with it.
-  if (live_ && interval_ns > 0) {
-    for (const DeviceReading& d : reading.devices) {
-      auto it = state_.find(d.index);
-      if (it == state_.end()) continue;
-      for (const CoreReading& c : d.cores) {
-        if (c.index >= it->second.cores.size() || !it->second.cores[c.index].seen) continue;
-        const std::optional<std::uint64_t> nc_time = Find(c.other_info, "nc_time_in_use");
-        const std::uint64_t grown = Grown(nc_time.value_or(0), it->second.cores[c.index].nc_time);
-        while (nc_time && unit_ns_ > 0.001 &&
-               static_cast<double>(grown) * unit_ns_ > 1.05 * interval_ns) {
-          unit_ns_ /= 1000;
-        }
-      }
-    }
-  }
   int max_index = -1;
   for (const DeviceReading& d : reading.devices) max_index = std::max(max_index, d.index);
   for (const auto& [index, device] : state_) max_index = std::max(max_index, index);

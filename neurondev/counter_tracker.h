@@ -50,8 +50,9 @@ class CounterTracker {
   ExecutionCounters DeviceExecutions(int device) const;
   // Why core activity is unmeasured; empty when every present core has a source.
   const std::string& core_activity_unmeasured() const { return core_unmeasured_; }
-  // Nanoseconds per `nc_time_in_use` unit in use (1000 = µs).
-  double nc_time_unit_ns() const { return unit_ns_; }
+  // Readings of `nc_time_in_use` that grew by more than the interval (beyond 5 %), clamped to
+  // it; the unit is µs whatever they say.
+  std::uint64_t clamped_busy_readings() const { return clamped_busy_readings_; }
 
  private:
   struct PhysicalCore {
@@ -72,12 +73,13 @@ class CounterTracker {
   bool FindsDrop(const TreeReading& reading) const;
   void Restart();
   void FoldDevice(const DeviceReading& d, double interval_ns, Device* state);
-  double BusyGrowth(const CoreValues& v, const PhysicalCore& before, double interval_ns) const;
+  double BusyGrowth(const CoreValues& v, const PhysicalCore& before, double interval_ns);
   void Publish();
 
   int lnc_;
   bool live_;
-  double unit_ns_ = 1000;
+  static constexpr double kNcTimeUnitNs = 1000;  // nc_time_in_use counts µs
+  std::uint64_t clamped_busy_readings_ = 0;
   std::uint64_t epoch_ = 0;
   bool have_time_ = false;
   MonoTime last_;

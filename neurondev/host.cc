@@ -462,4 +462,8 @@ const MonitorIntegrator* Host::runtime_integrator() const {
   return runtime_source_ == nullptr ? nullptr : &runtime_source_->integrator();
 }
 
+std::uint64_t Host::clamped_busy_readings() const {
+  return tracker_ ? tracker_->clamped_busy_readings() : 0;
+}
+
 }  // namespace neuronmon::neurondev

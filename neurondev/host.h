@@ -100,6 +100,8 @@ class Host {
   // kernel_log.enabled is false), the last complete process scan, and neuron-monitor's integrator
   // (null when runtime figures do not come from neuron-monitor).
   const KernelLog* kernel_log() const { return kernel_log_.get(); }
+  // Core readings whose nc_time_in_use grew by more than the interval, clamped (CounterTracker).
+  std::uint64_t clamped_busy_readings() const;
   const ProcessScan& last_process_scan() const { return processes_; }
   const MonitorIntegrator* runtime_integrator() const;
 

@@ -245,6 +245,34 @@ TEST(Host, LiveCountersGiveUtilization) {
   EXPECT_EQ(after.UnmeasuredReason(Signal::kCoreActivity), "");
 }
 
+// nc_time_in_use counts µs (AWS's guide). A reading past the interval is clamped to 100 % and
+// counted; it does not change the unit, so the next window reads right.
+TEST(Host, BusyTimeIsMicrosecondsAndAnOverlongReadingIsClamped) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver230();
+  const MonoTime t0 = Now();
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), t0);
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot first = (*host)->Read(t0);
+  tree.AdvanceTrn2Counters(std::chrono::seconds(10), 0.5, 2);
+  // One physical core's counter jumps by 50 s of µs in a 10 s window (a torn or foreign value).
+  const std::string file = tree.Device(2, "neuron_core0/stats/other_info/nc_time_in_use/total");
+  std::uint64_t value = 0;
+  std::ifstream(tree.root() + "/" + file) >> value;
+  ASSERT_GT(value, 0u);
+  tree.Write(file, std::to_string(value + 50'000'000) + "\n");
+  const Snapshot clamped = (*host)->Read(t0 + std::chrono::seconds(10));
+  EXPECT_EQ(clamped.epoch, first.epoch);
+  EXPECT_EQ((*host)->clamped_busy_readings(), 1u);
+  tree.AdvanceTrn2Counters(std::chrono::seconds(10), 0.5, 2);
+  const Snapshot after = (*host)->Read(t0 + std::chrono::seconds(20));
+  for (std::size_t c = 8; c < 12; ++c) {
+    EXPECT_NEAR(static_cast<double>(after.cores[c].busy_ns - clamped.cores[c].busy_ns), 5e9, 1e6)
+        << "core " << c << ": still µs, no unit guessed from the overlong reading";
+  }
+  EXPECT_EQ((*host)->clamped_busy_readings(), 1u);
+}
+
 TEST(Host, ACounterThatDropsStartsANewEpoch) {
   FakeTree tree;
   tree.WriteTrn2_48xlarge_Driver230();
