@@ -9,9 +9,20 @@
 namespace neuronmon::neurondev {
 namespace {
 
-// Growth of a cumulative counter; one that went backwards restarted and counts its own value.
+// Growth of a cumulative counter. One that drops alone (a root write zeroed it, a torn read) is
+// held: it grew by nothing, and its new value is the baseline from then on. Only device-level
+// evidence restarts the counts (CounterTracker::FindsRestart).
 std::uint64_t Grown(std::uint64_t now, std::uint64_t before) {
-  return now >= before ? now - before : now;
+  return now >= before ? now - before : 0;
+}
+
+// The device's uncorrected HBM errors: on trn2 the firmware shows them in mem_ecc_uncorrected or
+// in mem_ecc_repairable_uncorrected by their repair state, so one total moves between the files;
+// only their sum is a counter. Unknown when a file that was there could not be read.
+std::optional<std::uint64_t> MemoryUncorrected(const DeviceReading& d, bool had_repairable) {
+  if (!d.mem_ecc_uncorrected || (had_repairable && !d.mem_ecc_repairable_uncorrected))
+    return std::nullopt;
+  return *d.mem_ecc_uncorrected + d.mem_ecc_repairable_uncorrected.value_or(0);
 }
 
 std::optional<std::uint64_t> Find(const std::vector<NamedCounter>& counters,
@@ -171,7 +182,8 @@ void FillDeviceMemory(const DeviceReading& d, DeviceCounters& out) {
 
 CounterTracker::CounterTracker(int lnc, bool live) : lnc_(std::max(1, lnc)), live_(live) {}
 
-bool CounterTracker::FindsDrop(const TreeReading& reading) const {
+bool CounterTracker::FindsRestart(const TreeReading& reading) const {
+  if (reading.driver_version.value_or("") != driver_version_ && !state_.empty()) return true;
   for (const DeviceReading& d : reading.devices) {
     auto it = state_.find(d.index);
     if (it == state_.end()) {
@@ -179,33 +191,37 @@ bool CounterTracker::FindsDrop(const TreeReading& reading) const {
       continue;
     }
     const Device& s = it->second;
-    if (s.seen && (d.mem_ecc_uncorrected.value_or(s.mem_ue) < s.mem_ue ||
-                   d.sram_ecc_uncorrected.value_or(s.sram_ue) < s.sram_ue)) {
+    // The directory was replaced (the module reloaded, the device was removed and added).
+    if (d.directory_inode != 0 && s.directory_inode != 0 &&
+        (d.directory_inode != s.directory_inode || d.directory_device != s.directory_device)) {
       return true;
     }
-    for (const CoreReading& c : d.cores) {
-      if (c.index >= s.cores.size() || !s.cores[c.index].seen) continue;
-      const PhysicalCore& p = s.cores[c.index];
-      const CoreValues v(c);
-      if (v.nc_time.value_or(p.nc_time) < p.nc_time) return true;
-      if (v.flops.value_or(p.flops) < p.flops) return true;
-      if (v.pe_present && (v.pe_active < p.pe_active || v.pe_all < p.pe_all)) return true;
-      for (std::size_t i = 0; i < c.outcomes.size(); ++i) {
-        const NamedCounter* before = Previous(p.outcomes, i, c.outcomes[i].name);
-        if (before != nullptr && c.outcomes[i].total < before->total) return true;
-      }
-    }
+    // The device went through a reset (its state changed between two reads).
+    if (d.device_state && s.device_state && *d.device_state != *s.device_state) return true;
   }
   return false;
 }
 
-void CounterTracker::Restart() {
+void CounterTracker::Restart(const TreeReading& reading) {
   ++epoch_;
   for (auto& [index, device] : state_) {
+    const auto now = std::find_if(reading.devices.begin(), reading.devices.end(),
+                                  [&](const DeviceReading& d) { return d.index == index; });
+    // A replaced directory is a driver that counts again from 0: what it shows now is what it
+    // counted since. A reset keeps the driver's counts: they go on from where they were.
+    const bool recounted = now == reading.devices.end() ||
+                           now->directory_inode != device.directory_inode ||
+                           now->directory_device != device.directory_device ||
+                           reading.driver_version.value_or("") != driver_version_;
+    if (recounted) device.mem_ue = device.sram_ue = 0;
     for (PhysicalCore& p : device.cores) {
       p.busy_ns = 0;
       p.flop_count = 0;
       p.executions = {};
+      if (recounted) {
+        p.nc_time = p.flops = p.pe_active = p.pe_all = 0;
+        for (NamedCounter& o : p.outcomes) o.total = 0;
+      }
     }
   }
   for (DeviceCounters& d : devices_) d.ecc = {};
@@ -220,26 +236,30 @@ double CounterTracker::BusyGrowth(const CoreValues& v, const PhysicalCore& befor
     if (busy > interval_ns * 1.05 && interval_ns > 0) ++clamped_busy_readings_;
     return std::min(interval_ns, busy);
   }
-  if (v.pe_present) {
-    const std::uint64_t all = Grown(v.pe_all, before.pe_all);
-    return all ? interval_ns * static_cast<double>(Grown(v.pe_active, before.pe_active)) /
-                     static_cast<double>(all)
-               : 0;
-  }
-  return -1;
+  const std::uint64_t all = Grown(v.pe_all, before.pe_all);
+  return all ? interval_ns *
+                   static_cast<double>(std::min(all, Grown(v.pe_active, before.pe_active))) /
+                   static_cast<double>(all)
+             : 0;
 }
 
-void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Device* s) {
+void CounterTracker::FoldDevice(const DeviceReading& d, MonoTime now, Device* s) {
   DeviceCounters& out = devices_[static_cast<std::size_t>(d.index)];
   out.present = true;
+  const std::optional<std::uint64_t> mem_ue = MemoryUncorrected(d, s->had_repairable);
   if (s->seen) {
-    out.ecc.mem_uncorrected += Grown(d.mem_ecc_uncorrected.value_or(s->mem_ue), s->mem_ue);
-    out.ecc.sram_uncorrected += Grown(d.sram_ecc_uncorrected.value_or(s->sram_ue), s->sram_ue);
+    if (mem_ue) out.ecc.mem_uncorrected += Grown(*mem_ue, s->mem_ue);
+    if (d.sram_ecc_uncorrected)
+      out.ecc.sram_uncorrected += Grown(*d.sram_ecc_uncorrected, s->sram_ue);
   }
   FillHealthCounters(d, out);
   FillDeviceMemory(d, out);
   s->seen = true;
-  s->mem_ue = d.mem_ecc_uncorrected.value_or(s->mem_ue);
+  s->directory_device = d.directory_device;
+  s->directory_inode = d.directory_inode;
+  if (d.device_state) s->device_state = d.device_state;
+  s->had_repairable = s->had_repairable || d.mem_ecc_repairable_uncorrected.has_value();
+  if (mem_ue) s->mem_ue = *mem_ue;
   s->sram_ue = d.sram_ecc_uncorrected.value_or(s->sram_ue);
   const std::size_t physical = std::max<std::size_t>(d.core_count.value_or(0), d.cores.size());
   if (s->cores.size() < physical) s->cores.resize(physical);
@@ -247,44 +267,54 @@ void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Devi
     if (c.index >= s->cores.size()) continue;
     PhysicalCore& p = s->cores[c.index];
     const CoreValues v(c);
-    if (p.seen) {
-      const double busy = BusyGrowth(v, p, interval_ns);
-      if (busy < 0) core_unmeasured_ = "no busy-time source";
-      p.busy_ns += std::max(0.0, busy);
-      if (live_ && v.flops) p.flop_count += static_cast<double>(Grown(*v.flops, p.flops));
-      for (std::size_t i = 0; live_ && i < c.outcomes.size(); ++i) {
-        const NamedCounter& o = c.outcomes[i];
-        const NamedCounter* before = Previous(p.outcomes, i, o.name);
-        // Most outcomes never move: look the name up only for those that did.
-        if (before != nullptr && o.total != before->total) {
-          AddOutcome(o.name, Grown(o.total, before->total), &p.executions);
-        }
+    // A core's busy time comes from nc_time_in_use (live drivers) or the tensor engine's cycles.
+    // A read without it (a torn pe_cntrs, a file that failed) is no value: the next one covers
+    // the time since the last value. Two in a row: unmeasured.
+    const bool busy_source = (live_ && v.nc_time) || v.pe_present;
+    if (!busy_source) {
+      if (!p.busy_seen || ++p.busy_missed >= 2) core_unmeasured_ = "no busy-time source";
+    } else {
+      if (p.seen && p.busy_seen) {
+        const double interval_ns =
+            static_cast<double>(std::max<std::int64_t>(0, (now - p.busy_time).count()));
+        p.busy_ns += BusyGrowth(v, p, interval_ns);
       }
-    } else if (BusyGrowth(v, p, 0) < 0) {
-      core_unmeasured_ = "no busy-time source";
+      p.busy_seen = true;
+      p.busy_missed = 0;
+      p.busy_time = now;
+      if (v.nc_time) p.nc_time = *v.nc_time;
+      if (v.pe_present) {
+        p.pe_active = v.pe_active;
+        p.pe_all = v.pe_all;
+      }
+    }
+    if (v.flops) {
+      if (p.seen && live_) p.flop_count += static_cast<double>(Grown(*v.flops, p.flops));
+      p.flops = *v.flops;
+    }
+    for (std::size_t i = 0; p.seen && live_ && i < c.outcomes.size(); ++i) {
+      const NamedCounter& o = c.outcomes[i];
+      const NamedCounter* before = Previous(p.outcomes, i, o.name);
+      // Most outcomes never move: look the name up only for those that did.
+      if (before != nullptr && o.total != before->total) {
+        AddOutcome(o.name, Grown(o.total, before->total), &p.executions);
+      }
     }
     p.seen = true;
-    p.nc_time = v.nc_time.value_or(0);
-    p.flops = v.flops.value_or(0);
-    p.pe_active = v.pe_active;
-    p.pe_all = v.pe_all;
     p.outcomes = c.outcomes;
   }
 }
 
 void CounterTracker::Fold(const TreeReading& reading, MonoTime now) {
-  const double interval_ns =
-      have_time_ ? static_cast<double>(std::max<std::int64_t>(0, (now - last_).count())) : 0;
-  have_time_ = true;
-  last_ = now;
-  if (FindsDrop(reading)) Restart();
+  if (FindsRestart(reading)) Restart(reading);
+  driver_version_ = reading.driver_version.value_or("");
   int max_index = -1;
   for (const DeviceReading& d : reading.devices) max_index = std::max(max_index, d.index);
   for (const auto& [index, device] : state_) max_index = std::max(max_index, index);
   devices_.resize(static_cast<std::size_t>(max_index + 1));
   for (DeviceCounters& d : devices_) d.present = false;
   core_unmeasured_.clear();
-  for (const DeviceReading& d : reading.devices) FoldDevice(d, interval_ns, &state_[d.index]);
+  for (const DeviceReading& d : reading.devices) FoldDevice(d, now, &state_[d.index]);
   if (!core_unmeasured_.empty()) {
     core_unmeasured_ = live_ ? "the Neuron driver exposes neither nc_time_in_use nor pe_cntrs"
                              : "the Neuron driver (before 2.30.2) updates nc_time_in_use only when "

@@ -2,19 +2,23 @@
 // of a Snapshot: per logical NeuronCore busy time and FLOPs, per device ECC events, per physical
 // core execution outcomes. It accumulates each file's growth since the previous read rather than
 // copying the driver's totals, so that
-//   - a counter that drops (a root write zeroed it, the driver reloaded, the device reset) starts
-//     a new epoch: every accumulator restarts from that read's growth, as the simulator's do;
+//   - only device-level evidence (another driver version, a device directory replaced, a device
+//     that appeared, the device's `reset` state changing) starts a new epoch; a counter that drops
+//     alone (a root write zeroed it) is held: it grew by nothing and counts on from its new value;
+//   - a read without a value (a torn pe_cntrs, a failed file) is no value, never 0: the next
+//     value's growth covers the time since the last one;
 //   - busy time can come from different sources per read without a jump.
-// Busy time: with live counters (driver 2.30.2+) from `nc_time_in_use`, whose unit the driver
-// does not state — the user guide says µs, the driver's own code treats it as ps — so the unit is
-// calibrated: µs until a reading would exceed 100 %, then the next smaller unit that fits, for
-// the whole host from then on. With flat counters (older drivers add them in only when a process
-// exits) from the tensor engine's live cycle counters (`pe_cntrs`): busy = active / all cycles of
-// the read interval. Without either, core activity is unmeasured (never 0 %). Not thread-safe.
+// Busy time: with live counters (driver 2.30.2+) from `nc_time_in_use`, in µs as AWS's guide
+// says (a reading beyond the interval is clamped and counted). With flat counters (older drivers
+// add them in only when a process exits) from the tensor engine's live cycle counters
+// (`pe_cntrs`): busy = active / all cycles since the last value. Without either, core activity is
+// unmeasured (never 0 %). The trn2 firmware's two uncorrected-HBM files are one counter (their
+// sum). Not thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +61,10 @@ class CounterTracker {
  private:
   struct PhysicalCore {
     bool seen = false;
+    // The busy-time source's last value and when it was read (a read without one holds them).
+    bool busy_seen = false;
+    int busy_missed = 0;
+    MonoTime busy_time;
     std::uint64_t nc_time = 0, flops = 0, pe_active = 0, pe_all = 0;
     std::vector<NamedCounter> outcomes;  // as last read (sorted by name)
     double busy_ns = 0, flop_count = 0;
@@ -64,15 +72,21 @@ class CounterTracker {
   };
   struct Device {
     bool seen = false;
+    std::uint64_t directory_device = 0, directory_inode = 0;
+    std::optional<std::uint64_t> device_state;
+    bool had_repairable = false;  // mem_ecc_repairable_uncorrected was there once
     std::uint64_t mem_ue = 0, sram_ue = 0;
     std::vector<PhysicalCore> cores;
   };
 
   struct CoreValues;
 
-  bool FindsDrop(const TreeReading& reading) const;
-  void Restart();
-  void FoldDevice(const DeviceReading& d, double interval_ns, Device* state);
+  // Device-level evidence that the counters restarted: another driver version, a device that
+  // appeared, a device directory replaced, a device state that changed. A counter that drops
+  // alone is not such evidence (it is held).
+  bool FindsRestart(const TreeReading& reading) const;
+  void Restart(const TreeReading& reading);
+  void FoldDevice(const DeviceReading& d, MonoTime now, Device* state);
   double BusyGrowth(const CoreValues& v, const PhysicalCore& before, double interval_ns);
   void Publish();
 
@@ -81,8 +95,7 @@ class CounterTracker {
   static constexpr double kNcTimeUnitNs = 1000;  // nc_time_in_use counts µs
   std::uint64_t clamped_busy_readings_ = 0;
   std::uint64_t epoch_ = 0;
-  bool have_time_ = false;
-  MonoTime last_;
+  std::string driver_version_;
   std::map<int, Device> state_;
   std::vector<int> device_set_;
   std::vector<CoreCounters> cores_;

@@ -34,6 +34,73 @@ std::optional<std::uint64_t> DeviceFiles::Counter(PlannedFile& file) {
   return *value;
 }
 
+std::optional<std::uint64_t> DeviceFiles::OptionalCounter(PlannedFile& file) {
+  const std::uint32_t every = refresh_.every[static_cast<std::size_t>(file.pace)];
+  const bool rotating = every > 1;
+  if (!rotating || !file.last || (refresh_.sample + file.phase) % every == 0) {
+    Result<std::string_view> now = ReadNow(file);
+    file.last = now.ok() ? Result<std::string>(std::string(*now)) : now.status();
+  }
+  if (!file.last->ok()) return std::nullopt;
+  Result<std::uint64_t> value = ParseCounter(**file.last);
+  if (!value.ok()) {
+    Error(Path(file) + ": " + value.status().message());
+    return std::nullopt;
+  }
+  return *value;
+}
+
+namespace {
+
+// Whether `now` is the tensor engine's counters started afresh rather than a torn read: other
+// row groups, or every row group behind `before`.
+bool Restarted(const std::vector<PeCounters>& before, const std::vector<PeCounters>& now) {
+  if (before.size() != now.size()) return true;
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const PeCounters& a = before[i];
+    const PeCounters& b = now[i];
+    if (a.row_group != b.row_group) return true;
+    if (b.mm_active + b.wl_active + b.idle >= a.mm_active + a.wl_active + a.idle) return false;
+  }
+  return !now.empty();
+}
+
+}  // namespace
+
+std::vector<PeCounters> DeviceFiles::PeCounterRows(PlannedCore& core) {
+  PlannedFile& file = core.pe_counters;
+  std::optional<std::string_view> text = Text(file);
+  std::vector<PeCounters> first;
+  for (int attempt = 0; text; ++attempt) {
+    Result<std::vector<PeCounters>> rows = ParsePeCounters(*text);
+    if (!rows.ok()) {
+      Error(Path(file) + ": " + rows.status().message());
+      return {};
+    }
+    std::string torn = PeCountersTorn(core.last_pe, *rows);
+    // Two reads that agree with each other, with other row groups or every row group behind the
+    // last reading: the counters restarted (the device was reset). The reader holds across.
+    if (!torn.empty() && attempt == 1 && PeCountersTorn(first, *rows).empty() &&
+        Restarted(core.last_pe, *rows)) {
+      torn.clear();
+    }
+    if (torn.empty()) {
+      core.last_pe = *rows;
+      return std::move(*rows);
+    }
+    if (attempt == 1) {
+      Error(Path(file) + ": torn read twice (" + torn + "); no value this read");
+      return {};
+    }
+    first = std::move(*rows);
+    Result<std::string_view> again = ReadNow(file);
+    if (file.last)
+      file.last = again.ok() ? Result<std::string>(std::string(*again)) : again.status();
+    text = Deliver(file, again);
+  }
+  return {};
+}
+
 std::vector<NamedCounter> DeviceFiles::Counters(std::vector<PlannedCounter>& planned) {
   std::vector<NamedCounter> out;
   out.reserve(planned.size());
@@ -105,16 +172,38 @@ DeviceReading ReadPlanned(DevicePlan& d, const TreeLimits& limits, const Refresh
   out.mem_ecc_uncorrected = files.Counter(d.hardware[1]);
   out.mem_ecc_repairable_uncorrected = files.Counter(d.hardware[2]);
   if (d.has_health_status) {
-    out.hbm_ecc_err_count = files.Counter(d.health[0]);
-    out.repairable_hbm_ecc_err_count = files.Counter(d.health[1]);
-    out.sram_ecc_err_count = files.Counter(d.health[2]);
-    out.hw_error_event = files.Counter(d.health[3]);
+    for (PlannedCounter& h : d.health) {
+      if (h.name == "unhealthy_components") {
+        if (std::optional<std::string_view> text = files.Text(h.total))
+          out.unhealthy_components = ParseComponents(*text);
+        continue;
+      }
+      std::optional<std::uint64_t>* field =
+          h.name == "hbm_ecc_err_count"              ? &out.hbm_ecc_err_count
+          : h.name == "repairable_hbm_ecc_err_count" ? &out.repairable_hbm_ecc_err_count
+          : h.name == "sram_ecc_err_count"           ? &out.sram_ecc_err_count
+          : h.name == "hw_error_event"               ? &out.hw_error_event
+          : h.name == "mem_ecc_corrected"            ? &out.mem_ecc_corrected
+          : h.name == "sram_ecc_corrected"           ? &out.sram_ecc_corrected
+          : h.name == "healthcheck_heartbeat"        ? &out.healthcheck_heartbeat
+                                                     : nullptr;
+      if (field != nullptr) {
+        *field = files.Counter(h.total);
+      } else if (std::optional<std::string_view> text = files.Text(h.total)) {
+        // A node of a newer driver: kept when it is a number, named in the node report either way.
+        if (Result<std::uint64_t> v = ParseCounter(*text); v.ok())
+          out.health_other.push_back({h.name, *v});
+      }
+    }
   } else if (d.health_error.empty()) {
     out.absent.push_back(d.dir.path + "/stats/hardware/health_status");  // before driver 2.28
   } else {
     files.Error(d.health_error);
   }
   for (const std::string& dir : d.missing) out.absent.push_back(d.dir.path + "/" + dir);
+  out.directory_device = static_cast<std::uint64_t>(d.dir.dev);
+  out.directory_inode = static_cast<std::uint64_t>(d.dir.ino);
+  out.device_state = files.OptionalCounter(d.reset);
   if (std::optional<std::string_view> text = files.Text(d.power)) {
     Result<PowerReading> power = ParsePower(*text);
     if (power.ok()) {
@@ -130,14 +219,7 @@ DeviceReading ReadPlanned(DevicePlan& d, const TreeLimits& limits, const Refresh
     core.outcomes = files.Counters(c.outcomes);
     core.other_info = files.Counters(c.other_info);
     core.device_memory = files.Memory(c.device_memory);
-    if (std::optional<std::string_view> pe = files.Text(c.pe_counters)) {
-      Result<std::vector<PeCounters>> rows = ParsePeCounters(*pe);
-      if (rows.ok()) {
-        core.pe_counters = std::move(*rows);
-      } else {
-        files.Error(files.Path(c.pe_counters) + ": " + rows.status().message());
-      }
-    }
+    core.pe_counters = files.PeCounterRows(c);
   }
   // core_count is readable by root only; the driver makes one directory per core.
   if (!out.core_count && !out.cores.empty() && out.cores.size() < limits.max_cores_per_device)

@@ -31,6 +31,12 @@ class DeviceFiles {
   void Error(std::string message) { out_.errors.push_back(std::move(message)); }
   // A counter file's value; nullopt when absent, unreadable or not a number.
   std::optional<std::uint64_t> Counter(PlannedFile& file);
+  // The same for a file that need not be there or be readable (one only root may read): nullopt
+  // and nothing recorded unless it holds something that is not a number.
+  std::optional<std::uint64_t> OptionalCounter(PlannedFile& file);
+  // The core's tensor-engine counters, read again once when torn (PeCountersTorn); empty, with
+  // the reason recorded, when the second read is torn too.
+  std::vector<PeCounters> PeCounterRows(PlannedCore& core);
   // The counters that could be read, in plan order.
   std::vector<NamedCounter> Counters(std::vector<PlannedCounter>& planned);
   // The categories whose usage could be read, with their high-water marks when plausible.

@@ -87,10 +87,10 @@ Result<std::string_view> ReadByPath(const DevicePlan& device, const std::string&
 std::size_t OpenIn(const PlannedFile& file) { return file.fd.get() >= 0 ? 1 : 0; }
 
 std::size_t OpenIn(const DevicePlan& d) {
-  std::size_t n = OpenIn(d.power) + (d.dir_fd.get() >= 0 ? 1 : 0);
+  std::size_t n = OpenIn(d.power) + OpenIn(d.reset) + (d.dir_fd.get() >= 0 ? 1 : 0);
   for (const PlannedMemory& m : d.host_memory) n += OpenIn(m.total) + OpenIn(m.peak);
   for (const PlannedFile& f : d.hardware) n += OpenIn(f);
-  for (const PlannedFile& f : d.health) n += OpenIn(f);
+  for (const PlannedCounter& f : d.health) n += OpenIn(f.total);
   for (const PlannedCore& c : d.cores) {
     n += OpenIn(c.pe_counters);
     for (const PlannedCounter& o : c.outcomes) n += OpenIn(o.total);

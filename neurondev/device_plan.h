@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "neurondev/node_index.h"
 #include "neurondev/tree_reading.h"
 #include "proto/common/status.h"
 #include "proto/common/unique_fd.h"
@@ -85,6 +86,7 @@ struct PlannedCore {
   std::vector<PlannedCounter> other_info;
   std::vector<PlannedMemory> device_memory;
   PlannedFile pe_counters;
+  std::vector<PeCounters> last_pe;  // the last consistent reading, to tell a torn one
 };
 
 // One device's layout as discovered, and what its constant files said then.
@@ -97,10 +99,13 @@ struct DevicePlan {
   // a missing file is, rather than an empty list that looks like a driver without such counters.
   std::vector<std::string> missing;
   std::array<PlannedFile, 3> hardware;
+  // Where this device's nodes are (found by name), and what the walk found that it does not know.
+  NodeIndex nodes;
   bool has_health_status = false;
-  std::string health_error;  // health_status exists but is not a readable directory
-  std::array<PlannedFile, 4> health;
+  std::string health_error;            // health_status exists but is not a readable directory
+  std::vector<PlannedCounter> health;  // every entry of health_status/, by name
   PlannedFile power;
+  PlannedFile reset;  // the device state (root only; unreadable is not an error)
   std::vector<PlannedCore> cores;
 };
 

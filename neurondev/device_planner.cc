@@ -63,38 +63,66 @@ class Subdirectories {
   bool missing_ = false;
 };
 
-DevicePlan DevicePlanner::PlanDevice(const std::string& root, int index) {
+DevicePlan DevicePlanner::PlanDevice(const std::string& root, int index,
+                                     const std::string& driver_version) {
   DevicePlan d;
   d.dir = IdentifyDeviceDir(root, index);
-  if (kept_ < budget_) {
-    UniqueFd fd(::open(d.dir.path.c_str(), kDirectoryFlags));
-    struct stat st {};
-    if (fd.get() >= 0 && ::fstat(fd.get(), &st) == 0) {
-      d.dir = Identity(std::move(d.dir.path), st);
-      d.dir_fd = std::move(fd);
-      ++kept_;
-    }
+  UniqueFd fd(::open(d.dir.path.c_str(), kDirectoryFlags));
+  struct stat st {};
+  if (fd.get() >= 0 && ::fstat(fd.get(), &st) == 0) d.dir = Identity(std::move(d.dir.path), st);
+  if (fd.get() >= 0) {
+    d.nodes = NodeIndex::Build(fd.get(), driver_version,
+                               {.max_entries_per_directory = limits_.max_entries_per_directory});
   }
+  if (fd.get() >= 0 && kept_ < budget_) {
+    d.dir_fd = std::move(fd);
+    ++kept_;
+  }
+  fd.Reset();
+  const auto at = [&](std::string_view canonical) {
+    return d.nodes.Resolve(NodeScope::kDevice, canonical);
+  };
   d.constants.index = index;
   ReadConstants(d);
-  d.host_memory = PlanMemory(d, "stats/memory_usage/host_mem");
-  d.hardware = {PlanPaced(d, "stats/hardware/sram_ecc_uncorrected", Pace::kErrors),
-                PlanPaced(d, "stats/hardware/mem_ecc_uncorrected", Pace::kErrors),
-                PlanPaced(d, "stats/hardware/mem_ecc_repairable_uncorrected", Pace::kErrors)};
-  d.has_health_status = DirectoryUnder(d, "stats/hardware/health_status", &d.health_error);
-  if (d.has_health_status) {
-    const std::string h = "stats/hardware/health_status/";
-    d.health = {PlanPaced(d, h + "hbm_ecc_err_count", Pace::kErrors),
-                PlanPaced(d, h + "repairable_hbm_ecc_err_count", Pace::kErrors),
-                PlanPaced(d, h + "sram_ecc_err_count", Pace::kErrors),
-                PlanPaced(d, h + "hw_error_event", Pace::kErrors)};
-  }
+  d.host_memory = PlanMemory(d, at("stats/memory_usage/host_mem"));
+  d.hardware = {PlanPaced(d, at("stats/hardware/sram_ecc_uncorrected"), Pace::kErrors),
+                PlanPaced(d, at("stats/hardware/mem_ecc_uncorrected"), Pace::kErrors),
+                PlanPaced(d, at("stats/hardware/mem_ecc_repairable_uncorrected"), Pace::kErrors)};
+  const std::string health = at("stats/hardware/health_status");
+  d.has_health_status = DirectoryUnder(d, health, &d.health_error);
+  if (d.has_health_status) d.health = PlanHealth(d, health);
   // The driver refreshes the power reading once a minute.
-  d.power = PlanPaced(d, "stats/power/utilization", Pace::kRare);
+  d.power = PlanPaced(d, at("stats/power/utilization"), Pace::kRare);
+  d.reset = PlanPaced(d, at("reset"), Pace::kErrors);
   for (std::uint32_t k : CoreIndices(d)) d.cores.push_back(PlanCore(d, k));
   d.missing = std::move(missing_);
   missing_.clear();
   return d;
+}
+
+std::vector<PlannedCounter> DevicePlanner::PlanHealth(const DevicePlan& d, const std::string& dir) {
+  std::vector<PlannedCounter> out;
+  const int fd = OpenUnder(d, dir, kDirectoryFlags);
+  if (fd < 0) return out;
+  DIR* listing = ::fdopendir(fd);
+  if (listing == nullptr) {
+    ::close(fd);
+    return out;
+  }
+  std::vector<std::string> names;
+  for (const dirent* e; (e = ::readdir(listing)) != nullptr;) {
+    if (e->d_name[0] == '.') continue;
+    if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+    names.emplace_back(e->d_name);
+    if (names.size() >= limits_.max_entries_per_directory) break;
+  }
+  ::closedir(listing);
+  std::sort(names.begin(), names.end());
+  for (std::string& name : names) {
+    PlannedFile file = PlanPaced(d, dir + "/" + name, Pace::kErrors);
+    out.push_back({std::move(name), std::move(file)});
+  }
+  return out;
 }
 
 void DevicePlanner::Paced(PlannedFile& file, Pace pace) {
@@ -186,15 +214,18 @@ std::vector<std::uint32_t> DevicePlanner::CoreIndices(const DevicePlan& d) {
 }
 
 PlannedCore DevicePlanner::PlanCore(const DevicePlan& d, std::uint32_t k) {
-  const std::string dir = "neuron_core" + std::to_string(k) + "/stats/";
+  const std::string dir = "neuron_core" + std::to_string(k) + "/";
+  const auto at = [&](std::string_view canonical) {
+    return dir + d.nodes.Resolve(NodeScope::kCore, canonical);
+  };
   PlannedCore core;
   core.index = k;
-  core.outcomes = PlanCounters(d, dir + "status", Pace::kSlow, {});
+  core.outcomes = PlanCounters(d, at("stats/status"), Pace::kSlow, {});
   // Busy time and FLOPs move every second; load, reset and inference counts rarely matter.
   core.other_info =
-      PlanCounters(d, dir + "other_info", Pace::kRare, {"nc_time_in_use", "flop_count"});
-  core.device_memory = PlanMemory(d, dir + "memory_usage/device_mem");
-  core.pe_counters = Plan(d, dir + "tensor_engine/pe_cntrs");
+      PlanCounters(d, at("stats/other_info"), Pace::kRare, {"nc_time_in_use", "flop_count"});
+  core.device_memory = PlanMemory(d, at("stats/memory_usage/device_mem"));
+  core.pe_counters = Plan(d, at("stats/tensor_engine/pe_cntrs"));
   if (slow_pe_) Paced(core.pe_counters, Pace::kRare);
   return core;
 }
@@ -203,7 +234,10 @@ void DevicePlanner::ReadConstants(DevicePlan& d) {
   DeviceReading& out = d.constants;
   const Refresh every_time;
   DeviceFiles files(limits_, every_time, d, buffer_, out);
-  PlannedFile core_count = ByPath("core_count");
+  const auto at = [&](std::string_view canonical) {
+    return d.nodes.Resolve(NodeScope::kDevice, canonical);
+  };
+  PlannedFile core_count = ByPath(at("core_count"));
   if (std::optional<std::uint64_t> cores = files.Counter(core_count)) {
     if (*cores == 0) {
       files.Error(files.Path(core_count) + ": 0 cores");
@@ -214,7 +248,7 @@ void DevicePlanner::ReadConstants(DevicePlan& d) {
                   std::to_string(limits_.max_cores_per_device));
     }
   }
-  PlannedFile connected_devices = ByPath("connected_devices");
+  PlannedFile connected_devices = ByPath(at("connected_devices"));
   if (std::optional<std::string_view> text = files.Text(connected_devices)) {
     Result<std::vector<int>> connected = ParseConnectedDevices(*text);
     if (connected.ok()) {
@@ -224,7 +258,7 @@ void DevicePlanner::ReadConstants(DevicePlan& d) {
     }
   }
   auto line = [&](const char* relative) -> std::optional<std::string> {
-    PlannedFile file = ByPath(relative);
+    PlannedFile file = ByPath(at(relative));
     std::optional<std::string_view> text = files.Text(file);
     if (!text) return std::nullopt;
     return std::string(TrimNewline(*text));

@@ -31,8 +31,9 @@ class DevicePlanner {
                 bool slow_pe = false)
       : limits_(limits), buffer_(buffer), budget_(budget), slow_pe_(slow_pe) {}
 
-  // The plan of device `index` under the sysfs mount `root`.
-  DevicePlan PlanDevice(const std::string& root, int index);
+  // The plan of device `index` under the sysfs mount `root`, whose driver is `driver_version`
+  // (which of its nodes are expected; "" unknown).
+  DevicePlan PlanDevice(const std::string& root, int index, const std::string& driver_version = "");
 
  private:
   // Re-reads `file` at `pace`, at the samples of the next phase: consecutive files of a pace
@@ -52,6 +53,8 @@ class DevicePlanner {
   std::vector<PlannedMemory> PlanMemory(const DevicePlan& d, const std::string& dir);
   // The physical cores' directories, `neuron_core<K>`, ascending K.
   std::vector<std::uint32_t> CoreIndices(const DevicePlan& d);
+  // Every file of health_status/ (the driver adds nodes there between generations).
+  std::vector<PlannedCounter> PlanHealth(const DevicePlan& d, const std::string& dir);
   PlannedCore PlanCore(const DevicePlan& d, std::uint32_t k);
   // core_count, connected_devices, serial_number and architecture/*, read by path.
   void ReadConstants(DevicePlan& d);

@@ -99,7 +99,6 @@ Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
   }
   if (o.kernel_log) {
     host->kernel_log_ = std::make_unique<KernelLog>(o.kernel_log_options);
-    host->kernel_log_epoch_ = host->tracker_->epoch();
     host->kernel_log_->Poll();
   }
   host->runtime_status_ = o.neuron_monitor.empty() ? "neuron-monitor is not used (configured \"\")"
@@ -336,11 +335,8 @@ void Host::AddKernelLog(Snapshot& s) {
     }
     return;
   }
-  // A reset or reload starts the devices afresh: the events before it no longer describe them.
-  if (tracker_->epoch() != kernel_log_epoch_) {
-    kernel_log_->Clear();
-    kernel_log_epoch_ = tracker_->epoch();
-  }
+  // The log's events are what it says happened, since the daemon started: a counter epoch (a
+  // reload, a reset) does not undo them.
   kernel_log_->Poll();
   for (std::size_t n = 0; n < s.devices.size(); ++n) {
     DeviceCounters& d = s.devices[n];

@@ -113,7 +113,7 @@ class Host {
   // started at another time (/proc/<pid>/stat field 22) is forgotten, never continued. A pid whose
   // stat cannot be read is left as it is.
   void ForgetReusedRuntimePids();
-  // The kernel log's events since the counters' epoch began, into each device of `s`.
+  // The kernel log's events since the daemon started, into each device of `s`.
   void AddKernelLog(Snapshot& s);
   // Allocations and the processes' pods from the kubelet's last answer, into `inv`.
   void AddKubernetes(v1::Inventory& inv) const;
@@ -129,7 +129,6 @@ class Host {
   std::unique_ptr<RuntimeSource> runtime_source_;
   std::unique_ptr<PodResourcesClient> pod_resources_;  // null: kubernetes off
   std::unique_ptr<KernelLog> kernel_log_;              // null: kernel_log off
-  std::uint64_t kernel_log_epoch_ = 0;                 // the counters' epoch its counts are of
   std::string runtime_status_;
   // Busy time and FLOPs per logical core, accumulated from whichever source had the core in each
   // read (neuron-monitor's utilization, else the driver's counters), so switching is seamless.

@@ -1,6 +1,8 @@
 #include "neurondev/sysfs_attributes.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <string>
 #include <system_error>
 
@@ -121,6 +123,52 @@ Result<std::vector<PeCounters>> ParsePeCounters(std::string_view text) {
     out.push_back({static_cast<std::uint32_t>(v[0]), v[1], v[2], v[3]});
   }
   return out;
+}
+
+std::vector<std::string> ParseComponents(std::string_view text) {
+  std::vector<std::string> out;
+  std::string name;
+  auto flush = [&] {
+    if (!name.empty() && out.size() < 32) out.push_back(name.substr(0, 64));
+    name.clear();
+  };
+  for (char c : text) {
+    if (c == '\n' || c == ',' || c == ' ' || c == '\t') {
+      flush();
+      continue;
+    }
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '_' || c == '.' || c == '-';
+    name += plain ? c : '?';
+  }
+  flush();
+  return out;
+}
+
+std::string PeCountersTorn(const std::vector<PeCounters>& before,
+                           const std::vector<PeCounters>& now) {
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    if (i > 0 && now[i].row_group <= now[i - 1].row_group) return "row groups out of order";
+  }
+  if (before.empty()) return "";
+  if (before.size() != now.size()) {
+    return std::to_string(now.size()) + " rows after " + std::to_string(before.size());
+  }
+  constexpr std::uint64_t kTear = std::uint64_t{1} << 31;
+  std::uint64_t least = UINT64_MAX, most = 0;
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const PeCounters& a = before[i];
+    const PeCounters& b = now[i];
+    if (a.row_group != b.row_group) return "row group " + std::to_string(b.row_group) + " moved";
+    if (b.mm_active < a.mm_active || b.wl_active < a.wl_active || b.idle < a.idle)
+      return "row group " + std::to_string(b.row_group) + " went backwards";
+    const std::uint64_t grown =
+        (b.mm_active - a.mm_active) + (b.wl_active - a.wl_active) + (b.idle - a.idle);
+    least = std::min(least, grown);
+    most = std::max(most, grown);
+  }
+  if (most - least >= kTear) return "one row group's cycles grew 2^31 more than another's";
+  return "";
 }
 
 }  // namespace neuronmon::neurondev

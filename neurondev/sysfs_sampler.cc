@@ -60,7 +60,8 @@ void SysfsSampler::Discover() {
 }
 
 // Keeps the plans of devices still listed in the same directory; plans the others.
-void SysfsSampler::FollowDeviceList(const std::vector<int>& devices) {
+void SysfsSampler::FollowDeviceList(const std::vector<int>& devices,
+                                    const std::string& driver_version) {
   std::vector<DevicePlan> old = std::move(plan_->devices);
   std::vector<DevicePlan> next(devices.size());
   std::vector<bool> kept(devices.size(), false);
@@ -82,7 +83,7 @@ void SysfsSampler::FollowDeviceList(const std::vector<int>& devices) {
   DevicePlanner planner(limits_, buffer_, fd_budget_ > in_use ? fd_budget_ - in_use : 0,
                         options_.slow_pe_counters);
   for (std::size_t i = 0; i < devices.size(); ++i) {
-    if (!kept[i]) plan_->devices[i] = planner.PlanDevice(root_, devices[i]);
+    if (!kept[i]) plan_->devices[i] = planner.PlanDevice(root_, devices[i], driver_version);
   }
 }
 
@@ -107,7 +108,7 @@ TreeReading SysfsSampler::Sample() {
     out.errors.push_back(devices.status().message());
     return out;
   }
-  FollowDeviceList(*devices);
+  FollowDeviceList(*devices, out.driver_version.value_or(""));
   out.devices.reserve(plan_->devices.size());
   const Refresh refresh{samples_,
                         {1, options_.errors_every, options_.slow_every, options_.rare_every}};

@@ -78,7 +78,7 @@ class SysfsSampler {
 
  private:
   void Discover();
-  void FollowDeviceList(const std::vector<int>& devices);
+  void FollowDeviceList(const std::vector<int>& devices, const std::string& driver_version);
 
   std::string root_;
   TreeLimits limits_;

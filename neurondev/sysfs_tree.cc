@@ -1,5 +1,7 @@
 #include "neurondev/sysfs_tree.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <string_view>
@@ -17,8 +19,8 @@ namespace fs = std::filesystem;
 
 // Reads a device by path, keeping nothing but its directory open while it reads.
 DeviceReading ReadOnce(const std::string& root, const TreeLimits& limits, int index,
-                       std::string& buffer) {
-  DevicePlan plan = DevicePlanner(limits, buffer, 1).PlanDevice(root, index);
+                       std::string& buffer, const std::string& driver_version) {
+  DevicePlan plan = DevicePlanner(limits, buffer, 1).PlanDevice(root, index, driver_version);
   return ReadPlanned(plan, limits, Refresh(), buffer);
 }
 
@@ -51,7 +53,14 @@ Result<std::vector<int>> SysfsTree::ListDevices() const {
 
 DeviceReading SysfsTree::ReadDevice(int index) const {
   std::string buffer(limits_.max_file_bytes + 1, '\0');
-  return ReadOnce(root_, limits_, index, buffer);
+  return ReadOnce(root_, limits_, index, buffer, "");
+}
+
+NodeIndex SysfsTree::IndexDevice(int index, const std::string& driver_version) const {
+  const UniqueFd fd(::open(IdentifyDeviceDir(root_, index).path.c_str(), kDirectoryFlags));
+  if (fd.get() < 0) return NodeIndex();
+  return NodeIndex::Build(fd.get(), driver_version,
+                          {.max_entries_per_directory = limits_.max_entries_per_directory});
 }
 
 TreeReading SysfsTree::Read() const {
@@ -63,7 +72,8 @@ TreeReading SysfsTree::Read() const {
     return out;
   }
   std::string buffer(limits_.max_file_bytes + 1, '\0');
-  for (int n : *devices) out.devices.push_back(ReadOnce(root_, limits_, n, buffer));
+  for (int n : *devices)
+    out.devices.push_back(ReadOnce(root_, limits_, n, buffer, out.driver_version.value_or("")));
   return out;
 }
 

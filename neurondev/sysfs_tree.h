@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "neurondev/node_index.h"
 #include "neurondev/sysfs_attributes.h"
 #include "neurondev/tree_reading.h"
 #include "proto/common/status.h"
@@ -34,6 +35,8 @@ class SysfsTree {
   // Reads every device.
   TreeReading Read() const;
   DeviceReading ReadDevice(int index) const;
+  // Where device `index`'s nodes are, found by name (node_index.h), with the driver's version.
+  NodeIndex IndexDevice(int index, const std::string& driver_version) const;
 
   const std::string& root() const { return root_; }
 

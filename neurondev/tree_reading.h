@@ -53,11 +53,19 @@ struct CoreReading {
   std::vector<NamedCounter> outcomes;    // stats/status/*, sorted by name
   std::vector<NamedCounter> other_info;  // stats/other_info/* (flop_count, nc_time_in_use, ...)
   std::vector<MemoryCategory> device_memory;  // stats/memory_usage/device_mem/<cat>, sorted
-  std::vector<PeCounters> pe_counters;        // stats/tensor_engine/pe_cntrs, when present
+  // stats/tensor_engine/pe_cntrs, when present and consistent (ValidatePeCounters); empty when
+  // a read stayed torn after its re-read: no value this read, never zeros.
+  std::vector<PeCounters> pe_counters;
 };
 
 struct DeviceReading {
   int index = 0;  // N of `neuron<N>`: the driver's numbering, not PCI order
+  // The device directory's identity (st_dev, st_ino; 0 when it could not be stat'ed). Another one
+  // under the same name is a new device to the reader: the driver reloaded or recreated it.
+  std::uint64_t directory_device = 0;
+  std::uint64_t directory_inode = 0;
+  // `reset` (mode 0600: root only): the driver's device state, 0 resetting, 1 ready, 2 invalid.
+  std::optional<std::uint64_t> device_state;
   // `core_count` (readable by root only), else the number of `neuron_core<K>` directories.
   std::optional<std::uint32_t> core_count;
   std::optional<std::vector<int>> connected_devices;
@@ -70,11 +78,18 @@ struct DeviceReading {
   std::optional<std::uint64_t> sram_ecc_uncorrected;
   std::optional<std::uint64_t> mem_ecc_uncorrected;
   std::optional<std::uint64_t> mem_ecc_repairable_uncorrected;
-  // stats/hardware/health_status/* (driver 2.28+)
+  // stats/hardware/health_status/* (driver 2.28+; listed, and every entry read)
   std::optional<std::uint64_t> hbm_ecc_err_count;
   std::optional<std::uint64_t> repairable_hbm_ecc_err_count;
   std::optional<std::uint64_t> sram_ecc_err_count;
   std::optional<std::uint64_t> hw_error_event;
+  // 2.30.2+: corrected ECC counts, the components the firmware calls unhealthy (names, at most
+  // 32 of 64 printable characters), and the firmware health check's heartbeat counter.
+  std::optional<std::uint64_t> mem_ecc_corrected;
+  std::optional<std::uint64_t> sram_ecc_corrected;
+  std::optional<std::vector<std::string>> unhealthy_components;
+  std::optional<std::uint64_t> healthcheck_heartbeat;
+  std::vector<NamedCounter> health_other;  // entries the reader does not know, when numbers
   std::optional<PowerReading> power;
   std::vector<CoreReading> cores;  // ascending index
   // Files that exist but could not be read or parsed: "PATH: problem".

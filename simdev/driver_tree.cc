@@ -40,8 +40,7 @@ DriverTreeWriter::DriverTreeWriter(std::string sysfs_root, std::string proc_root
       proc_root_(std::move(proc_root)),
       options_(std::move(options)),
       version_(ParseVersion(options_.driver_version)),
-      health_status_(version_ >= std::vector<int>{2, 28}),
-      live_counters_(version_ >= std::vector<int>{2, 30, 2}) {}
+      generation_(GenerationOf(version_)) {}
 
 DriverTreeWriter::~DriverTreeWriter() = default;
 
@@ -58,6 +57,13 @@ Status DriverTreeWriter::Write(const v1::Inventory& inventory, const Snapshot& s
   View view(inventory, snapshot);
   if (Status s = view.IndexDevices(); !s.ok()) return s;
   if (Status s = view.TallyRuntimes(); !s.ok()) return s;
+  if (started_ && snapshot.epoch != epoch_) {
+    // The simulator's counters restart: the driver's do when it reloads, which recreates every
+    // device directory (a reader tells by the directories' identity, not by a counter that drops).
+    for (std::uint32_t n : std::set<std::uint32_t>(devices_written_)) {
+      if (Status s = RemoveDevice(n); !s.ok()) return s;
+    }
+  }
   if (!started_ || snapshot.epoch != epoch_) Restart(snapshot.epoch);
   RetireExited(view);
 
@@ -189,9 +195,17 @@ Status DriverTreeWriter::WriteDeviceFiles(const View& view, const v1::Device& de
   const std::uint64_t wall_seconds = static_cast<std::uint64_t>(std::max<std::int64_t>(
       0, std::chrono::duration_cast<std::chrono::seconds>(view.snapshot.wall.time_since_epoch())
              .count()));
-  std::vector<std::pair<std::string, std::string>> files = {
-      {"core_count", std::to_string(device.physical_core_count())},
-      {"connected_devices", connected + "\n"},
+  const DriverGeneration& g = generation_;
+  const unsigned topology_mode = g.topology_root_only ? 0400 : 0444;
+  struct Node {
+    const char* canonical;
+    std::string content;
+    unsigned mode = 0444;
+  };
+  std::vector<Node> files = {
+      {"core_count", std::to_string(device.physical_core_count()), topology_mode},
+      {"connected_devices", connected + "\n", topology_mode},
+      {"reset", "1\n", 0600},  // NEURON_DEVICE_STATE_READY
       {"info/serial_number", device.serial_number() + "\n"},
       {"info/architecture/arch_type", std::string(arch.arch_type) + "\n"},
       {"info/architecture/instance_type", std::string(arch.instance_type) + "\n"},
@@ -200,7 +214,8 @@ Status DriverTreeWriter::WriteDeviceFiles(const View& view, const v1::Device& de
       {"stats/hardware/sram_ecc_uncorrected", Line(counters.errors.sram_ecc_uncorrected)},
       {"stats/hardware/mem_ecc_repairable_uncorrected", Line(counters.errors.mem_ecc_repairable)},
       {"stats/power/utilization", PowerLine(counters.power, wall_seconds)}};
-  if (health_status_) {
+  if (g.health_status) {
+    const std::string h = "stats/hardware/health_status/";
     files.insert(files.end(),
                  {{"stats/hardware/health_status/hbm_ecc_err_count",
                    Line(counters.errors.mem_ecc_uncorrected)},
@@ -210,10 +225,34 @@ Status DriverTreeWriter::WriteDeviceFiles(const View& view, const v1::Device& de
                    Line(counters.errors.sram_ecc_uncorrected)},
                   {"stats/hardware/health_status/hw_error_event", Line(counters.errors.events)}});
   }
-  for (const auto& [name, content] : files) {
-    if (Status s = tree_.WriteFile(dir + "/" + name, content); !s.ok()) return s;
+  if (g.health_extras) {
+    std::string unhealthy;
+    if (counters.errors.mem_ecc_uncorrected + counters.errors.mem_ecc_repairable > 0)
+      unhealthy += "hbm\n";
+    if (counters.errors.sram_ecc_uncorrected > 0) unhealthy += "sram\n";
+    files.insert(
+        files.end(),
+        {{"stats/hardware/health_status/mem_ecc_corrected", Line(counters.ecc.mem_corrected)},
+         {"stats/hardware/health_status/sram_ecc_corrected", Line(counters.ecc.sram_corrected)},
+         {"stats/hardware/health_status/unhealthy_components", unhealthy},
+         {"stats/hardware/health_status/healthcheck_heartbeat",
+          Line(static_cast<std::uint64_t>(view.snapshot.device_time.count() / 1'000'000'000))}});
   }
-  if (Status s = WriteHostMemory(view, dir + "/stats/memory_usage/host_mem", n); !s.ok()) return s;
+  if (g.moved) {
+    // Nodes this project does not know: the reader lists them rather than guess.
+    files.insert(files.end(),
+                 {{"info/firmware_version", "1.31.0\n"}, {"stats/power/utilization_raw", "0\n"}});
+  }
+  for (const Node& node : files) {
+    Status s =
+        tree_.WriteFile(dir + "/" + PlaceDeviceNode(g, node.canonical), node.content, node.mode);
+    if (!s.ok()) return s;
+  }
+  std::string host_mem = PlaceDeviceNode(g, "stats/memory_usage/host_mem/");
+  host_mem.pop_back();
+  if (Status s = WriteHostMemory(view, dir + "/" + host_mem, n); !s.ok()) {
+    return s;
+  }
   const std::uint32_t lnc = device.physical_core_count() / device.core_count();
   for (std::uint32_t i = 0; i < device.core_count(); ++i) {
     for (std::uint32_t j = 0; j < lnc; ++j) {
@@ -250,7 +289,7 @@ Status DriverTreeWriter::WriteCore(const View& view, const std::string& dir, std
   const CoreCounters& counters = view.snapshot.cores[logical];
   const std::uint64_t busy_ns = PhysicalBusyNs(counters, core.lnc, j);
   FlatCore other{busy_ns, RoundToCount(counters.flops / core.lnc)};
-  if (!live_counters_) {
+  if (!generation_.live_counters) {
     const auto it = flat_.find(PhysicalKey(core.device, core.position * core.lnc + j));
     other = it == flat_.end() ? FlatCore{} : it->second;
   }
@@ -258,7 +297,7 @@ Status DriverTreeWriter::WriteCore(const View& view, const std::string& dir, std
   if (j == 0) {
     if (const auto it = retired_.find(logical); it != retired_.end()) outcomes += it->second;
     const auto it = view.live.find(logical);
-    if (live_counters_ && it != view.live.end()) outcomes += it->second;
+    if (generation_.live_counters && it != view.live.end()) outcomes += it->second;
   }
   const auto memory_it = view.memory.find(logical);
   const CoreMemory memory = memory_it == view.memory.end() ? CoreMemory{} : memory_it->second;
@@ -270,10 +309,10 @@ Status DriverTreeWriter::WriteCore(const View& view, const std::string& dir, std
       {"reset_fail_count", 0},
       {"inference_count", 0}};
   const auto device_mem = memory.ByCategory();
-  const std::string stats = dir + "/stats/";
   Status s;
   auto counter = [&](const std::string& path, std::uint64_t value, bool with_peak) {
-    if (s.ok()) s = WriteCounter(stats + path, value, with_peak);
+    if (s.ok())
+      s = WriteCounter(dir + "/" + PlaceCoreNode(generation_, "stats/" + path), value, with_peak);
   };
   for (const auto& [name, value] : other_info)
     counter(std::string("other_info/") + name, value, false);
@@ -299,7 +338,7 @@ Status DriverTreeWriter::WriteCore(const View& view, const std::string& dir, std
   for (const auto& [name, bytes] : device_mem) counter(mem + name, Share(bytes, core.lnc, j), true);
   for (const char* name : kExtraDeviceCategories) counter(mem + name, 0, true);
   if (!s.ok()) return s;
-  return tree_.WriteFile(stats + "tensor_engine/pe_cntrs",
+  return tree_.WriteFile(dir + "/" + PlaceCoreNode(generation_, "stats/tensor_engine/pe_cntrs"),
                          PeCounters(busy_ns, view.snapshot.device_time));
 }
 

@@ -21,6 +21,7 @@
 #include "neuronmon/v1/inventory.pb.h"
 #include "proto/common/snapshot.h"
 #include "proto/common/status.h"
+#include "simdev/driver_generation.h"
 #include "simdev/tree_files.h"
 
 namespace neuronmon::simdev {
@@ -28,8 +29,8 @@ namespace neuronmon::simdev {
 struct DriverTreeView;  // simdev/driver_tree_view.h
 
 struct DriverTreeOptions {
-  // Written to module/neuron/version; decides the layout (health_status from 2.28) and whether
-  // counters are live (2.30.2 and later) or flat. Numbers separated by dots.
+  // Written to module/neuron/version; decides the generation written (driver_generation.h):
+  // 2.24, 2.28, 2.30.2 or the reorganised 2.31 layout. Numbers separated by dots.
   std::string driver_version = "2.30.2.0";
   bool write_proc = true;
   // Non-empty: the kernel log the driver writes to, as a file: each Write appends a /dev/kmsg
@@ -91,8 +92,7 @@ class DriverTreeWriter {
   std::string proc_root_;
   DriverTreeOptions options_;
   std::vector<int> version_;  // options_.driver_version parsed; empty when it is not a version
-  bool health_status_;        // 2.28+: stats/hardware/health_status/
-  bool live_counters_;        // 2.30.2+: status/ and other_info/ move while a process runs
+  DriverGeneration generation_;
   bool started_ = false;
   std::uint64_t epoch_ = 0;
   TreeFiles tree_;                                          // both trees' files, as on disk

@@ -1,6 +1,7 @@
 #include "simdev/tree_files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -98,6 +99,14 @@ std::string TreeFiles::Canonical(const std::string& path) const {
 
 Status TreeFiles::WriteFile(const std::string& path, const std::string& content) {
   return Write(files_, path, content, ReplaceFile);
+}
+
+Status TreeFiles::WriteFile(const std::string& path, const std::string& content, unsigned mode) {
+  const std::size_t before = written_;
+  Status s = WriteFile(path, content);
+  if (s.ok() && written_ != before && ::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0)
+    return Errno(path, "cannot chmod");
+  return s;
 }
 
 Status TreeFiles::WriteSymlink(const std::string& path, const std::string& target) {

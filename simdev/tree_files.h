@@ -19,6 +19,8 @@ class TreeFiles {
   // Writes `content` to `path`, creating its parent directories, unless it holds that already.
   // Errors name the path.
   Status WriteFile(const std::string& path, const std::string& content);
+  // The same, and gives the file `mode` when it writes it (a driver's root-only attributes).
+  Status WriteFile(const std::string& path, const std::string& content, unsigned mode);
   // Points the symlink `path` at `target`, creating its parent directories, unless it does.
   Status WriteSymlink(const std::string& path, const std::string& target);
   // Removes the symlink `path` (nothing when it does not exist).

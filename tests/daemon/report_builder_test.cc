@@ -133,6 +133,32 @@ TEST(ReportBuilder, TagFilterAndLostDevices) {
   EXPECT_EQ(all.runtimes(0).neuroncore_counters().error(), "nd1: device is not responding");
 }
 
+// A device's HBM in use is the driver's own figure, every category summed, when the backend
+// measures it — not the runtimes' allocations (which leave out the driver's categories and
+// processes it cannot see); without it, the runtimes' allocations.
+TEST(ReportBuilder, HbmUsedIsTheDevicesOwnFigureWhenMeasured) {
+  const v1::Inventory inv = Inventory();
+  Snapshot a = Base(1, 1);
+  Snapshot b = Base(2, 2);
+  ReportInput in;
+  in.inventory = &inv;
+  in.end = &b;
+  in.groups = {{v1::GROUP_HBM_STATS, &a}};
+  const v1::HbmStats before = BuildReport(in).system().hbm_stats();
+  const std::uint64_t runtimes = before.devices(0).used_bytes();
+  DeviceMemory& m = b.devices[0].memory;
+  m.measured = true;
+  m.used[DeviceMemoryCategory("tensors")] = 5'000'000'000;
+  m.used[DeviceMemoryCategory("driver_memory")] = 700'000'000;
+  m.used[DeviceMemoryCategory("collectives")] = 300'000'000;
+  const v1::DeviceHbm d = BuildReport(in).system().hbm_stats().devices(0);
+  EXPECT_EQ(d.used_bytes(), 6'000'000'000u);
+  EXPECT_NE(d.used_bytes(), runtimes);
+  // Device 1's is not measured: still its runtimes' allocations.
+  EXPECT_EQ(BuildReport(in).system().hbm_stats().devices(1).used_bytes(),
+            before.devices(1).used_bytes());
+}
+
 TEST(ReportBuilder, OnlyDueGroupsArePresent) {
   const v1::Inventory inv = Inventory();
   Snapshot a = Base(1, 1);

@@ -8,9 +8,12 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "tests/neurondev/fake_kubelet.h"
@@ -273,16 +276,129 @@ TEST(Host, BusyTimeIsMicrosecondsAndAnOverlongReadingIsClamped) {
   EXPECT_EQ((*host)->clamped_busy_readings(), 1u);
 }
 
-TEST(Host, ACounterThatDropsStartsANewEpoch) {
+std::uint64_t ReadNumber(const FakeTree& tree, const std::string& relative) {
+  std::uint64_t value = 0;
+  std::ifstream(tree.root() + "/" + relative) >> value;
+  return value;
+}
+
+// A counter that drops alone (a root write zeroed it) is held: no new epoch, no growth, and it
+// counts on from its new value. The kernel log's events stay.
+TEST(Host, ACounterThatDropsAloneIsHeld) {
   FakeTree tree;
   tree.WriteTrn2_48xlarge_Driver230();
+  tree.Write("kmsg", "3,7,100,-;NEURON_HW_ERR=DMA_ERROR nd-id=5\n");
   const MonoTime t0 = Now();
   Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), t0);
   ASSERT_TRUE(host.ok());
   const Snapshot before = (*host)->Read(t0);
+  ASSERT_EQ(before.devices[5].errors.kernel_dma, 1u);
   tree.Write(tree.Device(5, "neuron_core3/stats/other_info/nc_time_in_use/total"), "0\n");
   const Snapshot after = (*host)->Read(t0 + std::chrono::seconds(1));
+  EXPECT_EQ(after.epoch, before.epoch);
+  // Device 5's logical core 1 (physical 2 and 3) grew by nothing.
+  EXPECT_EQ(after.cores[5 * 4 + 1].busy_ns, before.cores[5 * 4 + 1].busy_ns);
+  EXPECT_EQ(after.devices[5].errors.kernel_dma, 1u);
+  tree.AdvanceTrn2Counters(std::chrono::seconds(10), 0.5, 5);
+  const Snapshot next = (*host)->Read(t0 + std::chrono::seconds(11));
+  EXPECT_NEAR(static_cast<double>(next.cores[5 * 4 + 1].busy_ns - after.cores[5 * 4 + 1].busy_ns),
+              5e9, 1e6);
+}
+
+// A replaced device directory (the driver reloaded) is device-level evidence: a new epoch, in
+// which the driver's counters count from zero. The kernel log's events are not wiped.
+TEST(Host, AReplacedDeviceDirectoryStartsANewEpoch) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver230();
+  tree.Write("kmsg", "3,7,100,-;NEURON_HW_ERR=DMA_ERROR nd-id=5\n");
+  const MonoTime t0 = Now();
+  HostOptions o = OptionsFor(tree, "");
+  o.sampler.rediscover_every = 1;
+  Result<std::unique_ptr<Host>> host = Host::Open(o, t0);
+  ASSERT_TRUE(host.ok());
+  const Snapshot before = (*host)->Read(t0);
+  std::string dir = tree.root() + "/" + tree.Device(5);
+  dir.pop_back();  // the trailing '/'
+  std::filesystem::rename(dir, dir + ".old");
+  std::filesystem::copy(dir + ".old", dir, std::filesystem::copy_options::recursive);
+  std::filesystem::remove_all(dir + ".old");
+  const Snapshot after = (*host)->Read(t0 + std::chrono::seconds(1));
   EXPECT_EQ(after.epoch, before.epoch + 1);
+  EXPECT_EQ(after.devices[5].errors.kernel_dma, 1u);
+}
+
+// trn2 firmware shows an uncorrected HBM error in mem_ecc_repairable_uncorrected while a repair
+// is pending and in mem_ecc_uncorrected once it failed: the total moving between the files is
+// neither a reset nor new errors, and the health follows the file (pending: reset; failed:
+// replace).
+TEST(Host, TheTwoUncorrectedHbmFilesAreOneCounter) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver230();
+  const MonoTime t0 = Now();
+  HostOptions o = OptionsFor(tree, "");
+  o.sampler.errors_every = 1;
+  Result<std::unique_ptr<Host>> host = Host::Open(o, t0);
+  ASSERT_TRUE(host.ok());
+  const std::string uncorrected = tree.Device(3, "stats/hardware/mem_ecc_uncorrected");
+  const std::string repairable = tree.Device(3, "stats/hardware/mem_ecc_repairable_uncorrected");
+  const std::uint64_t u = ReadNumber(tree, uncorrected), r = ReadNumber(tree, repairable);
+  tree.Write(repairable, std::to_string(r + 2) + "\n");  // two errors, repair pending
+  const Snapshot pending = (*host)->Read(t0);
+  (void)(*host)->Read(t0 + std::chrono::seconds(1));
+  tree.Write(repairable, std::to_string(r) + "\n");  // the repair failed: the two move
+  tree.Write(uncorrected, std::to_string(u + 2) + "\n");
+  const Snapshot failed = (*host)->Read(t0 + std::chrono::seconds(2));
+  EXPECT_EQ(failed.epoch, pending.epoch);
+  EXPECT_EQ(failed.devices[3].ecc.mem_uncorrected, pending.devices[3].ecc.mem_uncorrected);
+  EXPECT_EQ(failed.devices[3].errors.mem_ecc_uncorrected, u + 2);
+  EXPECT_EQ(failed.devices[3].errors.mem_ecc_repairable, r);
+  EXPECT_EQ(pending.devices[3].errors.mem_ecc_repairable, r + 2);
+}
+
+// One torn pe_cntrs read (a 64-bit counter read as two 32-bit halves) is re-read; torn again, it
+// is no value for that read — never a core at 100 % or a drop — and the next value covers both
+// intervals.
+TEST(Host, ATornTensorEngineReadIsNoValue) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();  // flat counters: busy time from pe_cntrs
+  const MonoTime t0 = Now();
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), t0);
+  ASSERT_TRUE(host.ok());
+  const Snapshot first = (*host)->Read(t0);
+  const std::string pe = tree.Device(4, "neuron_core0/stats/tensor_engine/pe_cntrs");
+  std::ifstream in(tree.root() + "/" + pe);
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  tree.AdvanceTrn2Counters(std::chrono::seconds(1), 0.5, 4);
+  std::ifstream in2(tree.root() + "/" + pe);
+  const std::string advanced((std::istreambuf_iterator<char>(in2)),
+                             std::istreambuf_iterator<char>());
+  // Row group 2's idle counter torn: its high half read before the low half wrapped.
+  std::string torn = "xrow_grp,mm_active,wl_active,idle\n";
+  std::istringstream rows(advanced);
+  std::string line;
+  std::getline(rows, line);
+  while (std::getline(rows, line)) {
+    if (line.rfind("2,", 0) == 0) {
+      const std::size_t comma = line.rfind(',');
+      line = line.substr(0, comma + 1) +
+             std::to_string(std::stoull(line.substr(comma + 1)) + (std::uint64_t{1} << 32));
+    }
+    torn += line + "\n";
+  }
+  tree.Write(pe, torn);
+  const Snapshot held = (*host)->Read(t0 + std::chrono::seconds(1));
+  EXPECT_EQ(held.epoch, first.epoch);
+  EXPECT_EQ(held.cores[4 * 2].busy_ns, first.cores[4 * 2].busy_ns) << "no value, not 100 %";
+  EXPECT_NE(held.devices[4].error.find("torn read twice"), std::string::npos)
+      << held.devices[4].error;
+  EXPECT_EQ(held.UnmeasuredReason(Signal::kCoreActivity), "");
+  tree.Write(pe, advanced);
+  tree.AdvanceTrn2Counters(std::chrono::seconds(1), 0.5, 4);
+  const Snapshot next = (*host)->Read(t0 + std::chrono::seconds(2));
+  EXPECT_EQ(next.epoch, first.epoch);
+  EXPECT_NEAR(static_cast<double>(next.cores[4 * 2].busy_ns - first.cores[4 * 2].busy_ns), 1e9,
+              2e7);
+  (void)good;
 }
 
 TEST(HostWithNeuronMonitor, RuntimeFiguresComeFromItsDocuments) {

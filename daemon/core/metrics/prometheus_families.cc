@@ -280,8 +280,10 @@ bool AddHbmStats(const GroupContext& c) {
   FamilyBuilder util("neuron_hbm_bandwidth_utilization_ratio",
                      "HBM read plus write bandwidth over the device's peak, by device", kGauge,
                      "ratio");
-  FamilyBuilder used("neuron_hbm_used_bytes", "HBM allocated by runtimes, by device", kGauge,
-                     "bytes");
+  FamilyBuilder used(
+      "neuron_hbm_used_bytes",
+      "HBM in use, by device (the driver's categories, else the runtimes' allocations)", kGauge,
+      "bytes");
   FamilyBuilder total("neuron_hbm_total_bytes", "HBM capacity, by device", kGauge, "bytes");
   FamilyBuilder category_used(
       "neuron_device_memory_used_bytes",

@@ -286,8 +286,12 @@ void FillHbm(const Span& s, const v1::Inventory& inv, v1::HbmStats* out) {
       dev->set_error("device is not responding");
       continue;
     }
-    dev->set_used_bytes(used[d]);
     dev->set_total_bytes(inv.hardware_info().neuron_device_memory_size());
+    // The device's own figure when its driver gives one (every category, whoever allocated it,
+    // shared devices included); else what its runtimes say they hold.
+    std::uint64_t device_used = 0;
+    for (std::uint64_t bytes : e.memory.used) device_used += bytes;
+    dev->set_used_bytes(e.memory.measured ? device_used : used[d]);
     if (e.memory.measured) {
       for (std::size_t i = 0; i < kDeviceMemoryCategories.size(); ++i) {
         v1::MemoryCategoryUsage* m = dev->add_memory_categories();
