@@ -136,14 +136,21 @@ void FillHealthCounters(const DeviceReading& d, DeviceCounters& out) {
     }
   }
   std::string missing;
-  const auto lacks = [&](bool absent, const char* what) {
-    if (absent) missing += (missing.empty() ? "" : ", ") + std::string(what);
+  out.errors_missing = 0;
+  const auto lacks = [&](bool absent, const char* what, std::uint64_t HardwareErrors::*member) {
+    if (!absent) return;
+    missing += (missing.empty() ? "" : ", ") + std::string(what);
+    for (std::size_t i = 0; i < kHardwareErrorFields.size(); ++i) {
+      if (kHardwareErrorFields[i].member == member) out.errors_missing |= 1u << i;
+    }
   };
-  lacks(!d.mem_ecc_uncorrected, "mem_ecc_uncorrected");
-  lacks(!d.sram_ecc_uncorrected, "sram_ecc_uncorrected");
-  lacks(!d.mem_ecc_repairable_uncorrected, "mem_ecc_repairable_uncorrected");
-  lacks(!d.hw_error_event, "health_status/hw_error_event (driver 2.28+)");
+  lacks(!d.mem_ecc_uncorrected, "mem_ecc_uncorrected", &HardwareErrors::mem_ecc_uncorrected);
+  lacks(!d.sram_ecc_uncorrected, "sram_ecc_uncorrected", &HardwareErrors::sram_ecc_uncorrected);
+  lacks(!d.mem_ecc_repairable_uncorrected, "mem_ecc_repairable_uncorrected",
+        &HardwareErrors::mem_ecc_repairable);
+  lacks(!d.hw_error_event, "health_status/hw_error_event (driver 2.28+)", &HardwareErrors::events);
   out.errors_unavailable = missing.empty() ? "" : "the driver does not expose " + missing;
+  out.unhealthy_components = d.unhealthy_components.value_or(std::vector<std::string>{});
   out.power = DevicePower{};
   if (!d.power) {
     out.power.unavailable = "the driver exposes no stats/power/utilization";
@@ -213,7 +220,7 @@ void CounterTracker::Restart(const TreeReading& reading) {
                            now->directory_inode != device.directory_inode ||
                            now->directory_device != device.directory_device ||
                            reading.driver_version.value_or("") != driver_version_;
-    if (recounted) device.mem_ue = device.sram_ue = 0;
+    if (recounted) device.mem_ue = device.sram_ue = device.mem_ce = device.sram_ce = 0;
     for (PhysicalCore& p : device.cores) {
       p.busy_ns = 0;
       p.flop_count = 0;
@@ -251,6 +258,8 @@ void CounterTracker::FoldDevice(const DeviceReading& d, MonoTime now, Device* s)
     if (mem_ue) out.ecc.mem_uncorrected += Grown(*mem_ue, s->mem_ue);
     if (d.sram_ecc_uncorrected)
       out.ecc.sram_uncorrected += Grown(*d.sram_ecc_uncorrected, s->sram_ue);
+    if (d.mem_ecc_corrected) out.ecc.mem_corrected += Grown(*d.mem_ecc_corrected, s->mem_ce);
+    if (d.sram_ecc_corrected) out.ecc.sram_corrected += Grown(*d.sram_ecc_corrected, s->sram_ce);
   }
   FillHealthCounters(d, out);
   FillDeviceMemory(d, out);
@@ -261,6 +270,9 @@ void CounterTracker::FoldDevice(const DeviceReading& d, MonoTime now, Device* s)
   s->had_repairable = s->had_repairable || d.mem_ecc_repairable_uncorrected.has_value();
   if (mem_ue) s->mem_ue = *mem_ue;
   s->sram_ue = d.sram_ecc_uncorrected.value_or(s->sram_ue);
+  s->mem_ce = d.mem_ecc_corrected.value_or(s->mem_ce);
+  s->sram_ce = d.sram_ecc_corrected.value_or(s->sram_ce);
+  if (!d.mem_ecc_corrected || !d.sram_ecc_corrected) corrected_measured_ = false;
   const std::size_t physical = std::max<std::size_t>(d.core_count.value_or(0), d.cores.size());
   if (s->cores.size() < physical) s->cores.resize(physical);
   for (const CoreReading& c : d.cores) {
@@ -314,6 +326,7 @@ void CounterTracker::Fold(const TreeReading& reading, MonoTime now) {
   devices_.resize(static_cast<std::size_t>(max_index + 1));
   for (DeviceCounters& d : devices_) d.present = false;
   core_unmeasured_.clear();
+  corrected_measured_ = !reading.devices.empty();
   for (const DeviceReading& d : reading.devices) FoldDevice(d, now, &state_[d.index]);
   if (!core_unmeasured_.empty()) {
     core_unmeasured_ = live_ ? "the Neuron driver exposes neither nc_time_in_use nor pe_cntrs"

@@ -52,6 +52,9 @@ class CounterTracker {
   // Execution outcomes accumulated on device `device`'s physical cores since the epoch began;
   // zero when the counters are not live.
   ExecutionCounters DeviceExecutions(int device) const;
+  // Whether every device of the last read counts corrected ECC errors (health_status/
+  // mem_ecc_corrected and sram_ecc_corrected, driver 2.30.2+).
+  bool corrected_ecc_measured() const { return corrected_measured_; }
   // Why core activity is unmeasured; empty when every present core has a source.
   const std::string& core_activity_unmeasured() const { return core_unmeasured_; }
   // Readings of `nc_time_in_use` that grew by more than the interval (beyond 5 %), clamped to
@@ -75,7 +78,7 @@ class CounterTracker {
     std::uint64_t directory_device = 0, directory_inode = 0;
     std::optional<std::uint64_t> device_state;
     bool had_repairable = false;  // mem_ecc_repairable_uncorrected was there once
-    std::uint64_t mem_ue = 0, sram_ue = 0;
+    std::uint64_t mem_ue = 0, sram_ue = 0, mem_ce = 0, sram_ce = 0;
     std::vector<PhysicalCore> cores;
   };
 
@@ -96,6 +99,7 @@ class CounterTracker {
   std::uint64_t clamped_busy_readings_ = 0;
   std::uint64_t epoch_ = 0;
   std::string driver_version_;
+  bool corrected_measured_ = false;
   std::map<int, Device> state_;
   std::vector<int> device_set_;
   std::vector<CoreCounters> cores_;

@@ -128,6 +128,18 @@ void Host::Refresh(const TreeReading& reading) {
     identity.placements.emplace(index, std::move(p));
   }
   inventory_ = BuildInventory(reading, identity, lnc_);
+  layout_note_.clear();
+  if (!device_indices_.empty()) {
+    // Where the first device's nodes are: a layout other than 2.24–2.30's is said at start-up.
+    const NodeIndex nodes = SysfsTree(options_.sysfs_root, options_.tree_limits)
+                                .IndexDevice(device_indices_.front(), version);
+    if (!nodes.moved().empty() || !nodes.missing().empty() || !nodes.unknown().empty()) {
+      layout_note_ = ", driver layout: " + std::to_string(nodes.moved().size()) + " moved, " +
+                     std::to_string(nodes.missing().size()) + " missing, " +
+                     std::to_string(nodes.unknown().size()) +
+                     " unknown nodes (neuron-ls --driver lists them)";
+    }
+  }
   if (tracker_ == nullptr) tracker_ = std::make_unique<CounterTracker>(lnc_, live_);
 }
 
@@ -387,7 +399,10 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
   const std::string why = runtime_figures ? "" : RuntimeStatus();
   Unmeasured u;
   u.Set(Signal::kHbmTraffic, "the Neuron driver exposes no HBM traffic counter");
-  u.Set(Signal::kEccCorrected, "the Neuron driver exposes only uncorrected ECC events");
+  if (!tracker_->corrected_ecc_measured()) {
+    u.Set(Signal::kEccCorrected,
+          "the Neuron driver (before 2.30.2) exposes only uncorrected ECC events");
+  }
   if (!runtime_figures) {
     u.Set(Signal::kCoreActivity, tracker_->core_activity_unmeasured());
     u.Set(Signal::kLatency, why);
@@ -416,7 +431,7 @@ std::string Host::Describe() const {
   const std::string name = inventory_.devices_size() > 0 ? inventory_.devices(0).device_name() : "";
   std::string out = "neuron: " + std::to_string(inventory_.devices_size()) + " x " +
                     (name.empty() ? "Neuron device" : name) + ", driver " +
-                    (driver_version_.empty() ? "version unknown" : driver_version_);
+                    (driver_version_.empty() ? "version unknown" : driver_version_) + layout_note_;
   if (!placement_errors_.empty()) {
     out += ", PCI placement unknown (" + placement_errors_.front() +
            (placement_errors_.size() > 1

@@ -141,6 +141,7 @@ class Host {
   int lnc_ = 1;
   bool live_ = false;
   std::string driver_version_;
+  std::string layout_note_;  // ", driver layout: ..." when nodes moved, are missing or unknown
   // The start time of each neuron-monitor runtime's pid when it was first seen.
   std::map<std::uint32_t, std::uint64_t> runtime_starts_;
   bool scan_stepped_ = false;  // AfterRead took the step since the last Read

@@ -54,6 +54,7 @@ std::optional<SourceStats> NeuronBackend::Sources() const {
     s.kernel_log_refused = log->refused();
     s.kernel_log_unattributed = log->unattributed();
   }
+  s.busy_readings_clamped = host_->clamped_busy_readings();
   const neurondev::ProcessScan& scan = host_->last_process_scan();
   s.processes_unexamined = {{"unreadable", scan.unreadable},
                             {"omitted", scan.omitted},

@@ -26,6 +26,8 @@ struct SourceStats {
   std::map<std::string, std::uint64_t> processes_unexamined;
   // neuron-monitor's runtimes left out beyond processes.max_runtimes (absent without it).
   std::optional<std::uint64_t> runtimes_dropped;
+  // Core readings whose nc_time_in_use grew by more than the interval, clamped to 100 %.
+  std::optional<std::uint64_t> busy_readings_clamped;
   bool operator==(const SourceStats&) const = default;
 };
 

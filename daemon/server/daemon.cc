@@ -287,9 +287,20 @@ void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now,
   }
   NoteHistoryBudget();
   stats_.sources = core_->sources();
+  NoteClampedBusyReadings();
   RecordSample(now, wall);
   server_->Broadcast();
   UpdateStatus();
+}
+
+void Daemon::NoteClampedBusyReadings() {
+  const std::optional<SourceStats>& s = stats_.sources;
+  if (clamp_logged_ || !s || s->busy_readings_clamped.value_or(0) == 0) return;
+  clamp_logged_ = true;
+  log_.Warn(
+      "a NeuronCore's nc_time_in_use grew by more than the time between two reads; it is "
+      "read as 100 % busy (counted in neuron_monitord_busy_readings_clamped_total; said "
+      "once)");
 }
 
 void Daemon::NoteHistoryBudget() {

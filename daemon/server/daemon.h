@@ -93,6 +93,8 @@ class Daemon {
   void RecordSample(MonoTime started, WallTime wall);
   // Counts the snapshots the history dropped to keep within its byte budget; warns once.
   void NoteHistoryBudget();
+  // The first busy-time reading clamped to 100 % (a foreign or torn nc_time_in_use): said once.
+  void NoteClampedBusyReadings();
   // Starts (or stops) the archive writer as config_.recorder says.
   void StartRecorder();
   void ArchiveNewest();
@@ -125,6 +127,7 @@ class Daemon {
   MonoTime read_started_;
   bool read_stalled_ = false;           // clients were told the read in flight is overdue
   bool history_budget_logged_ = false;  // the history outgrew max_history_bytes: said once
+  bool clamp_logged_ = false;           // a busy-time reading was clamped: said once
   std::unique_ptr<ReadThread> reader_;
   std::unique_ptr<RecorderThread> recorder_;  // null: not recording
   std::unique_ptr<IncidentSaver> incidents_;

@@ -117,6 +117,7 @@ std::size_t OwnBytes(const Snapshot& s) {
   for (const DeviceCounters& d : s.devices) {
     bytes += StringBytes(d.error) + StringBytes(d.errors_unavailable) +
              StringBytes(d.kernel_log_unavailable) + StringBytes(d.power.unavailable);
+    for (const std::string& c : d.unhealthy_components) bytes += StringBytes(c);
   }
   for (const RuntimeSample& r : s.runtimes) {
     bytes += StringBytes(r.tag) + StringBytes(r.error) + VectorBytes(r.cores) +

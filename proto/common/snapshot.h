@@ -93,6 +93,11 @@ struct DeviceCounters {
   HardwareErrors errors;
   // Non-empty: some of `errors` cannot be read (an older driver), and why; those stay 0.
   std::string errors_unavailable;
+  // Which: bit i is kHardwareErrorFields[i] (the others are read and exported).
+  std::uint32_t errors_missing = 0;
+  // The components the firmware calls unhealthy (health_status/unhealthy_components, driver
+  // 2.30.2+): "hbm", "sram", "link_3", ...; empty when none or not exposed.
+  std::vector<std::string> unhealthy_components;
   // Non-empty: the kernel log cannot be read (the kernel_* counts of `errors` stay 0), and why.
   std::string kernel_log_unavailable;
   DevicePower power;

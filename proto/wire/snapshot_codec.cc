@@ -165,6 +165,8 @@ void DeviceToProto(const DeviceCounters& d, v1::DeviceSample& p) {
   e->set_sram_uncorrected(d.ecc.sram_uncorrected);
   HardwareErrorsToProto(d.errors, *p.mutable_errors());
   p.set_errors_unavailable(d.errors_unavailable);
+  p.set_errors_missing(d.errors_missing);
+  for (const std::string& c : d.unhealthy_components) p.add_unhealthy_components(c);
   p.set_kernel_log_unavailable(d.kernel_log_unavailable);
   if (d.memory.measured) {
     v1::DeviceMemorySample* m = p.mutable_memory();
@@ -231,6 +233,10 @@ void DeviceFromProto(const v1::DeviceSample& d, DeviceCounters& out) {
   // An archive from before these fields: none of them was recorded.
   out.errors = HardwareErrorsFromProto(d.errors());
   out.errors_unavailable = d.has_errors() ? d.errors_unavailable() : "not recorded";
+  out.errors_missing = d.has_errors() ? d.errors_missing() : ~std::uint32_t{0};
+  // At most 32 names of 64 bytes, as the reader keeps them (a frame is a peer's input).
+  for (int i = 0; i < d.unhealthy_components_size() && i < 32; ++i)
+    out.unhealthy_components.push_back(d.unhealthy_components(i).substr(0, 64));
   out.kernel_log_unavailable = d.has_errors() ? d.kernel_log_unavailable() : "not recorded";
   // Categories beyond the ones known here (a newer writer) are left out; missing ones read 0.
   const v1::DeviceMemorySample& m = d.memory();

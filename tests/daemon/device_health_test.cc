@@ -57,6 +57,34 @@ TEST(DeviceHealth, UncorrectableHbmEccSinceTheDriverLoadedFailsTheDevice) {
   EXPECT_EQ(h.errors().mem_ecc_uncorrected(), 0u);  // none within the window
 }
 
+// trn2 firmware: a pending HBM repair shows the errors as repairable (degraded, reset); a failed
+// repair as uncorrected (failed, replace). Health follows the file, never a counter epoch.
+TEST(DeviceHealth, HbmRepairStateDecidesTheAction) {
+  Pair p;
+  p.end.devices[0].errors.mem_ecc_repairable = 2;
+  v1::DeviceHealth h = p.Health();
+  EXPECT_EQ(h.state(), v1::HEALTH_STATE_DEGRADED);
+  EXPECT_EQ(h.action(), v1::HEALTH_ACTION_RESET);
+  p.end.devices[0].errors.mem_ecc_repairable = 0;
+  p.end.devices[0].errors.mem_ecc_uncorrected = 2;
+  h = p.Health();
+  EXPECT_EQ(h.state(), v1::HEALTH_STATE_FAILED);
+  EXPECT_EQ(h.action(), v1::HEALTH_ACTION_REPLACE);
+}
+
+// Driver 2.30.2's health_status/unhealthy_components: a device whose firmware names a component
+// is degraded (drain), the components named.
+TEST(DeviceHealth, UnhealthyComponentsAreAReason) {
+  Pair p;
+  p.end.devices[0].unhealthy_components = {"hbm", "link_3"};
+  const v1::DeviceHealth h = p.Health();
+  EXPECT_EQ(h.state(), v1::HEALTH_STATE_DEGRADED);
+  EXPECT_EQ(h.action(), v1::HEALTH_ACTION_DRAIN);
+  ASSERT_EQ(h.reasons_size(), 1);
+  EXPECT_EQ(h.reasons(0).code(), "unhealthy_component");
+  EXPECT_EQ(h.reasons(0).text(), "the firmware reports unhealthy components: hbm, link_3");
+}
+
 TEST(DeviceHealth, EachRuleGivesItsStateAndAction) {
   struct Case {
     void (*set)(DeviceCounters&);

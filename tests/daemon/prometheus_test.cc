@@ -280,6 +280,24 @@ TEST(Prometheus, DeviceHealthIsAStateSetWithItsReasons) {
   EXPECT_EQ(Value(without, "neuron_device_hardware_errors_total",
                   {{"neuron_device_index", "3"}, {"type", "events"}}),
             static_cast<double>(nd3.errors.events));
+  // A driver without health_status/hw_error_event (before 2.28): that type alone is left out;
+  // every counter it has is still exported.
+  Snapshot older = *sim.core().history().newest();
+  for (DeviceCounters& d : older.devices) {
+    d.errors_unavailable = "the driver does not expose health_status/hw_error_event (driver 2.28+)";
+    for (std::size_t i = 0; i < kHardwareErrorFields.size(); ++i) {
+      if (kHardwareErrorFields[i].member == &HardwareErrors::events) d.errors_missing |= 1u << i;
+    }
+  }
+  const Exposition old_driver = sim.Build(&older);
+  const MetricFamily* kept = Family(old_driver, "neuron_device_hardware_errors_total");
+  ASSERT_NE(kept, nullptr);
+  bool dma_abort = false;
+  for (const MetricSample& s : kept->samples) {
+    EXPECT_NE(LabelOf(s, "type"), "events");
+    dma_abort = dma_abort || LabelOf(s, "type") == "dma_abort";
+  }
+  EXPECT_TRUE(dma_abort);
   if (access(testing::kPromtool, X_OK) != 0) GTEST_SKIP() << "promtool is not installed";
   std::string output;
   EXPECT_EQ(RunPromtool(RenderText(e), &output), 0) << output;
@@ -379,6 +397,7 @@ TEST(Prometheus, WhatARealHostsSourcesRefusedIsCounted) {
                                {"fd_limited", 1},
                                {"uid_limited", 7}},
       .runtimes_dropped = std::nullopt,
+      .busy_readings_clamped = 4,
   };
   Exposition e = sim.Build();
   EXPECT_EQ(Value(e, "neuron_monitord_kernel_log_refused_total", {}), 13385);
@@ -386,6 +405,7 @@ TEST(Prometheus, WhatARealHostsSourcesRefusedIsCounted) {
   EXPECT_EQ(Value(e, "neuron_monitord_processes_unexamined", {{"reason", "uid_limited"}}), 7);
   EXPECT_EQ(Value(e, "neuron_monitord_processes_unexamined", {{"reason", "fd_limited"}}), 1);
   EXPECT_EQ(Family(e, "neuron_monitord_runtimes_dropped_total"), nullptr);  // no neuron-monitor
+  EXPECT_EQ(Value(e, "neuron_monitord_busy_readings_clamped_total", {}), 4);
   sim.stats().sources->runtimes_dropped = 3;
   sim.stats().sources->kernel_log_refused.reset();  // kernel_log.enabled false
   e = sim.Build();

@@ -97,6 +97,7 @@ TEST(Host, Trn2InventoryIsWhatNeuronLsShows) {
   EXPECT_EQ(inv.devices(3).cpu_affinity(), "");
   const std::string described = (*host)->Describe();
   EXPECT_NE(described.find("16 x Trainium2, driver 2.28"), std::string::npos);
+  EXPECT_EQ(described.find("driver layout"), std::string::npos) << described;
   EXPECT_NE(described.find("PCI placement unknown (" + tree.root() +
                            "/dev/neuron0: No such file or directory and 15 more)"),
             std::string::npos)

@@ -129,6 +129,18 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
       EXPECT_EQ(next.devices[d].ecc.sram_uncorrected - read.devices[d].ecc.sram_uncorrected,
                 next_truth.devices[d].ecc.sram_uncorrected - truth.devices[d].ecc.sram_uncorrected)
           << "device " << d;
+      if (live) {  // 2.30.2+ counts corrected ECC errors too
+        EXPECT_EQ(next.devices[d].ecc.mem_corrected - read.devices[d].ecc.mem_corrected,
+                  next_truth.devices[d].ecc.mem_corrected - truth.devices[d].ecc.mem_corrected)
+            << "device " << d;
+        EXPECT_EQ(next.UnmeasuredReason(Signal::kEccCorrected), "");
+        const HardwareErrors& truth_errors = next_truth.devices[d].errors;
+        const bool unhealthy =
+            truth_errors.mem_ecc_uncorrected + truth_errors.mem_ecc_repairable > 0;
+        EXPECT_EQ(!next.devices[d].unhealthy_components.empty(), unhealthy) << "device " << d;
+      } else {
+        EXPECT_NE(next.UnmeasuredReason(Signal::kEccCorrected), "");
+      }
       // Health: the driver's totals and its power reading, as the simulator had them.
       const HardwareErrors& e = next.devices[d].errors;
       const HardwareErrors& w = next_truth.devices[d].errors;
@@ -264,6 +276,17 @@ TEST(NodeIndex, ReportsWhereEachGenerationKeepsItsNodes) {
                           "neuron_core<K>/engines/tensor/pe_cntrs"),
                 moved_to.end());
     }
+    // The start-up line says when the layout is not 2.24–2.30's.
+    HostOptions options;
+    options.sysfs_root = sys.path();
+    options.proc_root = proc.path();
+    options.neuron_monitor = "";
+    options.kubernetes = false;
+    options.kernel_log = false;
+    Result<std::unique_ptr<Host>> host = Host::Open(options, MonoTime{});
+    ASSERT_TRUE(host.ok()) << host.status().message();
+    EXPECT_EQ((*host)->Describe().find(", driver layout: ") != std::string::npos, moved)
+        << (*host)->Describe();
     // The health_status node is found from 2.28; before, it is neither found nor missing.
     const auto& found = nodes.found();
     EXPECT_EQ(std::find(found.begin(), found.end(), "stats/hardware/health_status") != found.end(),

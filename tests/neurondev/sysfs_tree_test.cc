@@ -98,6 +98,62 @@ TEST(ParsePeCounters, HeaderThenRowsOfCycleCounters) {
   }
 }
 
+// The driver reads each 64-bit counter as two 32-bit halves: a torn read is off by 2^32 in one
+// counter. Consistent growth is a reading; a row group behind, one that grew 2^31 more than the
+// others, or another row count is not.
+TEST(PeCountersTorn, TellsATornReadFromGrowth) {
+  const auto rows = [](const char* text) { return *ParsePeCounters(text); };
+  const std::vector<PeCounters> before =
+      rows("xrow_grp,mm_active,wl_active,idle\n0,10,20,30\n1,10,20,30\n");
+  EXPECT_EQ(PeCountersTorn({}, before), "");
+  EXPECT_EQ(PeCountersTorn(before, rows("xrow_grp,mm_active,wl_active,idle\n0,1000,20,60\n"
+                                        "1,990,30,60\n")),
+            "");
+  EXPECT_EQ(PeCountersTorn(before, rows("xrow_grp,mm_active,wl_active,idle\n0,9,20,30\n"
+                                        "1,10,20,30\n")),
+            "row group 0 went backwards");
+  EXPECT_EQ(PeCountersTorn(before, rows("xrow_grp,mm_active,wl_active,idle\n0,10,20,4294967326\n"
+                                        "1,10,20,31\n")),
+            "one row group's cycles grew 2^31 more than another's");
+  EXPECT_EQ(PeCountersTorn(before, rows("xrow_grp,mm_active,wl_active,idle\n0,10,20,30\n")),
+            "1 rows after 2");
+  EXPECT_EQ(PeCountersTorn({}, rows("xrow_grp,mm_active,wl_active,idle\n1,1,1,1\n0,1,1,1\n")),
+            "row groups out of order");
+}
+
+TEST(ParseComponents, NamesSeparatedAnyWayBoundedAndPrintable) {
+  EXPECT_EQ(ParseComponents("\n"), std::vector<std::string>{});
+  EXPECT_EQ(ParseComponents("hbm\nlink_3, sram\n"),
+            (std::vector<std::string>{"hbm", "link_3", "sram"}));
+  EXPECT_EQ(ParseComponents("a\x1b[2Jb"), std::vector<std::string>{"a??2Jb"});
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "c" + std::to_string(i) + " ";
+  EXPECT_EQ(ParseComponents(many).size(), 32u);
+  EXPECT_EQ(ParseComponents(std::string(200, 'x')).front().size(), 64u);
+}
+
+// health_status/ is listed, not guessed: every entry is read, those of newer drivers too.
+TEST(SysfsTree, EveryHealthStatusEntryIsRead) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  const std::string h = "stats/hardware/health_status/";
+  tree.Write(tree.Device(0, h + "mem_ecc_corrected"), "7\n");
+  tree.Write(tree.Device(0, h + "sram_ecc_corrected"), "1\n");
+  tree.Write(tree.Device(0, h + "unhealthy_components"), "hbm\n");
+  tree.Write(tree.Device(0, h + "healthcheck_heartbeat"), "1234\n");
+  tree.Write(tree.Device(0, h + "some_new_counter"), "5\n");
+  const DeviceReading d = SysfsTree(tree.root()).ReadDevice(0);
+  EXPECT_TRUE(d.errors.empty());
+  EXPECT_EQ(d.mem_ecc_corrected, 7u);
+  EXPECT_EQ(d.sram_ecc_corrected, 1u);
+  EXPECT_EQ(d.unhealthy_components, std::vector<std::string>{"hbm"});
+  EXPECT_EQ(d.healthcheck_heartbeat, 1234u);
+  ASSERT_EQ(d.health_other.size(), 1u);
+  EXPECT_EQ(d.health_other[0].name, "some_new_counter");
+  EXPECT_EQ(d.health_other[0].total, 5u);
+  EXPECT_TRUE(d.hw_error_event.has_value());
+}
+
 // What a broken driver tree may hold is named, never read as a value.
 TEST(SysfsTree, ImplausibleValuesAreErrorsNotReadings) {
   FakeTree tree;
@@ -381,9 +437,9 @@ void ExpectAsRead(const TreeReading& sampled, const FakeTree& tree) {
 }
 
 // Descriptors a Trainium2 device of driver 2.28 keeps open: its directory, 8 host memory
-// categories × {total,peak}, 7 ECC and health counters, power, and per core 24 outcomes, 6
+// categories × {total,peak}, 7 ECC and health counters, power, reset, and per core 24 outcomes, 6
 // other_info counters, 11 device memory categories × {total,peak} and pe_cntrs.
-constexpr std::size_t kFilesPerTrn2Device = 1 + 16 + 7 + 1 + 8 * (24 + 6 + 22 + 1);
+constexpr std::size_t kFilesPerTrn2Device = 1 + 16 + 7 + 1 + 1 + 8 * (24 + 6 + 22 + 1);
 
 // Replaces `relative`'s contents as a writer that writes a temporary file and renames it does.
 void WriteByRename(const FakeTree& tree, const std::string& relative, const std::string& text) {

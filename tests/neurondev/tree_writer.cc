@@ -142,6 +142,7 @@ void WriteMemory(const FakeTree& tree, const std::string& dir, std::uint64_t tot
 
 void WriteIdentity(const FakeTree& tree, const HostShape& host, int n) {
   tree.Write(tree.Device(n, "core_count"), std::to_string(host.cores));  // no newline
+  tree.Write(tree.Device(n, "reset"), "1\n");  // NEURON_DEVICE_STATE_READY (root only)
   tree.Write(tree.Device(n, "connected_devices"), ConnectedDevices(host.topology, n, host.devices));
   char serial[32];
   std::snprintf(serial, sizeof serial, "%016llx\n",
@@ -332,6 +333,7 @@ void FakeTree::WriteTrn2Device(int n) const {
     Write(Device(n, path), std::to_string(v) + "\n");
   };
   Write(Device(n, "core_count"), "8");  // no newline, as the driver prints it
+  Write(Device(n, "reset"), "1\n");
   Write(Device(n, "connected_devices"),
         std::to_string((n + 15) % 16) + ", " + std::to_string((n + 1) % 16) + "\n");
   char serial[32];

@@ -259,6 +259,13 @@ void AddSourceStats(const SourceStats& s, Exposition& out, std::vector<std::stri
     for (const auto& [reason, n] : s.processes_unexamined) f.Add({{"reason", reason}}, AsDouble(n));
     (void)f.AddTo(out, problems);
   }
+  if (s.busy_readings_clamped) {
+    AddScalar(
+        out, problems, "neuron_monitord_busy_readings_clamped_total",
+        "Core readings whose nc_time_in_use grew by more than the interval (a foreign or torn "
+        "value), clamped to 100 %",
+        kCounter, AsDouble(*s.busy_readings_clamped));
+  }
   if (s.runtimes_dropped) {
     AddScalar(out, problems, "neuron_monitord_runtimes_dropped_total",
               "neuron-monitor runtimes left out because processes.max_runtimes were tracked",

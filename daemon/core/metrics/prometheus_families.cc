@@ -350,11 +350,13 @@ bool AddDeviceHealth(const GroupContext& c) {
                  1);
     }
     if (h.power().unavailable().empty()) power.Add(labels, h.power().average_percent() / 100);
-    if (!h.errors_unavailable().empty()) continue;
     const HardwareErrors t = wire::HardwareErrorsFromProto(h.errors_total());
     const bool kernel_log = h.kernel_log_unavailable().empty();
-    for (const HardwareErrorField& f : kHardwareErrorFields) {
-      if (!f.exported || (f.source == ErrorSource::kKernelLog && !kernel_log)) continue;
+    for (std::size_t i = 0; i < kHardwareErrorFields.size(); ++i) {
+      const HardwareErrorField& f = kHardwareErrorFields[i];
+      // What the driver has is exported; what it lacks is left out (errors_unavailable names it).
+      if (!f.exported || (h.errors_missing() >> i & 1) != 0) continue;
+      if (f.source == ErrorSource::kKernelLog && !kernel_log) continue;
       errors.Add(WithLabels(labels, {{"type", std::string(f.name)}}), AsDouble(t.*f.member));
     }
   }

@@ -162,6 +162,7 @@ v1::DeviceHealth DeviceHealthOf(const Snapshot& start, const Snapshot& end, std:
   const DeviceCounters& b = reset || device >= start.devices.size() ? zero : start.devices[device];
   wire::PowerToProto(e.power, *h.mutable_power());
   h.set_errors_unavailable(e.errors_unavailable);
+  h.set_errors_missing(e.errors_missing);
   h.set_kernel_log_unavailable(e.kernel_log_unavailable);
   wire::HardwareErrorsToProto(e.errors, *h.mutable_errors_total());
   wire::HardwareErrorsToProto(e.errors.Minus(b.errors), *h.mutable_errors());
@@ -170,6 +171,12 @@ v1::DeviceHealth DeviceHealthOf(const Snapshot& start, const Snapshot& end, std:
               v1::HEALTH_ACTION_RESET);
   } else {
     AddDriverReasons(e.errors, h);
+    if (!e.unhealthy_components.empty()) {
+      std::string names;
+      for (const std::string& c : e.unhealthy_components) names += (names.empty() ? "" : ", ") + c;
+      AddReason(h, "unhealthy_component", "the firmware reports unhealthy components: " + names,
+                v1::HEALTH_STATE_DEGRADED, v1::HEALTH_ACTION_DRAIN);
+    }
     AddKernelLogReasons(e.errors, e.errors_unavailable, h);
     if (corrected_unavailable.empty()) AddCorrectedRate(start, end, e.ecc.Minus(b.ecc), h);
   }
