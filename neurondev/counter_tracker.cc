@@ -263,6 +263,7 @@ void CounterTracker::FoldDevice(const DeviceReading& d, double interval_ns, Devi
     } else if (BusyGrowth(v, p, 0) < 0) {
       core_unmeasured_ = "no busy-time source";
     }
+    if (!v.flops) flops_unmeasured_ = "no flop_count";
     p.seen = true;
     p.nc_time = v.nc_time.value_or(0);
     p.flops = v.flops.value_or(0);
@@ -284,11 +285,18 @@ void CounterTracker::Fold(const TreeReading& reading, MonoTime now) {
   devices_.resize(static_cast<std::size_t>(max_index + 1));
   for (DeviceCounters& d : devices_) d.present = false;
   core_unmeasured_.clear();
+  flops_unmeasured_.clear();
   for (const DeviceReading& d : reading.devices) FoldDevice(d, interval_ns, &state_[d.index]);
   if (!core_unmeasured_.empty()) {
     core_unmeasured_ = live_ ? "the Neuron driver exposes neither nc_time_in_use nor pe_cntrs"
                              : "the Neuron driver (before 2.30.2) updates nc_time_in_use only when "
                                "a process exits, and exposes no pe_cntrs";
+  }
+  if (!live_) {
+    flops_unmeasured_ =
+        "the Neuron driver (before 2.30.2) adds flop_count in only when a process exits";
+  } else if (!flops_unmeasured_.empty()) {
+    flops_unmeasured_ = "the Neuron driver exposes no flop_count";
   }
   Publish();
 }

@@ -10,7 +10,9 @@
 // calibrated: µs until a reading would exceed 100 %, then the next smaller unit that fits, for
 // the whole host from then on. With flat counters (older drivers add them in only when a process
 // exits) from the tensor engine's live cycle counters (`pe_cntrs`): busy = active / all cycles of
-// the read interval. Without either, core activity is unmeasured (never 0 %). Not thread-safe.
+// the read interval. Without either, core activity is unmeasured (never 0 %). FLOPs come from
+// `flop_count` with live counters only: before 2.30.2 they are unmeasured even when busy time is
+// measured. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +52,9 @@ class CounterTracker {
   ExecutionCounters DeviceExecutions(int device) const;
   // Why core activity is unmeasured; empty when every present core has a source.
   const std::string& core_activity_unmeasured() const { return core_unmeasured_; }
+  // Why FLOPs are unmeasured (flat counters, or a present core without `flop_count`); empty when
+  // every present core counts them. Says nothing of busy time: see core_activity_unmeasured().
+  const std::string& flops_unmeasured() const { return flops_unmeasured_; }
   // Readings of `nc_time_in_use` that grew by more than the interval (beyond 5 %), clamped to
   // it; the unit is µs whatever they say.
   std::uint64_t clamped_busy_readings() const { return clamped_busy_readings_; }
@@ -88,6 +93,7 @@ class CounterTracker {
   std::vector<CoreCounters> cores_;
   std::vector<DeviceCounters> devices_;
   std::string core_unmeasured_;
+  std::string flops_unmeasured_;
 };
 
 }  // namespace neuronmon::neurondev

@@ -393,7 +393,15 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
   u.Set(Signal::kHbmTraffic, "the Neuron driver exposes no HBM traffic counter");
   u.Set(Signal::kEccCorrected, "the Neuron driver exposes only uncorrected ECC events");
   if (!runtime_figures) {
-    u.Set(Signal::kCoreActivity, tracker_->core_activity_unmeasured());
+    const std::string& activity = tracker_->core_activity_unmeasured();
+    u.Set(Signal::kCoreActivity, activity);
+    // FLOPs are unmeasured with busy time, and on their own where flop_count is flat or missing.
+    const std::string& flops = tracker_->flops_unmeasured();
+    if (!activity.empty()) {
+      u.Set(Signal::kFlops, activity);
+    } else if (!flops.empty()) {
+      u.Set(Signal::kFlops, why.empty() ? flops : flops + "; " + why);
+    }
     u.Set(Signal::kLatency, why);
     u.Set(Signal::kCollectives, why);
     if (!live_) {
