@@ -119,9 +119,18 @@ std::vector<double> Model::CoreUtilization(std::uint32_t pid) const {
   });
 }
 
-std::vector<double> Model::CoreFlops(std::uint32_t pid) const {
-  return PerCore(pid,
-                 [](double acc, const v1::CoreCounters& c) { return acc + c.effective_flops(); });
+std::vector<std::optional<double>> Model::CoreFlops(std::uint32_t pid) const {
+  const std::vector<double> flops =
+      PerCore(pid, [](double acc, const v1::CoreCounters& c) { return acc + c.effective_flops(); });
+  std::vector<std::optional<double>> out(flops.begin(), flops.end());
+  for (const RuntimeView& r : merged_.runtimes()) {
+    if (pid != 0 && r.report.pid() != pid) continue;
+    if (r.report.neuroncore_counters().flops_unavailable().empty()) continue;
+    for (const v1::CoreCounters& c : r.report.neuroncore_counters().cores()) {
+      if (c.index() < out.size()) out[c.index()].reset();
+    }
+  }
+  return out;
 }
 
 v1::Subscribe TopSubscription(double delay_seconds) {

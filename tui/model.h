@@ -75,7 +75,9 @@ class Model {
   // Per logical core utilization for the runtimes selected by `pid` (0: all, summed and capped at
   // 100 as AWS's "all" tab does); cores without data are 0.
   std::vector<double> CoreUtilization(std::uint32_t pid) const;
-  std::vector<double> CoreFlops(std::uint32_t pid) const;  // effective FLOP/s per core
+  // Effective FLOP/s per logical core, as CoreUtilization; nullopt for a core of a runtime whose
+  // FLOPs are unmeasured (flops_unavailable), never a 0.
+  std::vector<std::optional<double>> CoreFlops(std::uint32_t pid) const;
 
  private:
   void RecordHistory();

@@ -87,6 +87,35 @@ TEST(ReportBuilder, RatesMatchHandComputedValues) {
   EXPECT_EQ(r.totals().runtimes(0).collectives(0).count(), 1100u);
 }
 
+// Busy time measured, FLOPs not (a driver before 2.30.2): utilization as ever, no FLOP/s figure,
+// and why. Core activity unmeasured says it all in the group's error.
+TEST(ReportBuilder, UnmeasuredFlopsAreLeftOutOfTheCoresWithTheReason) {
+  const v1::Inventory inv = Inventory();
+  Snapshot a = Base(10, 10);
+  Snapshot b = Base(12, 12);
+  a.cores[0].busy_ns = 3'000'000'000;
+  b.cores[0].busy_ns = 4'500'000'000;
+  b.cores[0].flops = 1e15;  // what a backend must not have, but never shown if it had
+  auto u = std::make_shared<Unmeasured>();
+  u->Set(Signal::kFlops, "flop_count moves only when a process exits");
+  b.unmeasured = u;
+  ReportInput in;
+  in.inventory = &inv;
+  in.end = &b;
+  in.groups = {{v1::GROUP_NEURONCORE_COUNTERS, &a}};
+  const v1::NeuronCoreCounters cores = BuildReport(in).runtimes(0).neuroncore_counters();
+  EXPECT_EQ(cores.error(), "");
+  EXPECT_EQ(cores.flops_unavailable(), "flop_count moves only when a process exits");
+  EXPECT_DOUBLE_EQ(cores.cores(0).utilization_percent(), 75);
+  EXPECT_EQ(cores.cores(0).flops(), 0);
+  EXPECT_EQ(cores.cores(0).effective_flops(), 0);
+  u->Set(Signal::kCoreActivity, "no busy-time source");
+  const v1::NeuronCoreCounters none = BuildReport(in).runtimes(0).neuroncore_counters();
+  EXPECT_EQ(none.error(), "no busy-time source");
+  EXPECT_EQ(none.flops_unavailable(), "");
+  EXPECT_EQ(none.cores_size(), 0);
+}
+
 TEST(ReportBuilder, CounterResetStartsANewBaselineNotANegativeRate) {
   const v1::Inventory inv = Inventory();
   Snapshot a = Base(10, 10);

@@ -60,6 +60,8 @@ void FillCores(const RuntimeSample& r, const Span& s, int lnc, v1::NeuronCoreCou
   out->set_period_ns(s.period_ns);
   out->set_error(GroupError(r, s, Signal::kCoreActivity));
   if (!out->error().empty()) return;
+  out->set_flops_unavailable(s.b->UnmeasuredReason(Signal::kFlops));
+  const bool flops = out->flops_unavailable().empty();
   for (std::uint32_t c : r.cores) {
     if (c >= s.b->cores.size() || c >= s.a->cores.size()) continue;
     const CoreCounters& e = s.b->cores[c];
@@ -67,8 +69,10 @@ void FillCores(const RuntimeSample& r, const Span& s, int lnc, v1::NeuronCoreCou
     v1::CoreCounters* core = out->add_cores();
     core->set_index(c);
     core->set_utilization_percent(Percent(Delta(e.busy_ns, st.busy_ns, s.reset), s));
-    core->set_flops(Rate(Delta(e.flops, st.flops, s.reset), s));
-    core->set_effective_flops(Rate(Delta(e.effective_flops, st.effective_flops, s.reset), s));
+    if (flops) {
+      core->set_flops(Rate(Delta(e.flops, st.flops, s.reset), s));
+      core->set_effective_flops(Rate(Delta(e.effective_flops, st.effective_flops, s.reset), s));
+    }
     for (std::size_t p = 0; p < e.physical_busy_ns.size() && p < st.physical_busy_ns.size(); ++p) {
       v1::PhysicalCoreUtilization* phys = core->add_physical();
       phys->set_index(c * static_cast<std::uint32_t>(lnc) + static_cast<std::uint32_t>(p));
