@@ -356,6 +356,34 @@ TEST(HostWithNeuronMonitor, RuntimeFiguresComeFromItsDocuments) {
   EXPECT_NE((*host)->Describe().find("runtime figures from neuron-monitor"), std::string::npos);
 }
 
+// Two applications on NeuronCore 0 (50 % and 25 % of it) and one on core 1 (75 %), listing 0 for
+// the cores they do not use, as neuron-monitor does: core 0 is as busy as core 1 in every
+// snapshot — the runtimes' sum, never one runtime's share or the last one's 0.
+TEST(HostWithNeuronMonitor, ACoreSharedByTwoRuntimesIsBusyForBoth) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  const auto entry = [](int pid, double core0, double core1) {
+    return "{\"pid\":" + std::to_string(pid) + ",\"neuron_runtime_tag\":\"" + std::to_string(pid) +
+           "\",\"error\":\"\",\"report\":{\"neuroncore_counters\":{\"period\":1,"
+           "\"neuroncores_in_use\":{\"0\":{\"neuroncore_utilization\":" +
+           std::to_string(core0) + "},\"1\":{\"neuroncore_utilization\":" + std::to_string(core1) +
+           "},\"2\":{\"neuroncore_utilization\":0}},\"error\":\"\"}}}";
+  };
+  tree.Write("shared.jsonl", "{\"neuron_runtime_data\":[" + entry(4100, 50, 75) + "," +
+                                 entry(4200, 25, 0) + "]}\n");
+  const std::string monitor =
+      FakeMonitor(tree, "--period-ms 20 --replay " + tree.root() + "/shared.jsonl");
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, monitor), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = ReadUntil(**host, [](const Snapshot& r) {
+    return r.runtimes.size() == 2 && r.cores[0].busy_ns >= 3'000'000'000u;  // 4 documents or more
+  });
+  ASSERT_EQ(s.runtimes.size(), 2u) << (*host)->RuntimeStatus();
+  EXPECT_GE(s.cores[0].busy_ns, 3'000'000'000u);
+  EXPECT_EQ(s.cores[0].busy_ns, s.cores[1].busy_ns);
+  EXPECT_EQ(s.cores[2].busy_ns, 0u);
+}
+
 TEST(HostWithNeuronMonitor, GarbageIsReportedAndNotTurnedIntoFigures) {
   FakeTree tree;
   tree.WriteTrn1_32xlarge_Driver226();
