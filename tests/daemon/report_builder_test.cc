@@ -116,6 +116,37 @@ TEST(ReportBuilder, UnmeasuredFlopsAreLeftOutOfTheCoresWithTheReason) {
   EXPECT_EQ(none.cores_size(), 0);
 }
 
+// Two applications on one NeuronCore: each lists the core's own utilization (75 %), never a share
+// or a 0, and the host summary counts the core once.
+TEST(ReportBuilder, ASharedCoreIsTheCoresOwnInEveryRuntimeAndCountsOnce) {
+  const v1::Inventory inv = Inventory();
+  Snapshot a = Base(10, 10);
+  Snapshot b = Base(12, 12);
+  for (Snapshot* s : {&a, &b}) {
+    RuntimeSample sharer = s->runtimes[0];
+    sharer.pid = 4343;
+    sharer.tag = "sharer";
+    sharer.cores = {0};
+    s->runtimes.push_back(sharer);
+  }
+  a.cores[0].busy_ns = 3'000'000'000;
+  b.cores[0].busy_ns = 4'500'000'000;
+  ReportInput in;
+  in.inventory = &inv;
+  in.end = &b;
+  in.groups = {{v1::GROUP_NEURONCORE_COUNTERS, &a}, {v1::GROUP_HOST_SUMMARY, &a}};
+  const v1::Report r = BuildReport(in);
+  ASSERT_EQ(r.runtimes_size(), 2);
+  for (const v1::RuntimeReport& rt : r.runtimes()) {
+    ASSERT_GE(rt.neuroncore_counters().cores_size(), 1) << rt.tag();
+    EXPECT_EQ(rt.neuroncore_counters().cores(0).index(), 0u);
+    EXPECT_DOUBLE_EQ(rt.neuroncore_counters().cores(0).utilization_percent(), 75) << rt.tag();
+  }
+  EXPECT_EQ(r.host_summary().cores_in_use(), 4u);  // cores 0-3, core 0 once
+  EXPECT_DOUBLE_EQ(r.host_summary().utilization_percent(), 75.0 / 4);
+  EXPECT_EQ(r.host_summary().runtimes(), 2u);
+}
+
 TEST(ReportBuilder, CounterResetStartsANewBaselineNotANegativeRate) {
   const v1::Inventory inv = Inventory();
   Snapshot a = Base(10, 10);
