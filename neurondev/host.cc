@@ -417,6 +417,9 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
       collectives = collectives || r.collectives_available();
     }
     if (!collectives) u.Set(Signal::kCollectives, "AWS's neuron-monitor reports no collectives");
+    if (!runtime_source_->integrator().flops_reported()) {
+      u.Set(Signal::kFlops, "AWS's neuron-monitor reports no FLOPs (Neuron 2.9 or later does)");
+    }
   }
   if (unmeasured_ == nullptr || !(*unmeasured_ == u)) {
     unmeasured_ = std::make_shared<const Unmeasured>(std::move(u));

@@ -539,6 +539,22 @@ TEST(MonitorIntegrator, RuntimesSharingACoreAddUpAndAZeroTakesNothing) {
   }
 }
 
+// neuron-monitor before Neuron 2.7 (AWS's inf1 capture) has no flops, before 2.9 no
+// effective_flops: its cores' FLOPs are not measured, not 0.
+TEST(MonitorIntegrator, DocumentsWithoutFlopsSaySo) {
+  EXPECT_FALSE(Integrate({Document({Runtime(1, 1, 50, 0)})}).flops_reported());
+  EXPECT_TRUE(Integrate({Document({RuntimeOnCores(1, 1, {{0, 50}})})}).flops_reported());
+  json no_effective = RuntimeOnCores(1, 1, {{0, 50}});
+  no_effective["report"]["neuroncore_counters"]["neuroncores_in_use"]["0"].erase("effective_flops");
+  EXPECT_FALSE(Integrate({Document({no_effective})}).flops_reported());
+  // The latest document decides.
+  EXPECT_TRUE(Integrate({Document({Runtime(1, 1, 50, 0)}), Document({RuntimeOnCores(1, 1, {})})})
+                  .flops_reported());
+  MonitorIntegrator aws;
+  aws.Add(Parse(ReadTestData("aws/inf1_xlarge_full.json")), kStart);
+  EXPECT_FALSE(aws.flops_reported());
+}
+
 TEST(MonitorIntegrator, CoreListedByTwoRuntimesIsCappedAtItsPeriod) {
   const MonitorIntegrator integrator =
       Integrate({Document({Runtime(1, 2, 70, 0), Runtime(2, 1, 80, 0), Runtime(3, 1, 130, 0, 1)})});
