@@ -35,8 +35,10 @@ double Round2(double percent) { return std::round(percent * 100) / 100; }
 // ---- runtime-level groups ----
 
 // A runtime group with an error carries no figures (report.proto): its map of figures is empty
-// and its other figure keys are left out, so nothing unmeasured reads as a 0.
+// and its other figure keys are left out, so nothing unmeasured reads as a 0. Unmeasured FLOPs
+// alone leave out each core's flops keys, with the reason in `error`.
 void WriteCoreCounters(JsonWriter& w, const v1::NeuronCoreCounters& counters) {
+  const bool flops = counters.flops_unavailable().empty();
   w.BeginObject();
   PeriodField(w, counters.period_ns());
   w.Key("neuroncores_in_use");
@@ -45,8 +47,10 @@ void WriteCoreCounters(JsonWriter& w, const v1::NeuronCoreCounters& counters) {
     IndexKey(w, core.index());
     w.BeginObject();
     DoubleField(w, "neuroncore_utilization", core.utilization_percent());
-    UintField(w, "flops", RoundFlops(core.flops()));
-    UintField(w, "effective_flops", RoundFlops(core.effective_flops()));
+    if (flops) {
+      UintField(w, "flops", RoundFlops(core.flops()));
+      UintField(w, "effective_flops", RoundFlops(core.effective_flops()));
+    }
     if (core.physical_size() > 0) {
       w.Key("v3d");
       w.BeginObject();
@@ -64,7 +68,8 @@ void WriteCoreCounters(JsonWriter& w, const v1::NeuronCoreCounters& counters) {
     w.EndObject();
   }
   w.EndObject();
-  StringField(w, "error", counters.error());
+  StringField(w, "error",
+              JoinErrors(counters.error(), Unavailable("flops", counters.flops_unavailable())));
   w.EndObject();
 }
 

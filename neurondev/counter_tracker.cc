@@ -312,6 +312,7 @@ void CounterTracker::FoldDevice(const DeviceReading& d, MonoTime now, Device* s)
         AddOutcome(o.name, Grown(o.total, before->total), &p.executions);
       }
     }
+    if (!v.flops) flops_unmeasured_ = "no flop_count";
     p.seen = true;
     p.outcomes = c.outcomes;
   }
@@ -327,11 +328,18 @@ void CounterTracker::Fold(const TreeReading& reading, MonoTime now) {
   for (DeviceCounters& d : devices_) d.present = false;
   core_unmeasured_.clear();
   corrected_measured_ = !reading.devices.empty();
+  flops_unmeasured_.clear();
   for (const DeviceReading& d : reading.devices) FoldDevice(d, now, &state_[d.index]);
   if (!core_unmeasured_.empty()) {
     core_unmeasured_ = live_ ? "the Neuron driver exposes neither nc_time_in_use nor pe_cntrs"
                              : "the Neuron driver (before 2.30.2) updates nc_time_in_use only when "
                                "a process exits, and exposes no pe_cntrs";
+  }
+  if (!live_) {
+    flops_unmeasured_ =
+        "the Neuron driver (before 2.30.2) adds flop_count in only when a process exits";
+  } else if (!flops_unmeasured_.empty()) {
+    flops_unmeasured_ = "the Neuron driver exposes no flop_count";
   }
   Publish();
 }

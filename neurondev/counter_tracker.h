@@ -12,8 +12,9 @@
 // says (a reading beyond the interval is clamped and counted). With flat counters (older drivers
 // add them in only when a process exits) from the tensor engine's live cycle counters
 // (`pe_cntrs`): busy = active / all cycles since the last value. Without either, core activity is
-// unmeasured (never 0 %). The trn2 firmware's two uncorrected-HBM files are one counter (their
-// sum). Not thread-safe.
+// unmeasured (never 0 %). FLOPs come from `flop_count` with live counters only: before
+// 2.30.2 they are unmeasured even when busy time is measured. The trn2 firmware's two
+// uncorrected-HBM files are one counter (their sum). Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +58,9 @@ class CounterTracker {
   bool corrected_ecc_measured() const { return corrected_measured_; }
   // Why core activity is unmeasured; empty when every present core has a source.
   const std::string& core_activity_unmeasured() const { return core_unmeasured_; }
+  // Why FLOPs are unmeasured (flat counters, or a present core without `flop_count`); empty when
+  // every present core counts them. Says nothing of busy time: see core_activity_unmeasured().
+  const std::string& flops_unmeasured() const { return flops_unmeasured_; }
   // Readings of `nc_time_in_use` that grew by more than the interval (beyond 5 %), clamped to
   // it; the unit is µs whatever they say.
   std::uint64_t clamped_busy_readings() const { return clamped_busy_readings_; }
@@ -105,6 +109,7 @@ class CounterTracker {
   std::vector<CoreCounters> cores_;
   std::vector<DeviceCounters> devices_;
   std::string core_unmeasured_;
+  std::string flops_unmeasured_;
 };
 
 }  // namespace neuronmon::neurondev

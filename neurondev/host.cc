@@ -404,7 +404,15 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
           "the Neuron driver (before 2.30.2) exposes only uncorrected ECC events");
   }
   if (!runtime_figures) {
-    u.Set(Signal::kCoreActivity, tracker_->core_activity_unmeasured());
+    const std::string& activity = tracker_->core_activity_unmeasured();
+    u.Set(Signal::kCoreActivity, activity);
+    // FLOPs are unmeasured with busy time, and on their own where flop_count is flat or missing.
+    const std::string& flops = tracker_->flops_unmeasured();
+    if (!activity.empty()) {
+      u.Set(Signal::kFlops, activity);
+    } else if (!flops.empty()) {
+      u.Set(Signal::kFlops, why.empty() ? flops : flops + "; " + why);
+    }
     u.Set(Signal::kLatency, why);
     u.Set(Signal::kCollectives, why);
     if (!live_) {
@@ -420,6 +428,9 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
       collectives = collectives || r.collectives_available();
     }
     if (!collectives) u.Set(Signal::kCollectives, "AWS's neuron-monitor reports no collectives");
+    if (!runtime_source_->integrator().flops_reported()) {
+      u.Set(Signal::kFlops, "AWS's neuron-monitor reports no FLOPs (Neuron 2.9 or later does)");
+    }
   }
   if (unmeasured_ == nullptr || !(*unmeasured_ == u)) {
     unmeasured_ = std::make_shared<const Unmeasured>(std::move(u));

@@ -8,9 +8,10 @@
 //   - on Kubernetes, the kubelet's PodResources API: which pod container was allocated which
 //     devices (pod_resources.h), asked at most every 10 s without blocking Read, and the pod,
 //     namespace and container of a process whose devices are all one container's.
-// What no source gives (HBM traffic, corrected ECC counts, and without neuron-monitor latency
-// and collectives) is named in Snapshot::unmeasured with the reason. Reads only files under the
-// injected roots. Not thread-safe; Read() takes a few milliseconds on a 16-device host.
+// What no source gives (HBM traffic, corrected ECC counts, and without neuron-monitor latency,
+// collectives, and FLOPs before driver 2.30.2) is named in Snapshot::unmeasured with the reason.
+// Reads only files under the injected roots. Not thread-safe; Read() takes a few milliseconds on a
+// 16-device host.
 #pragma once
 
 #include <cstdint>

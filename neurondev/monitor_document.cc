@@ -489,9 +489,12 @@ struct CoreShare {
   std::vector<double> physical_busy_ns;
 };
 
-void ShareCores(const NeuroncoreCounters& counters, double period,
+// Adds `counters` to `shares`; returns false when a core lacks a FLOPs figure.
+bool ShareCores(const NeuroncoreCounters& counters, double period,
                 std::map<std::uint32_t, CoreShare>& shares) {
+  bool flops = true;
   for (const CoreUtilization& c : counters.cores) {
+    flops = flops && c.flops && c.effective_flops;
     CoreShare& s = shares[c.core];
     s.busy_ns += Clamp100(c.utilization) * 1e7 * period;
     s.period_ns = std::max(s.period_ns, period * 1e9);
@@ -502,6 +505,7 @@ void ShareCores(const NeuroncoreCounters& counters, double period,
       s.physical_busy_ns[k] += Clamp100(c.physical[k].utilization) * 1e7 * period;
     }
   }
+  return flops;
 }
 
 void AddShare(const CoreShare& share, CoreCounters& core) {
@@ -557,6 +561,7 @@ MonitorIntegrator::MonitorIntegrator(IntegratorOptions options) : options_(optio
 
 void MonitorIntegrator::Add(const MonitorDocument& doc, MonoTime now) {
   errors_ = doc.problems;
+  flops_reported_ = true;
   std::map<std::uint32_t, CoreShare> shares;
   std::set<std::uint32_t> listed;
   for (const MonitorRuntime& runtime : doc.runtimes) listed.insert(runtime.pid);
@@ -573,7 +578,7 @@ void MonitorIntegrator::Add(const MonitorDocument& doc, MonoTime now) {
     const auto& counters = runtime.neuroncore_counters;
     if (runtime.error.empty() && counters && counters->error.empty() &&
         PeriodProblem(counters->period, options_.max_period_seconds).empty()) {
-      ShareCores(*counters, *counters->period, shares);
+      flops_reported_ = ShareCores(*counters, *counters->period, shares) && flops_reported_;
     }
   }
   for (const auto& [core, share] : shares) AddShare(share, cores_[core]);

@@ -209,6 +209,9 @@ class MonitorIntegrator {
   // What made figures unavailable in the latest document: its problems, entry and group errors,
   // skipped periods ("pid 784315 neuron_runtime_vcpu_usage: open /proc/...").
   const std::vector<std::string>& errors() const { return errors_; }
+  // False when a core of the latest document's integrated neuroncore_counters lacks `flops` or
+  // `effective_flops` (neuron-monitor before Neuron 2.7 / 2.9): Cores()' FLOPs are not measured.
+  bool flops_reported() const { return flops_reported_; }
   // Runtimes left out because max_runtimes were tracked, over every document so far.
   std::uint64_t dropped() const { return dropped_; }
 
@@ -233,6 +236,7 @@ class MonitorIntegrator {
   std::map<std::uint32_t, CoreCounters> cores_;
   std::vector<std::string> errors_;
   std::uint64_t dropped_ = 0;
+  bool flops_reported_ = true;
 };
 
 }  // namespace neuronmon::neurondev

@@ -115,13 +115,23 @@ std::vector<double> Model::PerCore(std::uint32_t pid, Fold fold) const {
 
 std::vector<double> Model::CoreUtilization(std::uint32_t pid) const {
   return PerCore(pid, [](double acc, const v1::CoreCounters& c) {
-    return std::min(100.0, acc + c.utilization_percent());
+    return std::min(100.0, std::max(acc, c.utilization_percent()));
   });
 }
 
-std::vector<double> Model::CoreFlops(std::uint32_t pid) const {
-  return PerCore(pid,
-                 [](double acc, const v1::CoreCounters& c) { return acc + c.effective_flops(); });
+std::vector<std::optional<double>> Model::CoreFlops(std::uint32_t pid) const {
+  const std::vector<double> flops = PerCore(pid, [](double acc, const v1::CoreCounters& c) {
+    return std::max(acc, c.effective_flops());
+  });
+  std::vector<std::optional<double>> out(flops.begin(), flops.end());
+  for (const RuntimeView& r : merged_.runtimes()) {
+    if (pid != 0 && r.report.pid() != pid) continue;
+    if (r.report.neuroncore_counters().flops_unavailable().empty()) continue;
+    for (const v1::CoreCounters& c : r.report.neuroncore_counters().cores()) {
+      if (c.index() < out.size()) out[c.index()].reset();
+    }
+  }
+  return out;
 }
 
 v1::Subscribe TopSubscription(double delay_seconds) {

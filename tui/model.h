@@ -72,10 +72,13 @@ class Model {
   std::uint64_t notice_count = 0;
   std::string info;  // how the client connected, when it fell back (printed on stderr)
 
-  // Per logical core utilization for the runtimes selected by `pid` (0: all, summed and capped at
-  // 100 as AWS's "all" tab does); cores without data are 0.
+  // Per logical core utilization for the runtimes selected by `pid` (0: all); cores without data
+  // are 0. Each runtime's figure for a core is the core's own (report.proto), so runtimes sharing
+  // a core are not summed as AWS's "all" tab sums its per-process shares: the core counts once.
   std::vector<double> CoreUtilization(std::uint32_t pid) const;
-  std::vector<double> CoreFlops(std::uint32_t pid) const;  // effective FLOP/s per core
+  // Effective FLOP/s per logical core, as CoreUtilization; nullopt for a core of a runtime whose
+  // FLOPs are unmeasured (flops_unavailable), never a 0.
+  std::vector<std::optional<double>> CoreFlops(std::uint32_t pid) const;
 
  private:
   void RecordHistory();

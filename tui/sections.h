@@ -38,14 +38,17 @@ void Header(Ctx& ctx, int y, const std::string& title);
 // A bar of `width` cells, `fraction` (0..1) filled.
 void Bar(Ctx& ctx, int x, int y, int width, double fraction, Role fill);
 
-// The runtime groups whose figures sections draw as bars and numbers.
-enum class RuntimeGroup { kCores, kVcpu, kCollectives };
+// The runtime groups whose figures sections draw as bars and numbers; kFlops is the FLOPs of
+// neuroncore_counters, which may be unmeasured while its utilization is not.
+enum class RuntimeGroup { kCores, kVcpu, kCollectives, kFlops };
 // The group's error in `report`: "" when the report lacks the group or it has no error. A group
-// with an error carries no figures (its reason, e.g. a signal the backend cannot measure).
+// with an error carries no figures (its reason, e.g. a signal the backend cannot measure). For
+// kFlops, neuroncore_counters' flops_unavailable.
 const std::string& GroupError(const v1::RuntimeReport& report, RuntimeGroup group);
 struct Unavailable {
-  // "unavailable: <reason>" per distinct error of the tab's runtimes, prefixed with their tags
-  // ("a, b: unavailable: ...") when others have the figures. Already terminal-safe (Model).
+  // "unavailable: <reason>" ("TFLOPS unavailable: <reason>" for kFlops) per distinct error of the
+  // tab's runtimes, prefixed with their tags ("a, b: unavailable: ...") when others have the
+  // figures. Already terminal-safe (Model).
   std::vector<std::string> lines;
   bool all = false;  // every runtime the tab shows (at least one) lacks the figures
 };

@@ -1,6 +1,7 @@
 // Device-level sections: the NeuronCore utilization grid, HBM, and the history graphs.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "proto/names/names.h"
 #include "tui/format.h"
@@ -131,28 +132,32 @@ void DrawHbmMemory(Ctx& ctx, int y, int rows) {
 }
 
 // The grid's title: the average utilization (or TFLOPS) of the tab's devices' cores, or that
-// the figures are unavailable.
-std::string GridTitle(const Ctx& ctx, bool unavailable, const std::vector<int>& devices,
-                      const std::vector<double>& util, const std::vector<double>& flops) {
+// the figures are unavailable (`unavailable`: utilization; `no_flops`: TFLOPS).
+std::string GridTitle(const Ctx& ctx, bool unavailable, bool no_flops,
+                      const std::vector<int>& devices, const std::vector<double>& util,
+                      const std::vector<std::optional<double>>& flops) {
   const int per = CoresPerDevice(ctx.model);
   const std::string version = ctx.model.inventory().hardware_info().neuroncore_version();
   double sum = 0, total_flops = 0;
-  int cores = 0;
+  int cores = 0, with_flops = 0;
   for (int d : devices) {
     for (int k = 0; k < per; ++k) {
       const std::size_t i = static_cast<std::size_t>(d * per + k);
-      if (i < util.size()) sum += util[i], total_flops += flops[i], ++cores;
+      if (i >= util.size()) continue;
+      sum += util[i], ++cores;
+      if (flops[i]) total_flops += *flops[i], ++with_flops;
     }
   }
   const double avg = cores ? sum / cores : 0;
   char title[160];
-  if (unavailable) {
-    std::snprintf(title, sizeof title, "NeuronCore %s Utilization (unavailable)",
-                  version.empty() ? "v2" : version.c_str());
+  if (unavailable || (ctx.view.flops && no_flops)) {
+    std::snprintf(title, sizeof title, "NeuronCore %s Utilization (%sunavailable)",
+                  version.empty() ? "v2" : version.c_str(), unavailable ? "" : "TFLOPS ");
   } else if (ctx.view.flops) {
     std::snprintf(title, sizeof title, "NeuronCore %s Utilization (Avg: %s | Total: %s)",
                   version.empty() ? "v2" : version.c_str(),
-                  Tflops(cores ? total_flops / cores : 0).c_str(), Tflops(total_flops).c_str());
+                  Tflops(with_flops ? total_flops / with_flops : 0).c_str(),
+                  Tflops(total_flops).c_str());
   } else {
     std::snprintf(title, sizeof title, "NeuronCore %s Utilization (Avg: %s)",
                   version.empty() ? "v2" : version.c_str(), Percent(avg).c_str());
@@ -179,7 +184,7 @@ void DrawGridLabel(Ctx& ctx, int row, int d, int label) {
 // Device d's row: its label, then a cell per core, a bar and its figure (or the figure alone
 // where the cell is too narrow).
 void DrawGridRow(Ctx& ctx, int row, int d, const std::vector<double>& util,
-                 const std::vector<double>& flops) {
+                 const std::vector<std::optional<double>>& flops) {
   Canvas& c = ctx.canvas;
   const int per = CoresPerDevice(ctx.model);
   const int label = 5;
@@ -188,8 +193,10 @@ void DrawGridRow(Ctx& ctx, int row, int d, const std::vector<double>& util,
   for (int k = 0; k < per; ++k) {
     const std::size_t i = static_cast<std::size_t>(d * per + k);
     const double u = i < util.size() ? util[i] : 0;
-    const std::string figure = ctx.view.flops ? "[" + Tflops(i < flops.size() ? flops[i] : 0) + "]"
-                                              : "[" + Percent(u) + "]";
+    const std::optional<double> f = i < flops.size() ? flops[i] : std::optional<double>(0.0);
+    const std::string figure = !ctx.view.flops ? "[" + Percent(u) + "]"
+                               : f             ? "[" + Tflops(*f) + "]"
+                                               : "[" + PadLeft("n/a", Tflops(0).size()) + "]";
     const int x = label + k * cell;
     const int width = std::min(cell, c.width() - x) - 1;
     if (width <= 0) break;
@@ -338,8 +345,20 @@ void DrawCombinedGraph(Ctx& ctx, int y, int graph_rows, const std::vector<GraphS
 
 }  // namespace
 
+// Why the grid lacks figures: the utilization's reasons, and in TFLOPS mode the FLOPs' too.
+Unavailable GridUnavailable(const Ctx& ctx, bool* no_flops) {
+  Unavailable out = UnavailableFigures(ctx, RuntimeGroup::kCores);
+  *no_flops = false;
+  if (!ctx.view.flops || out.all) return out;
+  Unavailable flops = UnavailableFigures(ctx, RuntimeGroup::kFlops);
+  *no_flops = flops.all;
+  out.lines.insert(out.lines.end(), flops.lines.begin(), flops.lines.end());
+  return out;
+}
+
 int GridRows(const Ctx& ctx) {
-  const Unavailable unavailable = UnavailableFigures(ctx, RuntimeGroup::kCores);
+  bool no_flops = false;
+  const Unavailable unavailable = GridUnavailable(ctx, &no_flops);
   const int lines = static_cast<int>(unavailable.lines.size());
   if (unavailable.all) return 1 + lines;
   return 1 + lines + std::max<int>(1, static_cast<int>(TabDevices(ctx).size()));
@@ -347,17 +366,19 @@ int GridRows(const Ctx& ctx) {
 
 void DrawGrid(Ctx& ctx, int y, int rows) {
   const std::vector<double> util = ctx.model.CoreUtilization(ctx.pid);
-  const std::vector<double> flops = ctx.model.CoreFlops(ctx.pid);
+  const std::vector<std::optional<double>> flops = ctx.model.CoreFlops(ctx.pid);
   const std::vector<int> devices = TabDevices(ctx);
-  const Unavailable unavailable = UnavailableFigures(ctx, RuntimeGroup::kCores);
-  Header(ctx, y, GridTitle(ctx, unavailable.all, devices, util, flops));
+  bool no_flops = false;
+  const Unavailable unavailable = GridUnavailable(ctx, &no_flops);
+  Header(ctx, y, GridTitle(ctx, unavailable.all, no_flops, devices, util, flops));
   if (unavailable.all) {
     // No runtime shown has figures: a bar or an average would show 0 for "not measured".
     DrawUnavailable(ctx, unavailable, y + 1, rows - 1);
     return;
   }
   if (rows <= 1) return;
-  // Runtimes without figures are named first; their cores show no activity of their own.
+  // Runtimes without figures are named first; their cores show no activity of their own. Cores
+  // whose FLOPs are unmeasured show "n/a" in TFLOPS mode, their utilization bars still drawn.
   const int said = DrawUnavailable(ctx, unavailable, y + 1, rows - 1);
   bool folded = false;
   const int shown = Visible(static_cast<int>(devices.size()), rows - 1 - said, &folded);

@@ -15,6 +15,9 @@ const std::string& GroupError(const v1::RuntimeReport& report, RuntimeGroup grou
       return report.has_vcpu_usage() ? report.vcpu_usage().error() : kNone;
     case RuntimeGroup::kCollectives:
       return report.has_collectives_stats() ? report.collectives_stats().error() : kNone;
+    case RuntimeGroup::kFlops:
+      return report.has_neuroncore_counters() ? report.neuroncore_counters().flops_unavailable()
+                                              : kNone;
   }
   return kNone;
 }
@@ -44,7 +47,8 @@ Unavailable UnavailableFigures(const Ctx& ctx, RuntimeGroup group) {
       for (const std::string& name : names) who += (who.empty() ? "" : ", ") + name;
       who += ": ";
     }
-    out.lines.push_back(who + "unavailable: " + error);
+    out.lines.push_back(who + (group == RuntimeGroup::kFlops ? "TFLOPS " : "") +
+                        "unavailable: " + error);
   }
   return out;
 }

@@ -207,18 +207,20 @@ struct HostSample {
 
 // What a backend cannot measure, each with the reason shown to users. The simulator measures
 // everything; a real host has no HBM traffic counter, and without AWS's neuron-monitor no
-// per-application latency or collective figures. A counter of an unmeasured signal stays 0 in
-// the snapshot and must never be shown as a reading: every output omits it or names the reason.
+// per-application latency or collective figures (nor FLOPs before driver 2.30.2). A counter of an
+// unmeasured signal stays 0 in the snapshot and must never be shown as a reading: every output
+// omits it or names the reason. New signals go at the end: recordings keep the reasons by index.
 enum class Signal : std::uint8_t {
   kHbmTraffic,    // DeviceCounters::hbm_read_bytes / hbm_write_bytes
   kEccCorrected,  // EccCounters::mem_corrected / sram_corrected
-  kCoreActivity,  // CoreCounters (busy time, FLOPs)
+  kCoreActivity,  // CoreCounters (busy time; FLOPs too: unmeasured with it)
   kExecutions,    // RuntimeSample::executions
   kLatency,       // RuntimeSample::total_latency / device_latency
   kRuntimeCpu,    // RuntimeSample::cpu_user_ns / cpu_system_ns
   kCollectives,   // RuntimeSample::collectives
+  kFlops,         // CoreCounters::flops / effective_flops (unmeasured whenever kCoreActivity is)
 };
-inline constexpr int kSignals = 7;
+inline constexpr int kSignals = 8;
 
 struct Unmeasured {
   std::array<std::string, kSignals> reasons;  // empty: measured

@@ -160,6 +160,8 @@ const char* SignalName(Signal signal) {
       return "runtime_cpu";
     case Signal::kCollectives:
       return "collectives";
+    case Signal::kFlops:
+      return "flops";
   }
   return "unspecified";
 }

@@ -71,7 +71,7 @@ const char* SeverityName(v1::Severity severity);
 const char* CollectiveOpName(v1::CollectiveOp op);
 // A signal a backend may be unable to measure, as /metrics labels and the analyzer's findings name
 // it: "hbm_traffic", "ecc_corrected", "core_activity", "executions", "latency", "runtime_cpu",
-// "collectives".
+// "collectives", "flops".
 const char* SignalName(Signal signal);
 
 }  // namespace neuronmon

@@ -305,6 +305,10 @@ std::shared_ptr<const Unmeasured> UnmeasuredFromProto(const v1::Snapshot& p) {
   for (int i = 0; i < p.unmeasured_size(); ++i) {
     u->Set(static_cast<Signal>(i), p.unmeasured(i));
   }
+  // Recorded before FLOPs had a signal of their own: they were measured with the cores' activity.
+  if (p.unmeasured_size() <= static_cast<int>(Signal::kFlops)) {
+    u->Set(Signal::kFlops, u->Reason(Signal::kCoreActivity));
+  }
   return u;
 }
 

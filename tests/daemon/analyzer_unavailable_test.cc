@@ -82,6 +82,31 @@ TEST(AnalyzerUnavailable, NoHbmBoundWithoutHbmTrafficAndVerdictsSaySo) {
       << a.instance.summary();
 }
 
+// Unmeasured FLOP/s (a driver before 2.30.2) are not low FLOP/s: no hbm_bound even with HBM
+// traffic measured, and a healthy verdict quotes the busy time alone and names what it lacked.
+TEST(AnalyzerUnavailable, NoFlopsFigureWithoutFlops) {
+  for (const char* scenario : {"hbm-bound", "healthy-training"}) {
+    UnmeasuredRun run(scenario, RealHost({Signal::kFlops}));
+    for (int t = 0; t <= 90; ++t) {
+      const Analysis& a = run.At(t);
+      ForEachFinding(run, a, [&](const v1::Finding& f) {
+        EXPECT_NE(f.kind(), v1::FINDING_KIND_HBM_BOUND) << scenario << " at " << t << "s";
+        EXPECT_FALSE(HasEvidence(f, "flops_percent_of_peak")) << scenario << " at " << t << "s";
+        EXPECT_EQ(f.summary().find("FLOP/s"), std::string::npos) << scenario << ": " << f.summary();
+      });
+    }
+    const Analysis& a = run.At(91);
+    ASSERT_FALSE(a.runtimes.empty()) << scenario;
+    for (const auto& [pid, findings] : a.runtimes) {
+      for (const v1::Finding& f : findings) {
+        EXPECT_NE(f.summary().find("signals unavailable: " + Lacks(Signal::kFlops)),
+                  std::string::npos)
+            << scenario << ": " << FindingKindName(f.kind()) << ": " << f.summary();
+      }
+    }
+  }
+}
+
 TEST(AnalyzerUnavailable, NotIdleWhenUtilizationIsNotMeasured) {
   UnmeasuredRun run("idle-allocated", RealHost({Signal::kCoreActivity}));
   for (int t = 0; t <= 60; ++t) {

@@ -91,6 +91,22 @@ TEST(PrometheusUnavailable, OnlyLatencyUnmeasuredKeepsTheExecutionCounters) {
   EXPECT_EQ(Family(e, "neuron_unavailable_signal_info")->samples.size(), 1u);
 }
 
+// FLOPs unmeasured while busy time is (a driver before 2.30.2): utilization keeps its series,
+// no FLOPs series is made up, and the info series names the signal.
+TEST(PrometheusUnavailable, OnlyFlopsUnmeasuredKeepsUtilizationAndSaysWhy) {
+  SimCore sim("trn2.48xlarge", "healthy-training", {40, 45});
+  const Exposition e = WithUnmeasured(sim, testing::RealHost({Signal::kFlops}));
+  EXPECT_NE(Family(e, "neuroncore_utilization_ratio"), nullptr);
+  for (const MetricFamily& f : e.families()) {
+    EXPECT_EQ(f.name.find("flop"), std::string::npos) << f.name;
+  }
+  ASSERT_NE(Family(e, "neuron_unavailable_signal_info"), nullptr);
+  EXPECT_EQ(Family(e, "neuron_unavailable_signal_info")->samples.size(), 1u);
+  EXPECT_EQ(Value(e, "neuron_unavailable_signal_info",
+                  {{"signal", "flops"}, {"reason", testing::RealHostReason(Signal::kFlops)}}),
+            1);
+}
+
 TEST(PrometheusUnavailable, PromtoolAcceptsARealHostExposition) {
   if (access(testing::kPromtool, X_OK) != 0) GTEST_SKIP() << "promtool is not installed";
   SimCore sim("trn2.48xlarge", "healthy-training", {40, 45});

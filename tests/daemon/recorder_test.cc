@@ -144,6 +144,29 @@ TEST(SnapshotCodec, KeepsWhatABackendCouldNotMeasure) {
   EXPECT_EQ(*back->unmeasured, *s.unmeasured);
 }
 
+// Before FLOPs had a signal of their own they were measured with the cores' activity: a recording
+// of that time (7 reasons) has them unmeasured exactly where core activity is.
+TEST(SnapshotCodec, ARecordingFromBeforeTheFlopsSignalTakesCoreActivitysReason) {
+  LiveRun run;
+  v1::Snapshot p;
+  wire::SnapshotToProto(run.Sample(0), p);
+  ASSERT_EQ(static_cast<int>(Signal::kFlops), 7);
+  for (int k = 0; k < 7; ++k) p.add_unmeasured("");
+  p.set_unmeasured(static_cast<int>(Signal::kHbmTraffic), "no HBM traffic counter");
+  Result<Snapshot> busy_measured = wire::SnapshotDecoder().Decode(p);
+  ASSERT_TRUE(busy_measured.ok()) << busy_measured.status().ToString();
+  EXPECT_EQ(busy_measured->UnmeasuredReason(Signal::kFlops), "");
+  p.set_unmeasured(static_cast<int>(Signal::kCoreActivity), "no busy-time source");
+  Result<Snapshot> busy_unmeasured = wire::SnapshotDecoder().Decode(p);
+  ASSERT_TRUE(busy_unmeasured.ok());
+  EXPECT_EQ(busy_unmeasured->UnmeasuredReason(Signal::kFlops), "no busy-time source");
+  // Written now, the FLOPs' own reason is kept as it is.
+  p.add_unmeasured("");
+  Result<Snapshot> current = wire::SnapshotDecoder().Decode(p);
+  ASSERT_TRUE(current.ok());
+  EXPECT_EQ(current->UnmeasuredReason(Signal::kFlops), "");
+}
+
 TEST(SnapshotCodec, RefusesWhatNoDaemonWrites) {
   LiveRun run;
   v1::Snapshot p;

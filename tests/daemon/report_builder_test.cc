@@ -87,6 +87,66 @@ TEST(ReportBuilder, RatesMatchHandComputedValues) {
   EXPECT_EQ(r.totals().runtimes(0).collectives(0).count(), 1100u);
 }
 
+// Busy time measured, FLOPs not (a driver before 2.30.2): utilization as ever, no FLOP/s figure,
+// and why. Core activity unmeasured says it all in the group's error.
+TEST(ReportBuilder, UnmeasuredFlopsAreLeftOutOfTheCoresWithTheReason) {
+  const v1::Inventory inv = Inventory();
+  Snapshot a = Base(10, 10);
+  Snapshot b = Base(12, 12);
+  a.cores[0].busy_ns = 3'000'000'000;
+  b.cores[0].busy_ns = 4'500'000'000;
+  b.cores[0].flops = 1e15;  // what a backend must not have, but never shown if it had
+  auto u = std::make_shared<Unmeasured>();
+  u->Set(Signal::kFlops, "flop_count moves only when a process exits");
+  b.unmeasured = u;
+  ReportInput in;
+  in.inventory = &inv;
+  in.end = &b;
+  in.groups = {{v1::GROUP_NEURONCORE_COUNTERS, &a}};
+  const v1::NeuronCoreCounters cores = BuildReport(in).runtimes(0).neuroncore_counters();
+  EXPECT_EQ(cores.error(), "");
+  EXPECT_EQ(cores.flops_unavailable(), "flop_count moves only when a process exits");
+  EXPECT_DOUBLE_EQ(cores.cores(0).utilization_percent(), 75);
+  EXPECT_EQ(cores.cores(0).flops(), 0);
+  EXPECT_EQ(cores.cores(0).effective_flops(), 0);
+  u->Set(Signal::kCoreActivity, "no busy-time source");
+  const v1::NeuronCoreCounters none = BuildReport(in).runtimes(0).neuroncore_counters();
+  EXPECT_EQ(none.error(), "no busy-time source");
+  EXPECT_EQ(none.flops_unavailable(), "");
+  EXPECT_EQ(none.cores_size(), 0);
+}
+
+// Two applications on one NeuronCore: each lists the core's own utilization (75 %), never a share
+// or a 0, and the host summary counts the core once.
+TEST(ReportBuilder, ASharedCoreIsTheCoresOwnInEveryRuntimeAndCountsOnce) {
+  const v1::Inventory inv = Inventory();
+  Snapshot a = Base(10, 10);
+  Snapshot b = Base(12, 12);
+  for (Snapshot* s : {&a, &b}) {
+    RuntimeSample sharer = s->runtimes[0];
+    sharer.pid = 4343;
+    sharer.tag = "sharer";
+    sharer.cores = {0};
+    s->runtimes.push_back(sharer);
+  }
+  a.cores[0].busy_ns = 3'000'000'000;
+  b.cores[0].busy_ns = 4'500'000'000;
+  ReportInput in;
+  in.inventory = &inv;
+  in.end = &b;
+  in.groups = {{v1::GROUP_NEURONCORE_COUNTERS, &a}, {v1::GROUP_HOST_SUMMARY, &a}};
+  const v1::Report r = BuildReport(in);
+  ASSERT_EQ(r.runtimes_size(), 2);
+  for (const v1::RuntimeReport& rt : r.runtimes()) {
+    ASSERT_GE(rt.neuroncore_counters().cores_size(), 1) << rt.tag();
+    EXPECT_EQ(rt.neuroncore_counters().cores(0).index(), 0u);
+    EXPECT_DOUBLE_EQ(rt.neuroncore_counters().cores(0).utilization_percent(), 75) << rt.tag();
+  }
+  EXPECT_EQ(r.host_summary().cores_in_use(), 4u);  // cores 0-3, core 0 once
+  EXPECT_DOUBLE_EQ(r.host_summary().utilization_percent(), 75.0 / 4);
+  EXPECT_EQ(r.host_summary().runtimes(), 2u);
+}
+
 TEST(ReportBuilder, CounterResetStartsANewBaselineNotANegativeRate) {
   const v1::Inventory inv = Inventory();
   Snapshot a = Base(10, 10);

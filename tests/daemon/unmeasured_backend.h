@@ -31,32 +31,35 @@ inline std::string RealHostReason(Signal signal) {
       return "runtime CPU needs AWS's neuron-monitor";
     case Signal::kCollectives:
       return "no collective counters on this host";
+    case Signal::kFlops:
+      return "the Neuron driver counts FLOPs only when a process exits";
   }
   return "";
 }
 
-// `signals` unmeasured, each with RealHostReason.
+// `signals` unmeasured, each with RealHostReason; as on a real host, FLOPs are unmeasured with
+// core activity (for its reason) unless listed themselves.
 inline Unmeasured RealHost(std::initializer_list<Signal> signals) {
   Unmeasured u;
   for (Signal s : signals) u.Set(s, RealHostReason(s));
+  if (u.Measured(Signal::kFlops)) u.Set(Signal::kFlops, u.Reason(Signal::kCoreActivity));
   return u;
 }
 
 // Every signal unmeasured.
 inline Unmeasured NothingButMemory() {
   return RealHost({Signal::kHbmTraffic, Signal::kEccCorrected, Signal::kCoreActivity,
-                   Signal::kExecutions, Signal::kLatency, Signal::kRuntimeCpu,
-                   Signal::kCollectives});
+                   Signal::kExecutions, Signal::kLatency, Signal::kRuntimeCpu, Signal::kCollectives,
+                   Signal::kFlops});
 }
 
 // Zeroes in `snapshot` the counters of every signal `u` marks unmeasured and attaches `u`.
 inline void MarkUnmeasured(Snapshot& snapshot, std::shared_ptr<const Unmeasured> u) {
-  if (!u->Measured(Signal::kCoreActivity)) {
-    for (CoreCounters& c : snapshot.cores) {
-      c.busy_ns = 0;
-      c.flops = c.effective_flops = 0;
-      for (std::uint64_t& p : c.physical_busy_ns) p = 0;
-    }
+  for (CoreCounters& c : snapshot.cores) {
+    if (!u->Measured(Signal::kFlops)) c.flops = c.effective_flops = 0;
+    if (u->Measured(Signal::kCoreActivity)) continue;
+    c.busy_ns = 0;
+    for (std::uint64_t& p : c.physical_busy_ns) p = 0;
   }
   for (DeviceCounters& d : snapshot.devices) {
     if (!u->Measured(Signal::kHbmTraffic)) d.hbm_read_bytes = d.hbm_write_bytes = 0;

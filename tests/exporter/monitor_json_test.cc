@@ -24,6 +24,7 @@
 #include "daemon/core/host_reader.h"
 #include "daemon/core/report/subscription.h"
 #include "proto/names/names.h"
+#include "tests/daemon/shared_core_backend.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -107,16 +108,12 @@ v1::Subscribe EveryGroupEvery(int seconds_all, int seconds_hw) {
   return request;
 }
 
-// Samples `device` running `scenario` (seed 1) every second from t=0 to t=60 and applies every
-// report of `request` to a MonitorState, as neuron-monitor does.
-MonitorState RunSimulation(const std::string& device, const std::string& scenario,
-                           const v1::Subscribe& request) {
+// Samples `backend` every second from t=0 to t=60 and applies every report of `request` to a
+// MonitorState, as neuron-monitor does.
+MonitorState RunBackend(std::unique_ptr<daemon::Backend> backend, const v1::Subscribe& request) {
   MonitorState state;
-  auto backend = daemon::MakeBackend({device, scenario, 1, 1}, MonoTime(seconds(0)));
-  EXPECT_TRUE(backend.ok()) << backend.status().message();
-  if (!backend.ok()) return state;
   auto tick = std::make_shared<int>(0);
-  daemon::DaemonCore core({seconds(1), std::chrono::minutes(2), "test"}, std::move(*backend),
+  daemon::DaemonCore core({seconds(1), std::chrono::minutes(2), "test"}, std::move(backend),
                           [tick] {
                             const int t = (*tick)++;
                             return daemon::HostFromText(StatText(t), MeminfoText(t));
@@ -131,6 +128,15 @@ MonitorState RunSimulation(const std::string& device, const std::string& scenari
   }
   state.SetInventory(core.inventory());
   return state;
+}
+
+// RunBackend over `device` running `scenario` (seed 1).
+MonitorState RunSimulation(const std::string& device, const std::string& scenario,
+                           const v1::Subscribe& request) {
+  auto backend = daemon::MakeBackend({device, scenario, 1, 1}, MonoTime(seconds(0)));
+  EXPECT_TRUE(backend.ok()) << backend.status().message();
+  if (!backend.ok()) return MonitorState{};
+  return RunBackend(std::move(*backend), request);
 }
 
 MonitorState Trn1SmallIdle() { return RunSimulation("sim:trn1.2xlarge", "idle", {}); }
@@ -413,6 +419,25 @@ TEST(MonitorJson, FlopsAreRoundedToIntegers) {
     EXPECT_NE(document.find(expected), std::string::npos) << expected << " in " << document;
   }
   EXPECT_EQ(document.find("null"), std::string::npos) << document;
+}
+
+// Two applications on the same NeuronCores: each lists every core it uses with the core's own
+// utilization and FLOP/s — the same figures, never a share or a 0 (AWS's per-process shares are
+// not ours: docs/json-schema.md).
+TEST(MonitorJson, ASharedCoreShowsTheCoresFiguresForEveryRuntime) {
+  const json doc = json::parse(RenderMonitorJson(RunBackend(
+      daemon::testing::SharedCoreSim("sim:trn1.2xlarge", "healthy-training", MonoTime(seconds(0))),
+      {})));
+  ASSERT_EQ(doc["neuron_runtime_data"].size(), 2u);
+  const json& owner = doc["neuron_runtime_data"][0]["report"]["neuroncore_counters"];
+  const json& sharer = doc["neuron_runtime_data"][1]["report"]["neuroncore_counters"];
+  EXPECT_EQ(doc["neuron_runtime_data"][1]["neuron_runtime_tag"], "sharer");
+  ASSERT_EQ(owner["neuroncores_in_use"].size(), 2u);
+  for (const auto& [core, figures] : owner["neuroncores_in_use"].items()) {
+    EXPECT_GT(figures["neuroncore_utilization"].get<double>(), 50) << core;
+    ASSERT_TRUE(sharer["neuroncores_in_use"].contains(core)) << core;
+    EXPECT_EQ(sharer["neuroncores_in_use"][core], figures) << core;
+  }
 }
 
 TEST(MonitorJson, HostileStringsAreEscapedAsGoDoes) {

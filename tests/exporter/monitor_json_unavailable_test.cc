@@ -92,6 +92,25 @@ TEST(MonitorJsonUnavailable, UnmeasuredLatencyIsAbsentLatencyWithTheReason) {
       << Rendered(report);
 }
 
+TEST(MonitorJsonUnavailable, CoresWithoutFlopsKeepUtilizationAndSayWhy) {
+  v1::Report report;
+  v1::RuntimeReport& runtime = *report.add_runtimes();
+  runtime.set_pid(1);
+  runtime.set_tag("1");
+  v1::NeuronCoreCounters& counters = *runtime.mutable_neuroncore_counters();
+  counters.set_period_ns(1'000'000'000);
+  counters.set_flops_unavailable("flop_count moves only when a process exits");
+  v1::CoreCounters& core = *counters.add_cores();
+  core.set_index(3);
+  core.set_utilization_percent(42.5);
+  EXPECT_NE(Rendered(report).find(
+                R"("neuroncore_counters":{"period":1,"neuroncores_in_use":{"3":)"
+                R"({"neuroncore_utilization":42.5}},)"
+                R"("error":"flops unavailable: flop_count moves only when a process exits"})"),
+            std::string::npos)
+      << Rendered(report);
+}
+
 TEST(MonitorJsonUnavailable, RuntimeGroupsWithAnErrorPrintNoFigures) {
   v1::Report report;
   v1::RuntimeReport& runtime = *report.add_runtimes();
@@ -182,6 +201,26 @@ TEST(MonitorJsonUnavailable, ARealHostDocumentShowsNoUnmeasuredFigure) {
     EXPECT_EQ(report["memory_used"]["error"], "");
     EXPECT_GT(report["memory_used"]["neuron_runtime_used_bytes"]["neuron_device"], 0);
   }
+}
+
+// A driver before 2.30.2 without AWS's neuron-monitor: utilization from pe_cntrs, no FLOPs.
+TEST(MonitorJsonUnavailable, OnlyFlopsUnmeasuredKeepsTheUtilization) {
+  const json doc =
+      json::parse(RenderMonitorJson(RunUnmeasured(daemon::testing::RealHost({Signal::kFlops}))));
+  ASSERT_FALSE(doc["neuron_runtime_data"].empty());
+  double utilization = 0;
+  for (const json& runtime : doc["neuron_runtime_data"]) {
+    const json& counters = runtime["report"]["neuroncore_counters"];
+    EXPECT_EQ(counters["error"], "flops unavailable: " + RealHostReason(Signal::kFlops));
+    ASSERT_FALSE(counters["neuroncores_in_use"].empty());
+    for (const auto& [index, core] : counters["neuroncores_in_use"].items()) {
+      EXPECT_FALSE(core.contains("flops")) << index << ": " << core;
+      EXPECT_FALSE(core.contains("effective_flops")) << index << ": " << core;
+      utilization += core["neuroncore_utilization"].get<double>();
+    }
+  }
+  EXPECT_GT(utilization, 0);
+  EXPECT_EQ(doc["system_data"]["hbm_stats"]["error"], "");
 }
 
 TEST(MonitorJsonUnavailable, OnlyLatencyUnmeasuredKeepsTheExecutionCounts) {

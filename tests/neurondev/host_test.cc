@@ -121,8 +121,44 @@ TEST(Host, WhatTheDriverCannotGiveIsUnmeasuredWithTheReason) {
   EXPECT_NE((*host)->RuntimeStatus().find("install aws-neuronx-tools"), std::string::npos);
   // Clients learn it from the inventory (neuron-top shows it in its title).
   EXPECT_EQ((*host)->Inventory(Now()).runtime_status(), (*host)->RuntimeStatus());
-  // Busy time comes from the tensor engine's counters on older drivers: measured.
+  // Busy time comes from the tensor engine's counters on older drivers: measured. FLOPs are not.
   EXPECT_EQ(s.UnmeasuredReason(Signal::kCoreActivity), "");
+  EXPECT_NE(s.UnmeasuredReason(Signal::kFlops).find("before 2.30.2"), std::string::npos);
+}
+
+// Before driver 2.30.2 flop_count is added in only when a process exits: while a job runs, busy
+// time is measured from pe_cntrs but FLOPs are unmeasured — never a 0 that reads as idle math.
+TEST(Host, FlopsBeforeDriver2302AreUnmeasuredWhileBusyTimeIsMeasured) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();
+  const MonoTime t0 = Now();
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), t0);
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot before = (*host)->Read(t0);
+  tree.AdvanceTrn2TensorEngine(std::chrono::seconds(10), 0.5, 2);
+  const Snapshot after = (*host)->Read(t0 + std::chrono::seconds(10));
+  for (std::size_t c = 8; c < 12; ++c) {
+    EXPECT_NEAR(static_cast<double>(after.cores[c].busy_ns - before.cores[c].busy_ns), 5e9, 1e6)
+        << "core " << c;
+  }
+  EXPECT_EQ(after.UnmeasuredReason(Signal::kCoreActivity), "");
+  EXPECT_EQ(after.UnmeasuredReason(Signal::kFlops),
+            "the Neuron driver (before 2.30.2) adds flop_count in only when a process exits; " +
+                (*host)->RuntimeStatus());
+  EXPECT_EQ(after.cores[8].flops, 0);  // a counter of an unmeasured signal stays 0
+}
+
+// FLOPs are never measured where busy time is not: a core without a busy-time source leaves both
+// unmeasured, for the same reason.
+TEST(Host, FlopsAreUnmeasuredWithCoreActivity) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();
+  tree.Remove(tree.Device(4, "neuron_core2/stats/tensor_engine/pe_cntrs"));
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  EXPECT_NE(s.UnmeasuredReason(Signal::kCoreActivity).find("no pe_cntrs"), std::string::npos);
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kFlops), s.UnmeasuredReason(Signal::kCoreActivity));
 }
 
 // Health is judged on the driver's own totals since it loaded — counted already at the first read —
@@ -247,6 +283,23 @@ TEST(Host, LiveCountersGiveUtilization) {
   }
   EXPECT_EQ(after.cores[12].busy_ns, before.cores[12].busy_ns);
   EXPECT_EQ(after.UnmeasuredReason(Signal::kCoreActivity), "");
+  // flop_count moves live too: 30 MFLOP per busy µs on each of the logical core's 2 physical ones.
+  EXPECT_EQ(after.UnmeasuredReason(Signal::kFlops), "");
+  EXPECT_DOUBLE_EQ(after.cores[8].flops - before.cores[8].flops, 2 * 5e6 * 30e6);
+  EXPECT_EQ(after.cores[12].flops, before.cores[12].flops);
+}
+
+// A live driver that lacks flop_count on a core cannot give the host's FLOPs: unmeasured, and why.
+TEST(Host, LiveCountersWithoutFlopCountLeaveFlopsUnmeasured) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver230();
+  tree.Remove(tree.Device(7, "neuron_core5/stats/other_info/flop_count"));
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kCoreActivity), "");
+  EXPECT_NE(s.UnmeasuredReason(Signal::kFlops).find("the Neuron driver exposes no flop_count"),
+            std::string::npos);
 }
 
 // nc_time_in_use counts µs (AWS's guide). A reading past the interval is clamped to 100 % and
@@ -415,8 +468,40 @@ TEST(HostWithNeuronMonitor, RuntimeFiguresComeFromItsDocuments) {
   EXPECT_EQ(s.UnmeasuredReason(Signal::kLatency), "");
   EXPECT_EQ(s.UnmeasuredReason(Signal::kExecutions), "");
   EXPECT_EQ(s.UnmeasuredReason(Signal::kCoreActivity), "");
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kFlops), "");  // neuron-monitor's, on any driver
   EXPECT_EQ((*host)->RuntimeStatus(), "");
   EXPECT_NE((*host)->Describe().find("runtime figures from neuron-monitor"), std::string::npos);
+}
+
+// Two applications on NeuronCore 0 (50 % and 25 % of it) and one on core 1 (75 %), listing 0 for
+// the cores they do not use, as neuron-monitor does: core 0 is as busy as core 1 in every
+// snapshot — the runtimes' sum, never one runtime's share or the last one's 0.
+TEST(HostWithNeuronMonitor, ACoreSharedByTwoRuntimesIsBusyForBoth) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  const auto entry = [](int pid, double core0, double core1) {
+    return "{\"pid\":" + std::to_string(pid) + ",\"neuron_runtime_tag\":\"" + std::to_string(pid) +
+           "\",\"error\":\"\",\"report\":{\"neuroncore_counters\":{\"period\":1,"
+           "\"neuroncores_in_use\":{\"0\":{\"neuroncore_utilization\":" +
+           std::to_string(core0) + "},\"1\":{\"neuroncore_utilization\":" + std::to_string(core1) +
+           "},\"2\":{\"neuroncore_utilization\":0}},\"error\":\"\"}}}";
+  };
+  tree.Write("shared.jsonl", "{\"neuron_runtime_data\":[" + entry(4100, 50, 75) + "," +
+                                 entry(4200, 25, 0) + "]}\n");
+  const std::string monitor =
+      FakeMonitor(tree, "--period-ms 20 --replay " + tree.root() + "/shared.jsonl");
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, monitor), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = ReadUntil(**host, [](const Snapshot& r) {
+    return r.runtimes.size() == 2 && r.cores[0].busy_ns >= 3'000'000'000u;  // 4 documents or more
+  });
+  ASSERT_EQ(s.runtimes.size(), 2u) << (*host)->RuntimeStatus();
+  EXPECT_GE(s.cores[0].busy_ns, 3'000'000'000u);
+  EXPECT_EQ(s.cores[0].busy_ns, s.cores[1].busy_ns);
+  EXPECT_EQ(s.cores[2].busy_ns, 0u);
+  // These documents carry no flops (as neuron-monitor before Neuron 2.7): unmeasured, not 0.
+  EXPECT_NE(s.UnmeasuredReason(Signal::kFlops).find("neuron-monitor reports no FLOPs"),
+            std::string::npos);
 }
 
 TEST(HostWithNeuronMonitor, GarbageIsReportedAndNotTurnedIntoFigures) {

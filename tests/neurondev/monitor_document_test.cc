@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -500,6 +501,58 @@ TEST(MonitorIntegrator, ANewPidFloodIsBoundedAndCounted) {
   }
   EXPECT_EQ(integrator.dropped(), 100u);
   EXPECT_EQ(integrator.Statuses().size(), 3u);
+}
+
+// A runtime entry listing `utilization` per core: the cores of the host neuron-monitor lists for
+// every runtime, most at 0 (AWS's capture trn1n_32xlarge_pruned).
+json RuntimeOnCores(int pid, double period, const std::map<int, double>& utilization) {
+  json cores = json::object();
+  for (const auto& [core, percent] : utilization) {
+    cores[std::to_string(core)] = {{"neuroncore_utilization", percent},
+                                   {"flops", percent * 1e12},
+                                   {"effective_flops", percent * 1e12}};
+  }
+  return {{"pid", pid},
+          {"neuron_runtime_tag", std::to_string(pid)},
+          {"error", ""},
+          {"report",
+           {{"neuroncore_counters",
+             {{"period", period}, {"neuroncores_in_use", cores}, {"error", ""}}}}}};
+}
+
+// Two runtimes on one core (50 % and 25 % of it): the core is 75 % busy — their sum, whichever
+// order neuron-monitor lists them in; and a runtime listing 0 for a core another keeps busy
+// (neuron-monitor lists every core for every runtime) takes nothing from it.
+TEST(MonitorIntegrator, RuntimesSharingACoreAddUpAndAZeroTakesNothing) {
+  for (bool reversed : {false, true}) {
+    std::vector<json> runtimes = {RuntimeOnCores(100, 2, {{0, 50}, {1, 80}, {2, 0}}),
+                                  RuntimeOnCores(200, 2, {{0, 25}, {1, 0}, {2, 0}})};
+    if (reversed) std::swap(runtimes[0], runtimes[1]);
+    const MonitorIntegrator integrator = Integrate({Document(runtimes), Document(runtimes)});
+    const std::map<std::uint32_t, CoreCounters> cores = integrator.Cores();
+    // Two documents of 2 s each.
+    EXPECT_EQ(cores.at(0).busy_ns, 3'000'000'000u) << "75 % of 4 s; reversed " << reversed;
+    EXPECT_EQ(cores.at(1).busy_ns, 3'200'000'000u) << "80 % of 4 s; reversed " << reversed;
+    EXPECT_EQ(cores.at(2).busy_ns, 0u);
+    EXPECT_DOUBLE_EQ(cores.at(0).flops, 75e12 * 4);
+    EXPECT_DOUBLE_EQ(cores.at(1).effective_flops, 80e12 * 4);
+  }
+}
+
+// neuron-monitor before Neuron 2.7 (AWS's inf1 capture) has no flops, before 2.9 no
+// effective_flops: its cores' FLOPs are not measured, not 0.
+TEST(MonitorIntegrator, DocumentsWithoutFlopsSaySo) {
+  EXPECT_FALSE(Integrate({Document({Runtime(1, 1, 50, 0)})}).flops_reported());
+  EXPECT_TRUE(Integrate({Document({RuntimeOnCores(1, 1, {{0, 50}})})}).flops_reported());
+  json no_effective = RuntimeOnCores(1, 1, {{0, 50}});
+  no_effective["report"]["neuroncore_counters"]["neuroncores_in_use"]["0"].erase("effective_flops");
+  EXPECT_FALSE(Integrate({Document({no_effective})}).flops_reported());
+  // The latest document decides.
+  EXPECT_TRUE(Integrate({Document({Runtime(1, 1, 50, 0)}), Document({RuntimeOnCores(1, 1, {})})})
+                  .flops_reported());
+  MonitorIntegrator aws;
+  aws.Add(Parse(ReadTestData("aws/inf1_xlarge_full.json")), kStart);
+  EXPECT_FALSE(aws.flops_reported());
 }
 
 TEST(MonitorIntegrator, CoreListedByTwoRuntimesIsCappedAtItsPeriod) {

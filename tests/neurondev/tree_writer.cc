@@ -269,6 +269,13 @@ void AdvancePeCounters(const fs::path& file, std::uint64_t busy_cycles, std::uin
   std::ofstream(file, std::ios::binary) << text;
 }
 
+// The µs a core `utilization` (0–1) busy is busy for in `elapsed`.
+std::uint64_t BusyMicroseconds(std::chrono::microseconds elapsed, double utilization) {
+  const auto elapsed_us = static_cast<std::uint64_t>(std::max<std::int64_t>(elapsed.count(), 0));
+  return static_cast<std::uint64_t>(static_cast<double>(elapsed_us) *
+                                    (utilization > 0 ? std::min(utilization, 1.0) : 0.0));
+}
+
 // The neuron_core<K> directories of device `device` (every device when nullopt).
 std::vector<fs::path> CoreDirs(const std::string& root, std::optional<int> device) {
   std::vector<fs::path> out;
@@ -426,15 +433,22 @@ void FakeTree::WritePartialTree() const {
 
 void FakeTree::AdvanceTrn2Counters(std::chrono::microseconds elapsed, double utilization,
                                    std::optional<int> device) const {
-  const auto elapsed_us = static_cast<std::uint64_t>(std::max<std::int64_t>(elapsed.count(), 0));
-  const auto busy_us = static_cast<std::uint64_t>(
-      static_cast<double>(elapsed_us) * (utilization > 0 ? std::min(utilization, 1.0) : 0.0));
+  const std::uint64_t busy_us = BusyMicroseconds(elapsed, utilization);
   const std::uint64_t executions = busy_us / kBusyMicrosecondsPerExecution;
   for (const fs::path& core : CoreDirs(root_, device)) {
     Increment(core / "stats/other_info/nc_time_in_use", busy_us);
     Increment(core / "stats/other_info/flop_count", busy_us * kFlopsPerBusyMicrosecond);
     Increment(core / "stats/other_info/inference_count", executions);
     Increment(core / "stats/status/success", executions);
+  }
+  AdvanceTrn2TensorEngine(elapsed, utilization, device);
+}
+
+void FakeTree::AdvanceTrn2TensorEngine(std::chrono::microseconds elapsed, double utilization,
+                                       std::optional<int> device) const {
+  const auto elapsed_us = static_cast<std::uint64_t>(std::max<std::int64_t>(elapsed.count(), 0));
+  const std::uint64_t busy_us = BusyMicroseconds(elapsed, utilization);
+  for (const fs::path& core : CoreDirs(root_, device)) {
     AdvancePeCounters(core / "stats/tensor_engine/pe_cntrs", busy_us * kCyclesPerMicrosecond,
                       elapsed_us * kCyclesPerMicrosecond);
   }

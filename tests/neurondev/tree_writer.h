@@ -75,6 +75,11 @@ class FakeTree {
   // increment, as the driver's does. REQUIRES: those files hold numbers (a fixture wrote them).
   void AdvanceTrn2Counters(std::chrono::microseconds elapsed, double utilization,
                            std::optional<int> device = std::nullopt) const;
+  // What a driver before 2.30.2 does while processes run: only the tensor engine's pe_cntrs move,
+  // as AdvanceTrn2Counters moves them; status/ and other_info/ (flop_count, nc_time_in_use) stay
+  // flat until a process exits.
+  void AdvanceTrn2TensorEngine(std::chrono::microseconds elapsed, double utilization,
+                               std::optional<int> device = std::nullopt) const;
 
  private:
   std::string root_;

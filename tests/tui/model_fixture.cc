@@ -29,15 +29,20 @@ constexpr const char* kMeminfo =
 
 Model BuildModel(const std::string& device, const std::string& scenario, int seconds,
                  const Unmeasured* unmeasured) {
-  using namespace daemon;
-  const MonoTime start(std::chrono::seconds(1000));
-  auto backend = MakeBackend({device, scenario, 1, 1}, start);
+  auto backend =
+      daemon::MakeBackend({device, scenario, 1, 1}, MonoTime(std::chrono::seconds(1000)));
   if (unmeasured != nullptr) {
     *backend =
         std::make_unique<daemon::testing::UnmeasuredBackend>(std::move(*backend), *unmeasured);
   }
+  return BuildModelOver(std::move(*backend), seconds);
+}
+
+Model BuildModelOver(std::unique_ptr<daemon::Backend> backend, int seconds) {
+  using namespace daemon;
+  const MonoTime start(std::chrono::seconds(1000));
   int t = 0;
-  DaemonCore core({std::chrono::seconds(1), std::chrono::minutes(10), "test"}, std::move(*backend),
+  DaemonCore core({std::chrono::seconds(1), std::chrono::minutes(10), "test"}, std::move(backend),
                   [&t] { return HostFromText(Stat(t), kMeminfo); });
   v1::Subscribe request;
   for (v1::Group g : AllGroups()) {

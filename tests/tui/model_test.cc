@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/daemon/shared_core_backend.h"
 #include "tests/tui/model_fixture.h"
 
 namespace neuronmon::tui {
@@ -23,7 +24,7 @@ v1::Report RuntimeReport(std::uint64_t seq, std::vector<std::uint32_t> pids) {
   return r;
 }
 
-TEST(Model, MergesGroupsDropsExitedRuntimesSumsTheAllTab) {
+TEST(Model, MergesGroupsDropsExitedRuntimesCountsASharedCoreOnce) {
   Model m;
   v1::Welcome w;
   w.mutable_inventory()->mutable_hardware_info()->set_neuroncore_per_device_count(2);
@@ -31,8 +32,9 @@ TEST(Model, MergesGroupsDropsExitedRuntimesSumsTheAllTab) {
   m.SetWelcome(w);
   m.Apply(RuntimeReport(1, {10, 12}));
   ASSERT_EQ(m.runtimes().size(), 2u);
-  // pids 10 and 12 both use core 0: the "all" tab sums and caps at 100.
-  EXPECT_DOUBLE_EQ(m.CoreUtilization(0)[0], 100);
+  // pids 10 and 12 both use core 0, which is 60 % busy (each report lists the core's figure):
+  // the "all" tab shows the core, not the sum of the two listings.
+  EXPECT_DOUBLE_EQ(m.CoreUtilization(0)[0], 60);
   EXPECT_DOUBLE_EQ(m.CoreUtilization(10)[0], 60);
   // A report with only memory_info keeps the runtimes' groups.
   v1::Report memory;
@@ -51,6 +53,30 @@ TEST(Model, MergesGroupsDropsExitedRuntimesSumsTheAllTab) {
   v1::Report none = RuntimeReport(4, {});
   m.Apply(none);
   EXPECT_TRUE(m.runtimes().empty());
+}
+
+// Two applications on the same NeuronCores, through the daemon: the "all" tab, the devices'
+// history and each application's tab show the cores' own utilization — not twice it (capped at
+// 100 %), not a 0 from the application that adds none.
+TEST(Model, ASharedCoreFromTheDaemonCountsOnce) {
+  const Model m =
+      testing::BuildModelOver(daemon::testing::SharedCoreSim("sim:trn1.2xlarge", "healthy-training",
+                                                             MonoTime(std::chrono::seconds(1000))),
+                              30);
+  ASSERT_EQ(m.runtimes().size(), 2u);
+  const std::uint32_t owner = m.runtimes()[0].report.pid();
+  const std::uint32_t sharer = m.runtimes()[1].report.pid();
+  const std::vector<double> all = m.CoreUtilization(0);
+  ASSERT_EQ(all.size(), 2u);
+  for (std::size_t c = 0; c < all.size(); ++c) {
+    EXPECT_GT(all[c], 50) << c;
+    EXPECT_LT(all[c], 99.9) << c << ": a busy core counted twice";
+    EXPECT_DOUBLE_EQ(all[c], m.CoreUtilization(owner)[c]) << c;
+    EXPECT_DOUBLE_EQ(all[c], m.CoreUtilization(sharer)[c]) << c;
+    ASSERT_TRUE(m.CoreFlops(0)[c].has_value());
+    EXPECT_DOUBLE_EQ(*m.CoreFlops(0)[c], *m.CoreFlops(owner)[c]) << c;
+  }
+  EXPECT_DOUBLE_EQ(m.device_utilization()[0].values().back(), (all[0] + all[1]) / 2);
 }
 
 TEST(Model, FromARealDaemonStream) {

@@ -135,6 +135,29 @@ TEST(ViewUnavailable, RuntimeSectionsSayUnavailableInsteadOfZeroBars) {
     EXPECT_TRUE(OnlyMemory().collective_p99(r.report.pid()).empty());
 }
 
+// FLOPs unmeasured while busy time is (a driver before 2.30.2): the utilization grid is as
+// always; TFLOPS mode says why instead of 0TF, and keeps each core's utilization bar.
+TEST(ViewUnavailable, TflopsModeWithoutFlopsSaysWhyInsteadOfZero) {
+  static const Unmeasured u = RealHost({Signal::kFlops});
+  const Model m = testing::BuildModel("sim:trn1.2xlarge", "healthy-training", 60, &u);
+  TextCanvas c(200, 60);
+  Render(m, Plain(), c);
+  const std::string util = Section(c.Text(), "NeuronCore ");
+  EXPECT_EQ(util.rfind("NeuronCore v2 Utilization (Avg:", 0), 0u) << util;
+  EXPECT_NE(util.find("%]"), std::string::npos) << util;
+  EXPECT_EQ(util.find("unavailable"), std::string::npos) << util;
+  ViewState v = Plain();
+  v.flops = true;
+  Render(m, v, c);
+  const std::string grid = Section(c.Text(), "NeuronCore ");
+  EXPECT_EQ(grid.rfind("NeuronCore v2 Utilization (TFLOPS unavailable)", 0), 0u) << grid;
+  EXPECT_NE(grid.find("TFLOPS unavailable: " + RealHostReason(Signal::kFlops)), std::string::npos)
+      << grid;
+  EXPECT_NE(grid.find("       n/a]"), std::string::npos) << grid;
+  EXPECT_EQ(grid.find("TF]"), std::string::npos) << "no 0TF cells:\n" << grid;
+  EXPECT_NE(grid.find("ND0"), std::string::npos) << "the utilization bars stay:\n" << grid;
+}
+
 TEST(ViewUnavailable, EveryWindowSizeAndGlyphSetStaysInside) {
   for (bool utf8 : {true, false}) {
     for (const auto& [w, h] : {std::pair{80, 24}, std::pair{120, 40}, std::pair{40, 12}}) {

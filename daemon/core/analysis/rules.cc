@@ -137,12 +137,15 @@ bool StragglerRule(Judgement& j, const std::string& straggler) {
 }
 
 // HBM bandwidth matters only when FLOP/s are low enough for the cores to be starved of it.
+// Unmeasured FLOP/s (their 0 is not a reading) may be low: the rule cannot judge without them.
 bool HbmBoundRule(Judgement& j) {
   const RuntimeMetrics& m = j.m;
   const AnalyzerThresholds& t = j.t;
-  if (m.flops_fraction <= t.flops_fraction) j.consulted.push_back(Signal::kHbmTraffic);
-  const bool memory_bound =
-      m.Has(Signal::kHbmTraffic) && m.hbm >= t.hbm_percent && m.flops_fraction <= t.flops_fraction;
+  j.consulted.push_back(Signal::kFlops);
+  const bool flops = m.Has(Signal::kFlops);
+  const bool low_flops = flops && m.flops_fraction <= t.flops_fraction;
+  if (!flops || low_flops) j.consulted.push_back(Signal::kHbmTraffic);
+  const bool memory_bound = low_flops && m.Has(Signal::kHbmTraffic) && m.hbm >= t.hbm_percent;
   if (!memory_bound) return false;
   AddEvidence(j.f, "hbm_bandwidth_percent", m.hbm, "percent", t.hbm_percent, ">=");
   AddEvidence(j.f, "flops_percent_of_peak", 100 * m.flops_fraction, "percent",
@@ -155,8 +158,9 @@ bool HbmBoundRule(Judgement& j) {
 bool BusyRule(Judgement& j) {
   const RuntimeMetrics& m = j.m;
   if (m.utilization >= j.t.busy_percent) {
-    return j.Say(v1::FINDING_KIND_HEALTHY, Fmt("NeuronCores %.0f%% busy at %.0f%% of peak FLOP/s",
-                                               m.utilization, 100 * m.flops_fraction));
+    std::string summary = Fmt("NeuronCores %.0f%% busy", m.utilization);
+    if (m.Has(Signal::kFlops)) summary += Fmt(" at %.0f%% of peak FLOP/s", 100 * m.flops_fraction);
+    return j.Say(v1::FINDING_KIND_HEALTHY, std::move(summary));
   }
   return false;
 }

@@ -109,7 +109,9 @@ void MeasureSignals(const v1::RuntimeReport& r, const v1::HbmStats& hbm_stats, R
   const auto set = [&](Signal s, const std::string& reason) {
     m.unavailable[static_cast<std::size_t>(s)] = reason;
   };
-  set(Signal::kCoreActivity, r.neuroncore_counters().error());
+  const v1::NeuronCoreCounters& cores = r.neuroncore_counters();
+  set(Signal::kCoreActivity, cores.error());
+  set(Signal::kFlops, cores.error().empty() ? cores.flops_unavailable() : cores.error());
   set(Signal::kExecutions, r.execution_stats().error());
   set(Signal::kCollectives, r.collectives_stats().error());
   set(Signal::kHbmTraffic, hbm_stats.bandwidth_unavailable());

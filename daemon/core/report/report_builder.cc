@@ -60,6 +60,8 @@ void FillCores(const RuntimeSample& r, const Span& s, int lnc, v1::NeuronCoreCou
   out->set_period_ns(s.period_ns);
   out->set_error(GroupError(r, s, Signal::kCoreActivity));
   if (!out->error().empty()) return;
+  out->set_flops_unavailable(s.b->UnmeasuredReason(Signal::kFlops));
+  const bool flops = out->flops_unavailable().empty();
   for (std::uint32_t c : r.cores) {
     if (c >= s.b->cores.size() || c >= s.a->cores.size()) continue;
     const CoreCounters& e = s.b->cores[c];
@@ -67,8 +69,10 @@ void FillCores(const RuntimeSample& r, const Span& s, int lnc, v1::NeuronCoreCou
     v1::CoreCounters* core = out->add_cores();
     core->set_index(c);
     core->set_utilization_percent(Percent(Delta(e.busy_ns, st.busy_ns, s.reset), s));
-    core->set_flops(Rate(Delta(e.flops, st.flops, s.reset), s));
-    core->set_effective_flops(Rate(Delta(e.effective_flops, st.effective_flops, s.reset), s));
+    if (flops) {
+      core->set_flops(Rate(Delta(e.flops, st.flops, s.reset), s));
+      core->set_effective_flops(Rate(Delta(e.effective_flops, st.effective_flops, s.reset), s));
+    }
     for (std::size_t p = 0; p < e.physical_busy_ns.size() && p < st.physical_busy_ns.size(); ++p) {
       v1::PhysicalCoreUtilization* phys = core->add_physical();
       phys->set_index(c * static_cast<std::uint32_t>(lnc) + static_cast<std::uint32_t>(p));
@@ -402,13 +406,14 @@ void FillHostSummary(const Snapshot* start, const ReportInput& in, v1::HostSumma
   const v1::Report r = BuildReport(runtimes);
   std::map<std::uint32_t, const v1::Process*> processes;
   for (const v1::Process& p : in.inventory->processes()) processes[p.pid()] = &p;
-  double busy = 0, share = 0, p99 = 0, executions = 0, memory = 0;
-  int cores = 0, with_collectives = 0, top_cores = -1;
+  double share = 0, p99 = 0, executions = 0, memory = 0;
+  int with_collectives = 0, top_cores = -1;
+  // A core several applications share is one core: each runtime's figure for it is the core's.
+  std::map<std::uint32_t, double> busy;
   for (const v1::RuntimeReport& rt : r.runtimes()) {
     const int n = rt.neuroncore_counters().cores_size();
     for (const v1::CoreCounters& c : rt.neuroncore_counters().cores())
-      busy += c.utilization_percent();
-    cores += n;
+      busy[c.index()] = std::max(busy[c.index()], c.utilization_percent());
     const v1::ExecutionStats& e = rt.execution_stats();
     if (e.period_ns() > 0) {
       executions += static_cast<double>(e.execution_summary().completed()) * 1e9 /
@@ -434,8 +439,10 @@ void FillHostSummary(const Snapshot* start, const ReportInput& in, v1::HostSumma
   }
   const v1::HardwareInfo& hw = in.inventory->hardware_info();
   const double hbm = static_cast<double>(hw.neuron_device_memory_size()) * hw.neuron_device_count();
-  out->set_utilization_percent(cores > 0 ? busy / cores : 0);
-  out->set_cores_in_use(static_cast<std::uint32_t>(cores));
+  double busy_sum = 0;
+  for (const auto& [core, percent] : busy) busy_sum += percent;
+  out->set_utilization_percent(busy.empty() ? 0 : busy_sum / static_cast<double>(busy.size()));
+  out->set_cores_in_use(static_cast<std::uint32_t>(busy.size()));
   out->set_runtimes(static_cast<std::uint32_t>(r.runtimes_size()));
   out->set_executions_per_second(executions);
   out->set_collective_time_share(with_collectives > 0 ? share / with_collectives : 0);
