@@ -63,7 +63,8 @@ void AddLsOptions(CLI::App& app, LsCommandLine& c) {
   client::AddVersionFlag(app, "neuron-ls");
   app.add_flag("-w,--wide", c.format.wide, "wider table, full command column");
   app.add_flag("-a,--show-all-procs", c.format.show_all_procs,
-               "include processes without a runtime");
+               "include the monitoring tools (neuron-monitor, neuron-ls, neuron-top, "
+               "neuron-monitord)");
   app.add_flag("-u,--who", c.format.who,
                "add USER and JOB columns to process rows (Slurm job, namespace/pod or container)");
   app.add_flag("-t,--topology", c.topology, "draw the NeuronLink topology");
