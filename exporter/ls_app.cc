@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <ostream>
+#include <string>
 #include <utility>
 
 #include "client/program_flags.h"
@@ -63,11 +64,20 @@ void AddLsOptions(CLI::App& app, LsCommandLine& c) {
   client::AddVersionFlag(app, "neuron-ls");
   app.add_flag("-w,--wide", c.format.wide, "wider table, full command column");
   app.add_flag("-a,--show-all-procs", c.format.show_all_procs,
-               "include processes without a runtime");
+               "include the monitoring tools (neuron-monitor, neuron-ls, neuron-top, "
+               "neuron-monitord)");
   app.add_flag("-u,--who", c.format.who,
                "add USER and JOB columns to process rows (Slurm job, namespace/pod or container)");
   app.add_flag("-t,--topology", c.topology, "draw the NeuronLink topology");
-  app.add_flag("-j,--json-output", c.json, "print JSON");
+  CLI::Option* json = app.add_flag("-j,--json-output", c.json, "print JSON");
+  // Neuron 2.34's spelling of -j. Until AWS publishes its new JSON document, json is the one -j
+  // prints.
+  app.add_option_function<std::string>(
+         "--output-format", [&c](const std::string& format) { c.json = format == "json"; },
+         "json (as -j) or table (the default)")
+      ->check(CLI::IsMember({"json", "table"}))
+      ->type_name("FORMAT")
+      ->excludes(json);
   client::AddReplayOptions(
       app, c.replay,
       {"list the devices of a recording (an archive directory or a --record file)",
@@ -77,7 +87,8 @@ void AddLsOptions(CLI::App& app, LsCommandLine& c) {
   app.add_option("--incidents", c.incidents,
                  "list the incident bundles in DIR (default: the daemon's, "
                  "/var/lib/neuron-monitor/incidents or ~/.local/state/neuron-monitor/"
-                 "incidents), or show one bundle FILE in full; with -j, as JSON")
+                 "incidents), or show one bundle FILE in full; with -j (--output-format json), as "
+                 "JSON")
       ->expected(0, 1)
       ->type_name("[DIR|FILE]");
   client::AddEndpointOptions(app, c.endpoint);

@@ -24,7 +24,7 @@ namespace neuronmon::exporter {
 struct LsCommandLine {
   LsOptions format;  // -w, -a, -u
   bool topology = false;
-  bool json = false;
+  bool json = false;  // -j, or --output-format json
   client::ReplayFlags replay;
   // Set by --incidents ("" when given without a DIR or FILE): list incident bundles instead.
   std::optional<std::string> incidents;

@@ -128,8 +128,11 @@ void AppendHeaderLines(const v1::Inventory& inventory, std::string& out) {
   }
 }
 
+// A runtime version proves a Neuron runtime; without one (always, on a real host without AWS's
+// neuron-monitor) a process is an application unless it is one of the tools.
 bool IsListed(const v1::Process& process, bool show_all_procs) {
-  return show_all_procs || !process.runtime_version().empty();
+  return show_all_procs || !process.runtime_version().empty() ||
+         !IsMonitoringTool(process.command());
 }
 
 // The processes neuron-ls lists for `device`, in inventory order.
@@ -498,6 +501,13 @@ std::string RenderJson(const v1::Inventory& inventory, const LsOptions& options)
   }
   json.EndArray();
   return out;
+}
+
+bool IsMonitoringTool(std::string_view command) {
+  const std::string_view program = command.substr(0, command.find(' '));
+  const std::string_view name = program.substr(program.rfind('/') + 1);
+  return std::find(std::begin(kMonitoringTools), std::end(kMonitoringTools), name) !=
+         std::end(kMonitoringTools);
 }
 
 std::string FormatCoreIds(std::span<const std::uint32_t> core_ids) {

@@ -8,14 +8,16 @@
 //   * With --wide or --show-all-procs, the process view: NEURON DEVICE | NEURON CORES |
 //     NEURON MEMORY | CONNECTED DEVICES | PCI BDF (short, "cc:00.0") | PID | COMMAND |
 //     RUNTIME VERSION, as AWS's guide shows it.
-//   * Otherwise, when a Neuron runtime process (one with a runtime_version) uses a device, the
-//     device table with PID after PCI BDF and COMMAND | RUNTIME VERSION at the end, as neuron-ls
-//     prints it on a trn1.2xlarge running a job.
+//   * Otherwise, when a listed process uses a device, the device table with PID after PCI BDF and
+//     COMMAND | RUNTIME VERSION at the end, as neuron-ls prints it on a trn1.2xlarge running a job.
 //   * Otherwise the device table.
-// Processes without a runtime version (neuron-monitor, neuron-ls itself) are listed only with
-// --show-all-procs, with RUNTIME VERSION "NA". A device without listed processes gets one row
-// with "NA" for PID, COMMAND and RUNTIME VERSION; further processes of a device go on
-// continuation rows, and once any device has several rows a rule separates every device.
+// Every process holding a device is listed except the monitoring tools (IsMonitoringTool), which
+// only --show-all-procs adds, as AWS's neuron-ls shows "all processes including neuron-monitor,
+// neuron-ls, neuron-top" with it. A process with a runtime version is always listed; one without
+// (every process on a real host without AWS's neuron-monitor, which alone tells the version) shows
+// RUNTIME VERSION "NA". A device without listed processes gets one row with "NA" for PID, COMMAND
+// and RUNTIME VERSION; further processes of a device go on continuation rows, and once any device
+// has several rows a rule separates every device.
 // CONNECTED DEVICES is left out on a single-device instance. Every table starts with the lines
 // `instance-type: …`, `instance-id: …` and, on trainium2 only, `logical-neuroncore-config: N`.
 #pragma once
@@ -36,7 +38,7 @@ inline constexpr std::size_t kWideCommandWidth = 80;
 
 struct LsOptions {
   bool wide = false;            // --wide: process view, COMMAND up to kWideCommandWidth
-  bool show_all_procs = false;  // --show-all-procs: process view, non-runtime processes too
+  bool show_all_procs = false;  // --show-all-procs: process view, the monitoring tools too
   // --who: process rows also say who runs them — USER and JOB (Slurm job, namespace/pod or
   // container) columns at the end of the table (docs/attribution.md).
   bool who = false;
@@ -61,9 +63,20 @@ std::string RenderTopology(const v1::Inventory& inventory);
 //   numa_node (a string, "-1" for none), connected_to (null when the device lists no links, as
 //   on a single-device instance), nc_count, logical_neuroncore_config (trainium2 only, like the
 //   header line), memory_size (bytes), neuroncore_ids, neuron_processes ([] when none; each
-//   {pid, command, neuron_runtime_version}, listed and cut as in the table, "NA" as the version
-//   of a non-runtime process).
+//   {pid, command, neuron_runtime_version}, listed and cut as in the table, "NA" when the
+//   version is unknown).
 std::string RenderJson(const v1::Inventory& inventory, const LsOptions& options);
+
+// The programs neuron-ls lists only with --show-all-procs: AWS's neuron-monitor, neuron-ls and
+// neuron-top, and neuronmon's daemon, which is a monitor as much as neuron-monitor is (it opens the
+// devices only write-only, for queries, and is then no holder at all).
+inline constexpr std::string_view kMonitoringTools[] = {"neuron-monitor", "neuron-ls", "neuron-top",
+                                                        "neuron-monitord"};
+
+// Whether `command` (a process's command line, arguments joined by spaces) runs one of
+// kMonitoringTools: the basename of its first word, exactly ("/opt/aws/neuron/bin/neuron-ls -a"
+// does, "python3 neuron-monitor-prometheus.py" does not).
+bool IsMonitoringTool(std::string_view command);
 
 // "0-3" for ascending consecutive ids, else "0,2,5"; "" for none.
 std::string FormatCoreIds(std::span<const std::uint32_t> core_ids);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -42,6 +43,16 @@ std::string JoinErrors(const std::vector<std::string>& errors) {
   std::string out;
   for (const std::string& e : errors) out += (out.empty() ? "" : "; ") + e;
   return out;
+}
+
+// Each device's info/serial_number that could be read, by index: what the kernel log's events
+// name their devices by.
+std::map<int, std::string> SerialNumbers(const TreeReading& reading) {
+  std::map<int, std::string> serials;
+  for (const DeviceReading& d : reading.devices) {
+    if (d.serial_number) serials.emplace(d.index, *d.serial_number);
+  }
+  return serials;
 }
 
 // With live counters (driver 2.30.2+) busy time comes from nc_time_in_use, so the tensor
@@ -99,6 +110,7 @@ Result<std::unique_ptr<Host>> Host::Open(HostOptions options, MonoTime now) {
   }
   if (o.kernel_log) {
     host->kernel_log_ = std::make_unique<KernelLog>(o.kernel_log_options);
+    host->kernel_log_->SetDevices(SerialNumbers(reading));
     host->kernel_log_->Poll();
   }
   host->runtime_status_ = o.neuron_monitor.empty() ? "neuron-monitor is not used (configured \"\")"
@@ -326,7 +338,7 @@ Snapshot Host::Read(MonoTime now) {
   for (const DeviceReading& d : reading.devices) {
     s.devices[static_cast<std::size_t>(d.index)].error = JoinErrors(d.errors);
   }
-  AddKernelLog(s);
+  AddKernelLog(reading, s);
   if (reading.devices.empty()) {
     s.error = "no Neuron devices readable under " + options_.sysfs_root;
     if (!reading.errors.empty()) s.error += ": " + JoinErrors(reading.errors);
@@ -340,7 +352,7 @@ Snapshot Host::Read(MonoTime now) {
   return s;
 }
 
-void Host::AddKernelLog(Snapshot& s) {
+void Host::AddKernelLog(const TreeReading& reading, Snapshot& s) {
   if (kernel_log_ == nullptr) {
     for (DeviceCounters& d : s.devices) {
       d.kernel_log_unavailable = "the kernel log is not read (kernel_log.enabled is false)";
@@ -349,6 +361,7 @@ void Host::AddKernelLog(Snapshot& s) {
   }
   // The log's events are what it says happened, since the daemon started: a counter epoch (a
   // reload, a reset) does not undo them.
+  kernel_log_->SetDevices(SerialNumbers(reading));
   kernel_log_->Poll();
   for (std::size_t n = 0; n < s.devices.size(); ++n) {
     DeviceCounters& d = s.devices[n];

@@ -114,8 +114,9 @@ class Host {
   // started at another time (/proc/<pid>/stat field 22) is forgotten, never continued. A pid whose
   // stat cannot be read is left as it is.
   void ForgetReusedRuntimePids();
-  // The kernel log's events since the daemon started, into each device of `s`.
-  void AddKernelLog(Snapshot& s);
+  // The kernel log's events since the daemon started, into each device of `s`, attributed by the
+  // serial numbers of `reading`'s devices.
+  void AddKernelLog(const TreeReading& reading, Snapshot& s);
   // Allocations and the processes' pods from the kubelet's last answer, into `inv`.
   void AddKubernetes(v1::Inventory& inv) const;
   // Runtimes from the process table and the driver's tree (without neuron-monitor).

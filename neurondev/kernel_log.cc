@@ -10,6 +10,8 @@
 #include <cstring>
 #include <utility>
 
+#include "proto/common/text.h"
+
 namespace neuronmon::neurondev {
 namespace {
 
@@ -55,6 +57,19 @@ constexpr KeyRule kKeys[] = {
     {"serial-num", [](KernelHwError& e, std::string_view v) { e.serial = std::string(v); }},
     {"action", [](KernelHwError& e, std::string_view v) { e.action = std::string(v); }},
 };
+
+// A serial number as a key: hexadecimal digits in lower case without leading zeros ("0" for
+// zero), surrounding white space and an optional "0x" dropped; nothing when `serial` is empty or
+// not hexadecimal.
+std::optional<std::string> SerialKey(std::string_view serial) {
+  serial = Trim(serial, " \t\r\n");
+  if (serial.starts_with("0x") || serial.starts_with("0X")) serial.remove_prefix(2);
+  if (serial.empty() || serial.size() > kMaxFieldBytes ||
+      serial.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return ToLowerAscii(serial.substr(std::min(serial.find_first_not_of('0'), serial.size() - 1)));
+}
 
 }  // namespace
 
@@ -166,12 +181,37 @@ void KernelLog::Take(std::string_view record) {
   }
 }
 
+void KernelLog::SetDevices(const std::map<int, std::string>& serials) {
+  by_serial_.clear();
+  indices_.emplace();
+  std::set<std::string> shared;
+  for (const auto& [index, serial] : serials) {
+    indices_->insert(index);
+    const std::optional<std::string> key = SerialKey(serial);
+    if (!key) continue;
+    if (!by_serial_.emplace(*key, index).second) shared.insert(*key);
+  }
+  for (const std::string& key : shared) by_serial_.erase(key);  // names no one device
+}
+
+int KernelLog::DeviceOf(const KernelHwError& e) const {
+  if (const std::optional<std::string> key = SerialKey(e.serial)) {
+    if (const auto it = by_serial_.find(*key); it != by_serial_.end()) return it->second;
+  }
+  // nd-id is the runtime's index among the devices it sees: inside a container given a subset of
+  // them it names another device than the driver's neuron<N>. It is all there is when the line
+  // has no serial (or the device's serial reads empty), and on a host without containers it is N.
+  if (indices_ && !indices_->contains(e.device)) return -1;
+  return e.device;
+}
+
 void KernelLog::Count(const KernelHwError& e) {
-  if (e.device < 0 || e.device >= options_.max_devices) {
+  const int device = DeviceOf(e);
+  if (device < 0 || device >= options_.max_devices) {
     ++unattributed_;
     return;
   }
-  const auto index = static_cast<std::size_t>(e.device);
+  const auto index = static_cast<std::size_t>(device);
   if (counts_.size() <= index) counts_.resize(index + 1);
   ++(counts_[index].*e.count);
 }

@@ -5,18 +5,23 @@
 // text a user process gets into the log (its name in a segfault line, a write to /dev/kmsg, which
 // the kernel files under the user facility) never does. Any process that can open a Neuron device
 // can still print a well-formed line, so an event is a claim, not a fact: device health gives it
-// weight only where the driver's counters agree (docs/health.md). Opening it reads the records
-// still in the kernel's ring buffer (since boot, as far back as it holds), then each Poll() reads
-// the new ones without blocking. Reading /dev/kmsg needs CAP_SYSLOG where kernel.dmesg_restrict is
-// set (Debian's default) and, under systemd, ProtectKernelLogs=no: without them unavailable() says
-// why, and the counts must not be read as none. A regular file (tests, a saved log) is read the
-// same way, line by line, and followed as it grows. Bounded: records per poll, bytes per record,
-// device indices. Not thread-safe.
+// weight only where the driver's counters agree (docs/health.md). An event is the device's whose
+// `info/serial_number` its serial-num= names (SetDevices); nd-id= is the runtime's own index —
+// relative to the devices a container was given — and names the device only when the serial is
+// missing or matches none. Opening it reads the records still in the kernel's ring buffer (since
+// boot, as far back as it holds), then each Poll() reads the new ones without blocking. Reading
+// /dev/kmsg needs CAP_SYSLOG where kernel.dmesg_restrict is set (Debian's default) and, under
+// systemd, ProtectKernelLogs=no: without them unavailable() says why, and the counts must not be
+// read as none. A regular file (tests, a saved log) is read the same way, line by line, and
+// followed as it grows. Bounded: records per poll, bytes per record, device indices. Not
+// thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,9 +37,9 @@ struct KernelHwError {
   // SRAM, NC and HBM_UNCORRECTABLE_ERROR types, kernel_dma for DMA_ERROR, else kernel_other.
   std::uint64_t HardwareErrors::*count = &HardwareErrors::kernel_other;
   std::string type;    // e.g. "SRAM_UNCORRECTABLE_ERROR"
-  int device = -1;     // nd-id= (the runtime's device index); -1: not named
+  int device = -1;     // nd-id= (the runtime's device index, container-relative); -1: not named
   int core = -1;       // nc-id=; -1: not named
-  std::string serial;  // serial-num= (the device's info/serial_number); may be empty
+  std::string serial;  // serial-num= (the device's info/serial_number, in hex); may be empty
   std::string action;  // action=, e.g. "TERMINATE_INSTANCE"; may be empty
 };
 
@@ -77,6 +82,12 @@ class KernelLog {
   KernelLog(const KernelLog&) = delete;
   KernelLog& operator=(const KernelLog&) = delete;
 
+  // The devices' serial numbers, `info/serial_number` as read ("%016llx"), by index N: the events
+  // Poll reads from now on are attributed with them. Serials compare as hexadecimal numbers
+  // (case and leading zeros do not matter); a device whose serial is empty, not hexadecimal or
+  // shared with another device is matched by nd-id= alone. Once set, an nd-id= must be one of
+  // these indices to name a device; before, any below max_devices does.
+  void SetDevices(const std::map<int, std::string>& serials);
   // Reads the records logged since the last poll (at most max_records_per_poll); never blocks.
   void Poll();
   // The events of `device` so far: the kernel_* counts of the result (zero for a device with
@@ -89,7 +100,8 @@ class KernelLog {
   void Clear();
   // Non-empty: the log cannot be read, and why ("cannot read /dev/kmsg: Permission denied ...").
   const std::string& unavailable() const { return unavailable_; }
-  // Events that named no device, or one beyond max_devices; and records longer than the buffer.
+  // Events whose serial matched no device and whose nd-id named none (or one beyond max_devices);
+  // and records longer than the buffer.
   std::uint64_t unattributed() const { return unattributed_; }
   // Records that carried the NEURON_HW_ERR word but were not events: another facility or level,
   // the word inside free text, or a message outside the grammar (what a forger writes).
@@ -99,12 +111,16 @@ class KernelLog {
   void Open();
   void Take(std::string_view record);
   void Count(const KernelHwError& e);
+  // The device index `e` is of, or -1.
+  int DeviceOf(const KernelHwError& e) const;
 
   KernelLogOptions options_;
   int fd_ = -1;
   bool regular_file_ = false;
   std::string pending_;  // a regular file's incomplete last line
   std::vector<HardwareErrors> counts_;
+  std::map<std::string, int> by_serial_;  // normalised serial -> index (SetDevices)
+  std::optional<std::set<int>> indices_;  // the indices SetDevices gave; nullopt before
   std::string unavailable_;
   std::uint64_t unattributed_ = 0;
   std::uint64_t refused_ = 0;

@@ -89,7 +89,8 @@ struct FdWalk {
   std::uint32_t pid = 0;
   UniqueFd pid_fd;
   Dir dir;
-  std::size_t cap = 0;  // descriptors it may examine in all
+  std::size_t cap = 0;             // descriptors it may examine in all
+  std::size_t max_file_bytes = 0;  // ProcessLimits::max_file_bytes, for `fdinfo/*`
   FdScan scan;
 
   // Opens `pid_fd`'s fd directory; false (scan.error set) when it cannot.
@@ -126,11 +127,27 @@ struct FdWalk {
       char target[64];
       const ssize_t n = ::readlinkat(fd_dir, entry->d_name, target, sizeof target);
       if (n <= 0) continue;
-      if (auto device = NeuronDeviceOfLink({target, static_cast<std::size_t>(n)})) {
-        scan.devices.push_back(*device);
-      }
+      const std::optional<std::uint32_t> device =
+          NeuronDeviceOfLink({target, static_cast<std::size_t>(n)});
+      if (device && !OpenedWriteOnly(entry->d_name)) scan.devices.push_back(*device);
     }
     return false;
+  }
+
+  // Whether descriptor `name` was opened write-only, by the `flags` of its fdinfo. The driver
+  // gives such an open "free access" to its query ioctls (AWS's neuron-ls, our BDF lookup): it
+  // uses no core and no memory, so it does not hold the device. An fdinfo that cannot be read or
+  // parsed (the descriptor closed meanwhile, a fabricated tree) leaves the descriptor a holder: a
+  // tool listed once too often is a lesser mistake than an application missed.
+  bool OpenedWriteOnly(const char* name) const {
+    std::string text;
+    const std::string path = std::string("fdinfo/") + name;
+    if (ReadAt(pid_fd.get(), path.c_str(), max_file_bytes, &text) != 0) return false;
+    // A last line the bound cut is not read: "flags:\t01" of "flags:\t0100002" would mislead.
+    // (No newline at all: rfind gives npos, and npos + 1 is 0.)
+    text.resize(text.rfind('\n') + 1);
+    const std::optional<std::uint32_t> flags = procfs::FdinfoFlags(text);
+    return flags && (*flags & O_ACCMODE) == O_WRONLY;
   }
 
   bool Done() {
@@ -402,6 +419,7 @@ bool ProcessScanner::Step() {
       r.walk->pid = pid;
       r.walk->pid_fd = std::move(pid_fd);
       r.walk->cap = std::min(limits_.max_fds_per_process, limits_.max_fds_per_uid - used);
+      r.walk->max_file_bytes = limits_.max_file_bytes;
       r.walk_uid = st.st_uid;
       if (!r.walk->Open()) {
         if (r.walk->scan.error == EACCES || r.walk->scan.error == EPERM) ++scan.unreadable;

@@ -1,6 +1,10 @@
 // ScanProcesses: which processes hold Neuron devices open, read from /proc (the root is
 // injectable for tests). A process holds device N when one of its `fd/*` links points at
-// `/dev/neuron<N>`; for those processes the scan also reads the command line, `comm`, the real uid
+// `/dev/neuron<N>` and that descriptor was not opened write-only: the `flags` of its
+// `fdinfo/<fd>` tell, and a write-only open is the driver's "free access" for query ioctls
+// (AWS's neuron-ls, our own BDF lookup), not an application. A descriptor whose fdinfo cannot be
+// read or parsed counts as a holder (conservative: a process is never hidden for want of it).
+// For the processes holding a device the scan also reads the command line, `comm`, the real uid
 // and its user name, the cgroup and the NEURON_PROCESS_TAG environment variable. Everything a
 // process wrote itself (command line, comm, tag, cgroup path) is untrusted: it is bounded and
 // stripped of control characters and invalid UTF-8 before it reaches the result. Other users'
@@ -33,7 +37,7 @@ namespace neuronmon::neurondev {
 struct ProcessLimits {
   std::size_t max_processes = 1 << 16;        // entries of the proc root examined
   std::size_t max_fds_per_process = 1 << 16;  // `fd/*` links examined per process
-  std::size_t max_file_bytes = 64 << 10;      // read of cmdline, environ, status, cgroup, comm
+  std::size_t max_file_bytes = 64 << 10;      // a read of cmdline, environ, fdinfo/*, ...
   std::size_t max_results = 4096;             // processes holding devices that are reported
   std::size_t max_command_bytes = 4096;       // NeuronProcess::command after cleaning
   std::size_t max_text_bytes = 1024;          // comm, user, cgroup and tag after cleaning

@@ -392,16 +392,23 @@ Status DriverTreeWriter::WriteProcessFiles(const View& view, const RuntimeSample
     if (const auto it = view.cores.find(g); it != view.cores.end())
       devices.insert(it->second.device);
   }
+  // A runtime opens its devices O_RDWR | O_CLOEXEC (| O_LARGEFILE): what the real kernel prints in
+  // fdinfo, which process scans read to tell holders from write-only queries. Each fdinfo is
+  // there before its link and gone after it.
+  const std::string fdinfo = "pos:\t0\nflags:\t02100002\nmnt_id:\t26\n";
   std::size_t fd = 3;
   for (std::uint32_t n : devices) {
-    Status s =
-        tree_.WriteSymlink(dir + "/fd/" + std::to_string(fd++), "/dev/neuron" + std::to_string(n));
+    const std::string name = std::to_string(fd++);
+    Status s = tree_.WriteFile(dir + "/fdinfo/" + name, fdinfo);
+    if (s.ok()) s = tree_.WriteSymlink(dir + "/fd/" + name, "/dev/neuron" + std::to_string(n));
     if (!s.ok()) return s;
   }
   std::size_t& written = processes_written_[runtime.pid];
   for (std::size_t stale = fd; stale < written; ++stale) {
-    const std::string link = dir + "/fd/" + std::to_string(stale);
-    if (Status s = tree_.RemoveLink(link); !s.ok()) return s;
+    const std::string name = std::to_string(stale);
+    Status s = tree_.RemoveLink(dir + "/fd/" + name);
+    if (s.ok()) s = tree_.RemoveFile(dir + "/fdinfo/" + name);
+    if (!s.ok()) return s;
   }
   written = fd;
   return Status::Ok();

@@ -133,6 +133,12 @@ Status TreeFiles::RemoveLink(const std::string& path) {
   return Status::Ok();
 }
 
+Status TreeFiles::RemoveFile(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Errno(path, "cannot remove");
+  files_.erase(Canonical(path));
+  return Status::Ok();
+}
+
 void TreeFiles::ForgetLink(const std::string& path) { links_.erase(path); }
 
 // Renamed away first, so a reader listing the parent sees the directory whole or not at all.

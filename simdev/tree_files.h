@@ -25,6 +25,8 @@ class TreeFiles {
   Status WriteSymlink(const std::string& path, const std::string& target);
   // Removes the symlink `path` (nothing when it does not exist).
   Status RemoveLink(const std::string& path);
+  // Removes the file `path` (nothing when it does not exist).
+  Status RemoveFile(const std::string& path);
   // Forgets the symlink at `path`, which the caller removed.
   void ForgetLink(const std::string& path);
   // Removes `path` and everything below it; nothing when it does not exist.

@@ -194,6 +194,18 @@ Status ErrnoStatus(const std::string& operation, int err) {
   return err == ENOENT ? Status::NotFound(message) : Status::IoError(message);
 }
 
+// The value of the first line of `text` that starts with `key` and ':', spaces and tabs trimmed.
+std::optional<std::string_view> FieldValue(std::string_view text, std::string_view key) {
+  const std::string prefix = std::string(key) + ":";
+  std::optional<std::string_view> value;
+  // The visitor never fails: every line is looked at, and the first match is kept.
+  static_cast<void>(ForEachLine(text, [&](std::size_t, std::string_view line) {
+    if (!value && line.starts_with(prefix)) value = Trim(line.substr(prefix.size()));
+    return Status::Ok();
+  }));
+  return value;
+}
+
 }  // namespace
 
 Result<ProcStat> ParseProcStat(std::string_view contents) {
@@ -309,19 +321,24 @@ ProcessCpuTime CpuTimeOf(const ProcessStat& stat, std::uint64_t ticks_per_second
 }
 
 std::optional<std::uint64_t> StatusNumber(std::string_view status, std::string_view key) {
-  const std::string prefix = std::string(key) + ":";
-  std::optional<std::string_view> value;
-  // The visitor never fails: every line is looked at, and the first match is kept.
-  static_cast<void>(ForEachLine(status, [&](std::size_t, std::string_view line) {
-    if (!value && line.starts_with(prefix)) value = Trim(line.substr(prefix.size()));
-    return Status::Ok();
-  }));
+  const std::optional<std::string_view> value = FieldValue(status, key);
   std::uint64_t number = 0;
   if (!value ||
       std::from_chars(value->data(), value->data() + value->size(), number).ec != std::errc{}) {
     return std::nullopt;
   }
   return number;
+}
+
+std::optional<std::uint32_t> FdinfoFlags(std::string_view fdinfo) {
+  const std::optional<std::string_view> value = FieldValue(fdinfo, "flags");
+  if (!value || value->empty() || value->find_first_not_of("01234567") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::uint32_t flags = 0;
+  const auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), flags, 8);
+  if (ec != std::errc{} || end != value->data() + value->size()) return std::nullopt;
+  return flags;
 }
 
 Result<ProcessMetrics> ComputeProcessMetrics(const ProcessStat& stat, const HostConstants& host,

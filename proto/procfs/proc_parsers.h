@@ -1,12 +1,12 @@
 // Parsers for the Linux /proc files the daemon reads about its host and itself, and neurondev about
 // the processes that hold Neuron devices — /proc/stat, /proc/meminfo, /proc/<pid>/stat and
-// /proc/<pid>/status — and the arithmetic that turns them into neuron-monitor's vcpu_usage and
-// memory_info groups, the standard process_* metrics and a process's CPU time. The parse
-// functions take a file's contents and never touch the filesystem (read → pure parse → publish); on
-// malformed, truncated or garbage input they return kInvalidArgument naming the file, the line and
-// what is wrong (`/proc/stat: line 3: expected at least 7 numbers after "cpu0", got 2`) and never
-// crash. ReadSmallFile and ReadProcessStat are the only functions here that do I/O. All functions
-// are thread-safe.
+// /proc/<pid>/status and /proc/<pid>/fdinfo/<fd> — and the arithmetic that turns them into
+// neuron-monitor's vcpu_usage and memory_info groups, the standard process_* metrics and a
+// process's CPU time. The parse functions take a file's contents and never touch the filesystem
+// (read → pure parse → publish); on malformed, truncated or garbage input they return
+// kInvalidArgument naming the file, the line and what is wrong (`/proc/stat: line 3: expected at
+// least 7 numbers after "cpu0", got 2`) and never crash. ReadSmallFile and ReadProcessStat are the
+// only functions here that do I/O. All functions are thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -112,6 +112,12 @@ ProcessCpuTime CpuTimeOf(const ProcessStat& stat, std::uint64_t ticks_per_second
 // tabs, then decimal digits (what follows them is not read). nullopt when there is no such line
 // or its value does not begin with a number that fits 64 bits.
 std::optional<std::uint64_t> StatusNumber(std::string_view status, std::string_view key);
+
+// The open flags of a /proc/<pid>/fdinfo/<fd> file: its "flags:" line, which the kernel prints in
+// octal ("flags:\t02100002" is O_RDWR | O_CLOEXEC | O_LARGEFILE); `flags & O_ACCMODE` is the
+// access mode. nullopt when there is no such line or its value is not all octal digits within
+// 32 bits.
+std::optional<std::uint32_t> FdinfoFlags(std::string_view fdinfo);
 
 // What turns ticks and pages into seconds and bytes; the caller reads them once at startup.
 struct HostConstants {

@@ -23,11 +23,34 @@ LsCommandLine Parse(const std::string& args) {
 TEST(LsAppTest, ParsesTheFlags) {
   LsCommandLine c = Parse("-w -a -u -t -j --replay rec --from +1m");
   EXPECT_TRUE(c.format.wide && c.format.show_all_procs && c.format.who && c.topology && c.json);
+  EXPECT_FALSE(Parse("").json) << "the table is the default";
   EXPECT_EQ(c.replay.request.path, "rec");
   EXPECT_EQ(c.replay.request.from, "+1m");
   EXPECT_FALSE(c.incidents.has_value());
   EXPECT_EQ(Parse("--incidents").incidents, std::optional<std::string>(""));
   EXPECT_EQ(Parse("--incidents /var/x").incidents, std::optional<std::string>("/var/x"));
+}
+
+// Neuron 2.34 spells -j as --output-format json; table is the default, anything else is refused
+// by the parser, and -j goes on working. The two spellings together are refused rather than
+// weighed against each other.
+TEST(LsAppTest, OutputFormatJsonIsTheJsonFlag) {
+  EXPECT_TRUE(Parse("--output-format json").json);
+  EXPECT_TRUE(Parse("--output-format=json").json);
+  EXPECT_FALSE(Parse("--output-format table").json);
+  EXPECT_FALSE(Parse("").json);
+  EXPECT_TRUE(Parse("-j").json);
+  EXPECT_TRUE(Parse("--json-output").json);
+  for (const char* bad : {"--output-format yaml", "--output-format JSON", "--output-format 1"}) {
+    EXPECT_THROW(Parse(bad), CLI::ValidationError) << bad;
+  }
+  EXPECT_THROW(Parse("--output-format"), CLI::ArgumentMismatch);
+  EXPECT_THROW(Parse("-j --output-format table"), CLI::ExcludesError);
+  try {
+    Parse("--output-format yaml");
+  } catch (const CLI::ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("--output-format"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LsAppTest, ListsAnEmptyIncidentsDirectory) {
@@ -99,6 +122,10 @@ TEST(LsAppTest, ListsTheDevicesOfARecording) {
             RenderTable(welcome.inventory(), {}) + "\n\n" + RenderTopology(welcome.inventory()));
   EXPECT_EQ(List("--replay rec -j -w", Opener(welcome), &out, &err), 0);
   EXPECT_EQ(out, RenderJson(welcome.inventory(), {.wide = true}));
+  EXPECT_EQ(List("--replay rec --output-format json -w", Opener(welcome), &out, &err), 0);
+  EXPECT_EQ(out, RenderJson(welcome.inventory(), {.wide = true}));
+  EXPECT_EQ(List("--replay rec --output-format table", Opener(welcome), &out, &err), 0);
+  EXPECT_EQ(out, RenderTable(welcome.inventory(), {}));
 }
 
 TEST(LsAppTest, SaysWhyThereIsNothingToList) {

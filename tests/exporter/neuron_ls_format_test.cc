@@ -278,6 +278,44 @@ TEST(RenderTable, NonRuntimeProcessesOnlyWithShowAllProcs) {
       << all;
 }
 
+TEST(IsMonitoringTool, TheToolsByTheirProgramsName) {
+  for (const char* tool : {"neuron-monitor", "neuron-monitor -c /etc/neuron-monitor.json",
+                           "neuron-ls --show-all-procs", "/opt/aws/neuron/bin/neuron-top",
+                           "/usr/sbin/neuron-monitord --config /etc/x.json"}) {
+    EXPECT_TRUE(IsMonitoringTool(tool)) << tool;
+  }
+  for (const char* application :
+       {"python3 neuron-monitor-prometheus.py", "torchrun --nproc-per-node 16 train.py",
+        "neuron-lsx", "neuron-bench exec", "/opt/neuron-top/python3 serve.py", "", " neuron-ls",
+        "/usr/bin/python3 /opt/aws/neuron/bin/neuron-ls"}) {
+    EXPECT_FALSE(IsMonitoringTool(application)) << application;
+  }
+}
+
+// On a real host without AWS's neuron-monitor no process has a runtime version: an application
+// is still listed (RUNTIME VERSION "NA"); the monitoring tools only with --show-all-procs.
+TEST(RenderTable, ApplicationsWithoutARuntimeVersionAreListed) {
+  v1::Inventory inventory = Trn1_2xlarge();
+  inventory.mutable_processes(0)->set_runtime_version("");
+  AddProcess(inventory, 1801, "/opt/aws/neuron/bin/neuron-top", "", {0});
+  AddProcess(inventory, 1802, "/usr/sbin/neuron-monitord", "", {0});
+  const std::string table = RenderTable(inventory, {});
+  EXPECT_NE(table.find("| 0      | 2      | 0-1      | 32 GB  | 0000:00:1e.0 | 16237 | 0-7      | "
+                       "-1   | python equinox_mnist_verification.py | NA      |\n"),
+            std::string::npos)
+      << table;
+  for (const char* tool : {"1789", "1801", "1802"}) {
+    EXPECT_EQ(table.find(tool), std::string::npos) << tool << "\n" << table;
+  }
+  const std::string json = RenderJson(inventory, {});
+  EXPECT_NE(json.find("\"pid\": 16237"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"pid\": 1789"), std::string::npos) << json;
+  const std::string all = RenderTable(inventory, {.show_all_procs = true});
+  for (const char* pid : {"16237", "1789", "1801", "1802"}) {
+    EXPECT_NE(all.find("| " + std::string(pid) + " "), std::string::npos) << pid << "\n" << all;
+  }
+}
+
 TEST(RenderTable, WideWithoutProcessesShowsNaRow) {
   v1::Inventory idle = Trn1_2xlarge();
   idle.clear_processes();

@@ -166,6 +166,16 @@ TEST(NeuronLsProcess, ListsTheDaemonsDevices) {
   EXPECT_EQ(doc.size(), 16u);
   EXPECT_EQ(doc[0]["numa_node"], "1");
   EXPECT_EQ(doc[0]["connected_to"], nlohmann::json({12, 3, 4, 1}));
+  // Neuron 2.34's spelling of -j prints the same document; a format it does not know is refused.
+  const Output format = Shell(kLs + " --socket " + d.socket_path() + " --output-format json");
+  ASSERT_EQ(format.status, 0) << format.err;
+  const nlohmann::json formatted = nlohmann::json::parse(format.out);
+  EXPECT_EQ(formatted.size(), 16u);
+  EXPECT_EQ(formatted[0]["connected_to"], nlohmann::json({12, 3, 4, 1}));
+  const Output yaml = Shell(kLs + " --socket " + d.socket_path() + " --output-format yaml");
+  EXPECT_GE(yaml.status, 100) << yaml.err;
+  EXPECT_NE(yaml.err.find("--output-format"), std::string::npos) << yaml.err;
+  EXPECT_EQ(yaml.out, "");
   const Output topology = Shell(kLs + " --socket " + d.socket_path() + " -t");
   EXPECT_NE(topology.out.find("Neuron Device Topology"), std::string::npos);
   const Output missing = Shell(kLs + " --socket /nonexistent.sock");

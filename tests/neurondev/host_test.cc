@@ -201,8 +201,9 @@ TEST(Host, APowerFileWithoutAReadingSaysWhy) {
   EXPECT_EQ(s.devices[2].errors_unavailable, "");  // driver 2.28's tree has every counter
 }
 
-// The driver's NEURON_HW_ERR lines in the kernel log count for the device they name; a log that
-// cannot be read leaves them unknown, with the reason, and the host's description says so.
+// The driver's NEURON_HW_ERR lines in the kernel log count for the device they name (by serial,
+// else by nd-id); a log that cannot be read leaves them unknown, with the reason, and the host's
+// description says so.
 TEST(Host, KernelLogEventsCountForTheirDevice) {
   FakeTree tree;
   tree.WriteTrn1_32xlarge_Driver226();
@@ -232,6 +233,14 @@ TEST(Host, KernelLogEventsCountForTheirDevice) {
   s = (*host)->Read(Now());
   EXPECT_EQ(s.devices[2].errors.kernel_dma, 1u);
   EXPECT_EQ(s.devices[9].errors.kernel_nc_uncorrectable, 1u);
+  // serial-num= names the device (the fixture's serials are 9ff5434815c80000 + N); nd-id= is the
+  // runtime's index, which in a container given neuron1 alone says 0.
+  std::ofstream(tree.root() + "/kmsg", std::ios::app)
+      << "3,10,103,-;NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR instance-id=i-1 hostname=h nd-id=0 "
+         "nc-id=0 serial-num=9FF5434815C80001 action=TERMINATE_INSTANCE\n";
+  s = (*host)->Read(Now());
+  EXPECT_EQ(s.devices[1].errors.kernel_hbm_uncorrectable, 1u);
+  EXPECT_EQ(s.devices[0].errors.KernelTotal(), 0u);
   // Off by configuration: said so.
   o.kernel_log = false;
   host = Host::Open(o, Now());

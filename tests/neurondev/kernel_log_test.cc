@@ -163,6 +163,44 @@ TEST(KernelLog, CountsEachDevicesEventsAndFollowsTheLog) {
   EXPECT_EQ(log.Counts(1).kernel_hbm_uncorrectable, 1u);
 }
 
+// serial-num= names the device: nd-id= is the runtime's index, which inside a container given a
+// subset of the devices is relative to that subset. nd-id= counts only when the serial is missing
+// or matches no device.
+TEST(KernelLog, TheSerialNamesTheDeviceAndNdIdIsTheFallback) {
+  FakeTree tree;
+  const std::string path = tree.root() + "/kmsg";
+  Append(path,
+         // device 1's serial (upper case, no leading zeros), nd-id 0: the container's index
+         "3,1,2,-;NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR instance-id=i-1 hostname=h nd-id=0 "
+         "nc-id=0 serial-num=19FCDA00F5FF6EB9 action=TERMINATE_INSTANCE\n"
+         // device 3's serial as "%016llx" prints it, no nd-id
+         "3,2,3,-;NEURON_HW_ERR=DMA_ERROR serial-num=00000000000000c3\n"
+         // no serial: nd-id
+         "3,3,4,-;NEURON_HW_ERR=DMA_ERROR nd-id=2\n"
+         // a serial of no device here: nd-id
+         "3,4,5,-;NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR nd-id=2 serial-num=deadbeef\n"
+         // neither names a device of this host
+         "3,5,6,-;NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR nd-id=7 serial-num=deadbeef\n"
+         // a serial two devices share names neither of them: nd-id
+         "3,6,7,-;NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR nd-id=0 serial-num=5\n");
+  KernelLog log({.path = path, .max_records_per_poll = 100, .max_devices = 128});
+  log.SetDevices({{0, "0000000000000005\n"},
+                  {1, "19fcda00f5ff6eb9"},
+                  {2, ""},  // the driver printed an empty line
+                  {3, "00000000000000c3"},
+                  {4, "5"}});
+  log.Poll();
+  EXPECT_EQ(log.Counts(1).kernel_hbm_uncorrectable, 1u);
+  EXPECT_EQ(log.Counts(1).KernelTotal(), 1u);
+  EXPECT_EQ(log.Counts(3).kernel_dma, 1u);
+  EXPECT_EQ(log.Counts(2).kernel_dma, 1u);
+  EXPECT_EQ(log.Counts(2).kernel_nc_uncorrectable, 1u);
+  EXPECT_EQ(log.Counts(0).kernel_sram_uncorrectable, 1u);
+  EXPECT_EQ(log.Counts(0).KernelTotal(), 1u) << "the serial says 1, not nd-id 0";
+  EXPECT_EQ(log.Counts(7).KernelTotal(), 0u) << "nd-id 7 is no device of this host";
+  EXPECT_EQ(log.unattributed(), 1u);
+}
+
 TEST(KernelLog, ReadsAtMostItsBoundPerPoll) {
   FakeTree tree;
   const std::string path = tree.root() + "/kmsg";

@@ -21,7 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::string_literals;
 
-// A temporary proc root: pid directories with files and `fd/*` symlinks, removed at the end.
+// A temporary proc root: pid directories with files, `fd/*` symlinks and `fdinfo/*` files, removed
+// at the end.
 class FakeProc {
  public:
   FakeProc() {
@@ -54,6 +55,11 @@ class FakeProc {
     const fs::path dir = fs::path(root_) / pid / "fd";
     fs::create_directories(dir);
     fs::create_symlink(target, dir / std::to_string(fd));
+  }
+  // `fdinfo/<fd>` as the kernel prints it for a descriptor opened with `flags` (octal).
+  void Fdinfo(const std::string& pid, int fd, const std::string& flags) const {
+    Write(pid + "/fdinfo/" + std::to_string(fd),
+          "pos:\t0\nflags:\t" + flags + "\nmnt_id:\t25\nino:\t1035\n");
   }
   // A process as a Neuron application looks: cmdline, comm, status, cgroup, environ.
   void WriteProcess(const std::string& pid, const std::string& uid) const {
@@ -144,6 +150,55 @@ TEST(ProcessesScan, FindsHoldersWithTheirDetailsInPidOrder) {
   EXPECT_EQ(p.cgroup, "/kubepods.slice/pod1234/cri-containerd-abc.scope");
   EXPECT_EQ(p.attribution, ProcessAttribution{}) << "no pod UID, no container id: nothing guessed";
   EXPECT_EQ(p.tag, "llama3-rank0");
+}
+
+// A runtime opens its devices read-write; AWS's neuron-ls (and our own BDF lookup) opens them
+// write-only, the driver's free access for query ioctls: not a holder.
+TEST(ProcessesScan, WriteOnlyOpensDoNotHoldADevice) {
+  FakeProc proc;
+  proc.WriteProcess("4200", "1000");
+  proc.Link("4200", 3, "/dev/neuron0");
+  proc.Fdinfo("4200", 3, "02100002");  // O_RDWR | O_CLOEXEC | O_LARGEFILE
+  proc.Link("4200", 4, "/dev/neuron1");
+  proc.Fdinfo("4200", 4, "02100001");  // and device 1 only write-only: not held
+  proc.WriteProcess("4300", "1000");
+  proc.Write("4300/cmdline", "neuron-ls\0"s);
+  proc.Link("4300", 3, "/dev/neuron0");
+  proc.Fdinfo("4300", 3, "02100001");  // O_WRONLY | O_CLOEXEC | O_LARGEFILE
+  proc.Link("4300", 4, "/dev/neuron1");
+  proc.Fdinfo("4300", 4, "01");
+  const ProcessScan scan = Scan(proc);
+  ASSERT_EQ(scan.processes.size(), 1u);
+  EXPECT_EQ(scan.processes[0].pid, 4200u);
+  EXPECT_EQ(scan.processes[0].devices, std::vector<std::uint32_t>{0});
+  EXPECT_EQ(scan.scanned, 2u);
+}
+
+// Without a readable fdinfo the mode is unknown, and the descriptor holds the device: a process is
+// never hidden for want of it.
+TEST(ProcessesScan, AnUnreadableFdinfoCountsAsAHolder) {
+  FakeProc proc;
+  proc.Link("10", 3, "/dev/neuron0");  // no fdinfo directory
+  proc.Link("11", 3, "/dev/neuron1");
+  proc.Write("11/fdinfo/3", "pos:\t0\nmnt_id:\t25\n");  // no flags line
+  proc.Link("12", 3, "/dev/neuron2");
+  proc.Fdinfo("12", 3, "garbage");
+  EXPECT_EQ(Scan(proc).processes.size(), 3u);
+  // Reads are bounded, and a line cut by the bound is not read: "flags:\t0100002" (O_RDWR) cut
+  // after "01" would say write-only.
+  proc.Link("13", 3, "/dev/neuron3");
+  proc.Fdinfo("13", 3, "0100002");
+  proc.Link("14", 3, "/dev/neuron3");
+  proc.Write("14/fdinfo/3", "pos:\t0\n" + std::string(100, 'x') + "\nflags:\t01\n");
+  ProcessLimits small_files;
+  small_files.max_file_bytes = 16;  // "pos:\t0\nflags:\t01"
+  const ProcessScan small = Scan(proc, small_files);
+  ASSERT_EQ(small.processes.size(), 5u);
+  EXPECT_EQ(small.processes[3].pid, 13u);
+  EXPECT_EQ(small.processes[4].pid, 14u) << "its flags lie beyond the bound: a holder";
+  const ProcessScan whole = Scan(proc);
+  ASSERT_EQ(whole.processes.size(), 4u);
+  EXPECT_EQ(whole.processes[3].pid, 13u) << "read whole, 14 is write-only";
 }
 
 TEST(ProcessesScan, SystemUserDatabaseAndUnknownUids) {

@@ -61,6 +61,8 @@ done
 
 expect "neuron-ls --" --json-output -- neuron-ls --
 expect "a device" sim:trn1.32xlarge -- neuron-ls --device ""
+expect "an output format" json -- neuron-ls --output-format ""
+expect "an output format after =" table -- neuron-ls --output-format=t
 # bash replaces only what follows the last ':' or '=' typed, so the reply starts after it.
 expect "a device after sim:" trn2.48xlarge:lnc=1 -- neuron-top --device sim:trn2
 expect "--device=" trn1n.32xlarge -- neuron-monitor --device=sim:trn1n
@@ -73,4 +75,4 @@ expect "a verbosity" 4 -- neuron-monitor --verbose ""
 (cd "$source_dir/packaging" && expect "a config file" neuron-monitord.json -- neuron-monitord --config neuron-monitord.j)
 (cd "$source_dir/packaging" && expect "an AWS config file" neuron-monitord.json -- neuron-monitor -c neuron-mon)
 [ -z "$(complete_line neuron-monitor --count "")" ] || nm_fail "--count N should offer nothing"
-echo "ok: device, scenario, log level, verbosity and file values complete"
+echo "ok: device, scenario, output format, log level, verbosity and file values complete"

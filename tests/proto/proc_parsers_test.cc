@@ -319,6 +319,26 @@ TEST(StatusNumber, AbsentOrMalformedIsNothing) {
   EXPECT_EQ(StatusNumber("", "Uid"), std::nullopt);
 }
 
+// A device opened by a Neuron runtime (O_RDWR | O_CLOEXEC | O_LARGEFILE) and by a query tool
+// (O_WRONLY), as the kernel prints their fdinfo.
+TEST(FdinfoFlags, ReadsTheOctalFlagsLine) {
+  EXPECT_EQ(FdinfoFlags("pos:\t0\nflags:\t02100002\nmnt_id:\t25\nino:\t1035\n"), 02100002u);
+  EXPECT_EQ(FdinfoFlags("pos:\t0\nflags:\t0100001\nmnt_id:\t25\n"), 0100001u);
+  EXPECT_EQ(FdinfoFlags("flags:\t00\n"), 0u);
+  EXPECT_EQ(FdinfoFlags("pos:\t0\nflags:\t02\n"), 02u) << "the last line needs no newline";
+}
+
+TEST(FdinfoFlags, AbsentOrMalformedIsNothing) {
+  EXPECT_EQ(FdinfoFlags(""), std::nullopt);
+  EXPECT_EQ(FdinfoFlags("pos:\t0\nmnt_id:\t25\n"), std::nullopt);
+  EXPECT_EQ(FdinfoFlags("flags:\t\n"), std::nullopt);
+  EXPECT_EQ(FdinfoFlags("flags:\t0800\n"), std::nullopt) << "not octal";
+  EXPECT_EQ(FdinfoFlags("flags:\t02x\n"), std::nullopt);
+  EXPECT_EQ(FdinfoFlags("flags:\t-1\n"), std::nullopt);
+  EXPECT_EQ(FdinfoFlags("flags:\t777777777777\n"), std::nullopt) << "beyond 32 bits";
+  EXPECT_EQ(FdinfoFlags("eflags:\t02\n"), std::nullopt) << "the key starts the line";
+}
+
 TEST(ComputeProcessMetrics, ConvertsTicksAndPages) {
   Result<ProcessStat> stat = ParseProcessStat(kSelfStat);
   ASSERT_TRUE(stat.ok());

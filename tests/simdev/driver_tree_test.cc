@@ -454,7 +454,9 @@ TEST_F(DriverTreeTrn2, WritesTheRuntimesProcesses) {
   EXPECT_EQ(Slurp(p + "environ"), NulTerminated({"NEURON_PROCESS_TAG=llama3-8b-rank3"}));
   EXPECT_EQ(Slurp(p + "cgroup"), "0::/user.slice/user-1000.slice/session-1.scope\n");
   EXPECT_EQ(fs::read_symlink(p + "fd/3").string(), "/dev/neuron3");
+  EXPECT_EQ(Slurp(p + "fdinfo/3"), "pos:\t0\nflags:\t02100002\nmnt_id:\t26\n") << "O_RDWR";
   EXPECT_FALSE(fs::exists(fs::symlink_status(p + "fd/4")));
+  EXPECT_FALSE(fs::exists(p + "fdinfo/4"));
   EXPECT_EQ(std::distance(fs::directory_iterator(roots.proc()), fs::directory_iterator()), 16);
 }
 
@@ -479,6 +481,18 @@ TEST(DriverTree, WritesProcessesSpanningDevicesAndRemovesThoseThatExit) {
   EXPECT_EQ(Slurp(roots.Device(2, "stats/memory_usage/host_mem/tensors/total")), "0\n");
   EXPECT_EQ(Slurp(roots.Device(2, "neuron_core0/stats/memory_usage/device_mem/tensors/total")),
             "10\n");
+  // A runtime that leaves a device loses its descriptor and fdinfo; one that comes back has both.
+  const std::string fd4 = roots.proc() + "/700/fd/4", info4 = roots.proc() + "/700/fdinfo/4";
+  EXPECT_EQ(Slurp(info4), "pos:\t0\nflags:\t02100002\nmnt_id:\t26\n");
+  s.runtimes[0].cores = {3};
+  ASSERT_TRUE(writer.Write(inv, s).ok());
+  EXPECT_FALSE(fs::exists(fs::symlink_status(fd4)));
+  EXPECT_FALSE(fs::exists(info4));
+  EXPECT_TRUE(fs::exists(roots.proc() + "/700/fdinfo/3"));
+  s.runtimes[0].cores = {3, 4, 5};
+  ASSERT_TRUE(writer.Write(inv, s).ok());
+  EXPECT_EQ(fs::read_symlink(fd4).string(), "/dev/neuron2");
+  EXPECT_EQ(Slurp(info4), "pos:\t0\nflags:\t02100002\nmnt_id:\t26\n");
 
   s.runtimes.erase(s.runtimes.begin());
   inv.mutable_processes()->DeleteSubrange(0, 1);
