@@ -43,7 +43,7 @@ double Off(const Row& r) {
 
 HostSample NoHost() { return HostSample{}; }
 
-std::vector<Row> Compare(const v1::Report& truth, const v1::Report& shown, bool live) {
+std::vector<Row> Compare(const v1::Report& truth, const v1::Report& shown) {
   std::vector<Row> rows;
   double busy_t = 0, busy_s = 0, flops_t = 0, flops_s = 0, mem_t = 0, mem_s = 0;
   std::size_t cores = 0;
@@ -62,15 +62,14 @@ std::vector<Row> Compare(const v1::Report& truth, const v1::Report& shown, bool 
         ++cores;
       }
     }
-    flops_shown =
-        flops_shown && it->neuroncore_counters().error().find("flops") == std::string::npos;
+    flops_shown = flops_shown && it->neuroncore_counters().flops_unavailable().empty();
     mem_t += static_cast<double>(rt.memory_used().device_bytes());
     mem_s += static_cast<double>(it->memory_used().device_bytes());
   }
   const double n = std::max<std::size_t>(cores, 1);
   rows.push_back(
       {"busy per core (mean of " + std::to_string(cores) + ")", busy_t / n, busy_s / n, "%"});
-  rows.push_back({"FLOP/s per core", flops_t / n, flops_s / n, "FLOP/s", live && flops_shown});
+  rows.push_back({"FLOP/s per core", flops_t / n, flops_s / n, "FLOP/s", flops_shown});
   rows.push_back({"runtimes' device memory", mem_t / 1e9, mem_s / 1e9, "GB"});
   double hbm_t = 0, hbm_s = 0;
   for (const v1::DeviceHbm& d : truth.system().hbm_stats().devices())
@@ -182,8 +181,7 @@ int main(int argc, char** argv) {
     const auto a = truth.ReportAt(*sub, seq, daemon::ReportScope::kFirst);
     const auto b = shown.ReportAt(*sub, seq, daemon::ReportScope::kFirst);
     if (!a || !b) return std::cerr << "no report\n", 1;
-    const bool live = driver >= std::string("2.30.2");
-    for (const Row& r : Compare(*a, *b, live)) {
+    for (const Row& r : Compare(*a, *b)) {
       const double off = Off(r);
       if (r.available && off > 1) ok = false;
       if (r.available) {

@@ -91,6 +91,12 @@ void AddLsOptions(CLI::App& app, LsCommandLine& c) {
                  "JSON")
       ->expected(0, 1)
       ->type_name("[DIR|FILE]");
+  app.add_flag("--driver", c.driver,
+               "report the local Neuron driver's sysfs tree (no daemon): its version and layout, "
+               "and per device the nodes found where expected, moved, missing and unknown; with "
+               "-j, as JSON");
+  app.add_option("--sysfs-root", c.sysfs_root, "where --driver reads the sysfs tree")
+      ->type_name("DIR");
   client::AddEndpointOptions(app, c.endpoint);
 }
 

@@ -29,6 +29,8 @@ struct LsCommandLine {
   // Set by --incidents ("" when given without a DIR or FILE): list incident bundles instead.
   std::optional<std::string> incidents;
   client::EndpointFlags endpoint;
+  bool driver = false;              // --driver: the local driver's nodes, not the daemon's devices
+  std::string sysfs_root = "/sys";  // where --driver reads
 };
 
 void AddLsOptions(CLI::App& app, LsCommandLine& command_line);

@@ -5,6 +5,7 @@
 #include "client/embedded_simulator.h"
 #include "client/program_flags.h"
 #include "client/replay_flags.h"
+#include "exporter/driver_report.h"
 #include "exporter/ls_app.h"
 #include "proto/wire/protobuf_logs.h"
 
@@ -16,6 +17,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (Status st = client::CheckReplayOptions(command_line.replay); !st.ok()) {
     return client::Refuse("neuron-ls", {st.message(), 2}, std::cerr);
+  }
+  if (command_line.driver) {
+    return exporter::PrintDriverReport(command_line.sysfs_root, command_line.json, std::cout,
+                                       std::cerr);
   }
   if (command_line.incidents) {
     return exporter::ListIncidents(*command_line.incidents, command_line.json, std::cout,

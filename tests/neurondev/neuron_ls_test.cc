@@ -6,7 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "exporter/driver_report.h"
 #include "exporter/neuron_ls_format.h"
 #include "neurondev/host.h"
 #include "simdev/driver_tree.h"
@@ -80,6 +83,49 @@ TEST(NeuronLsOnAHost, Trn2TreePrintsWhatTheSimulatorPrints) {
             std::string::npos);
   // Without neuron-monitor no runtime version is known: the training processes are listed anyway.
   EXPECT_NE(exporter::RenderTable(read, {}).find("torchrun"), std::string::npos);
+}
+
+// neuron-ls --driver on a reorganised (2.31) tree: the version and generation, the moved nodes with
+// both paths, the unknown ones; the same as JSON; and no devices is a clear error.
+TEST(NeuronLsDriver, ReportsTheLayoutOfTheLocalDriver) {
+  EXPECT_EQ(exporter::LayoutGeneration("2.24.7.0"), "2.24-2.27");
+  EXPECT_EQ(exporter::LayoutGeneration("2.28.4.0"), "2.28-2.30.1");
+  EXPECT_EQ(exporter::LayoutGeneration("2.30.2.0"), "2.30.2");
+  EXPECT_EQ(exporter::LayoutGeneration("2.31.7.0"), "2.31+ (reorganised)");
+  EXPECT_EQ(exporter::LayoutGeneration("latest"), "unknown");
+  testing::FakeTree root;
+  const std::string sys = root.root() + "/sys", proc = root.root() + "/proc";
+  Result<simdev::InstanceSpec> spec = simdev::ParseDeviceSpec("sim:trn1.2xlarge");
+  ASSERT_TRUE(spec.ok());
+  Result<simdev::Scenario> scenario = simdev::LoadScenario("healthy-training");
+  ASSERT_TRUE(scenario.ok());
+  Result<std::unique_ptr<simdev::Instance>> sim =
+      simdev::Instance::Create(*spec, std::move(*scenario), 3);
+  ASSERT_TRUE(sim.ok());
+  simdev::DriverTreeWriter writer(sys, proc, {.driver_version = "2.31.7.0"});
+  const Nanos t = std::chrono::seconds(10);
+  ASSERT_TRUE(writer.Write((*sim)->Inventory(t), (*sim)->Read(t)).ok());
+  std::ostringstream out, err;
+  EXPECT_EQ(exporter::PrintDriverReport(sys, false, out, err), 0);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("driver: 2.31.7.0, layout 2.31+ (reorganised)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  moved:   stats/hardware/health_status -> health_status\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  unknown: info/firmware_version\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(", 0 missing, 2 unknown"), std::string::npos) << text;
+  std::ostringstream json;
+  EXPECT_EQ(exporter::PrintDriverReport(sys, true, json, err), 0);
+  const nlohmann::json j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j["driver_version"], "2.31.7.0");
+  EXPECT_EQ(j["layout_generation"], "2.31+ (reorganised)");
+  ASSERT_EQ(j["devices"].size(), 1u);
+  EXPECT_EQ(j["devices"][0]["unknown"].size(), 2u);
+  EXPECT_FALSE(j["devices"][0]["moved"].empty());
+  EXPECT_EQ(j["devices"][0]["moved"][0].count("path"), 1u);
+  std::ostringstream none, why;
+  EXPECT_EQ(exporter::PrintDriverReport(root.root() + "/nowhere", false, none, why), 1);
+  EXPECT_NE(why.str().find("no Neuron devices under"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,110 @@
+#include "exporter/driver_report.h"
+
+#include <cstdio>
+#include <ostream>
+#include <vector>
+
+#include "exporter/json_writer.h"
+#include "neurondev/sysfs_tree.h"
+#include "proto/common/file_reader.h"
+#include "proto/common/terminal_text.h"
+
+namespace neuronmon::exporter {
+namespace {
+
+void Strings(JsonWriter& w, std::string_view key, const std::vector<std::string>& values) {
+  w.Key(key);
+  w.BeginArray();
+  for (const std::string& v : values) w.String(v);
+  w.EndArray();
+}
+
+void Lines(std::ostream& out, const char* what, const std::vector<std::string>& values) {
+  for (const std::string& v : values) out << "  " << what << SanitizeForTerminal(v) << "\n";
+}
+
+}  // namespace
+
+std::string LayoutGeneration(const std::string& driver_version) {
+  int major = 0, minor = 0, patch = 0;
+  const int n = std::sscanf(driver_version.c_str(), "%d.%d.%d", &major, &minor, &patch);
+  if (n < 2 || major != 2) return "unknown";
+  if (minor >= 31) return "2.31+ (reorganised)";
+  if (minor == 30 && n == 3 && patch >= 2) return "2.30.2";
+  if (minor >= 28) return "2.28-2.30.1";
+  return minor >= 24 ? "2.24-2.27" : "before 2.24";
+}
+
+int PrintDriverReport(const std::string& sysfs_root, bool json, std::ostream& out,
+                      std::ostream& err) {
+  const neurondev::SysfsTree tree(sysfs_root);
+  Result<std::vector<int>> devices = tree.ListDevices();
+  if (!devices.ok() || devices->empty()) {
+    err << "neuron-ls: no Neuron devices under " << SanitizeForTerminal(sysfs_root)
+        << (devices.ok() ? " (is the aws-neuronx-dkms driver loaded?)"
+                         : ": " + SanitizeForTerminal(devices.status().message()))
+        << "\n";
+    return 1;
+  }
+  Result<std::string> read = ReadRegularFile(sysfs_root + "/module/neuron/version", 256);
+  std::string version = read.ok() ? read->substr(0, read->find('\n')) : "";
+  const std::string generation = LayoutGeneration(version);
+  if (json) {
+    std::string text;
+    JsonWriter w(text, JsonWriter::Style::kIndented);
+    w.BeginObject();
+    w.Key("sysfs_root");
+    w.String(sysfs_root);
+    w.Key("driver_version");
+    w.String(version);
+    w.Key("layout_generation");
+    w.String(generation);
+    w.Key("devices");
+    w.BeginArray();
+    for (int n : *devices) {
+      const neurondev::NodeIndex nodes = tree.IndexDevice(n, version);
+      w.BeginObject();
+      w.Key("neuron_device");
+      w.Int(n);
+      Strings(w, "found", nodes.found());
+      w.Key("moved");
+      w.BeginArray();
+      for (const auto& m : nodes.moved()) {
+        w.BeginObject();
+        w.Key("node");
+        w.String(m.canonical);
+        w.Key("path");
+        w.String(m.found);
+        w.EndObject();
+      }
+      w.EndArray();
+      Strings(w, "missing", nodes.missing());
+      Strings(w, "unknown", nodes.unknown());
+      w.Key("truncated");
+      w.Bool(nodes.truncated());
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    out << text << "\n";
+    return 0;
+  }
+  out << "driver: " << (version.empty() ? "version unknown" : SanitizeForTerminal(version))
+      << ", layout " << generation << " (" << SanitizeForTerminal(sysfs_root) << ")\n";
+  for (int n : *devices) {
+    const neurondev::NodeIndex nodes = tree.IndexDevice(n, version);
+    out << "neuron" << n << ": " << nodes.found().size() << " nodes where expected, "
+        << nodes.moved().size() << " moved, " << nodes.missing().size() << " missing, "
+        << nodes.unknown().size() << " unknown" << (nodes.truncated() ? " (walk cut short)" : "")
+        << "\n";
+    for (const auto& m : nodes.moved()) {
+      out << "  moved:   " << SanitizeForTerminal(m.canonical) << " -> "
+          << SanitizeForTerminal(m.found) << "\n";
+    }
+    Lines(out, "missing: ", nodes.missing());
+    Lines(out, "unknown: ", nodes.unknown());
+  }
+  return 0;
+}
+
+}  // namespace neuronmon::exporter
