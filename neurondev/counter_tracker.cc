@@ -212,8 +212,9 @@ bool CounterTracker::FindsRestart(const TreeReading& reading) const {
 void CounterTracker::Restart(const TreeReading& reading) {
   ++epoch_;
   for (auto& [index, device] : state_) {
+    const int n = index;  // (a structured binding cannot be captured before C++20's clang 16)
     const auto now = std::find_if(reading.devices.begin(), reading.devices.end(),
-                                  [&](const DeviceReading& d) { return d.index == index; });
+                                  [n](const DeviceReading& d) { return d.index == n; });
     // A replaced directory is a driver that counts again from 0: what it shows now is what it
     // counted since. A reset keeps the driver's counts: they go on from where they were.
     const bool recounted = now == reading.devices.end() ||
