@@ -31,12 +31,18 @@ void AddHostMemory(const DeviceReading& d, HostMemory* h) {
   h->tensors += CategoryTotal(d.host_memory, "tensors");
 }
 
+// Every category the core's device_mem lists: the runtime's five by name, the driver's others
+// (driver_memory, collectives, dma_rings, ...) in `other`, which the runtime's total counts too.
 void AddCoreMemory(const CoreReading& c, CoreMemory* m) {
-  m->constants += CategoryTotal(c.device_memory, "constants");
-  m->model_code += CategoryTotal(c.device_memory, "model_code");
-  m->model_shared_scratchpad += CategoryTotal(c.device_memory, "model_shared_scratchpad");
-  m->runtime_memory += CategoryTotal(c.device_memory, "runtime_memory");
-  m->tensors += CategoryTotal(c.device_memory, "tensors");
+  for (const MemoryCategory& category : c.device_memory) {
+    std::uint64_t* field = &m->other;
+    if (category.name == "constants") field = &m->constants;
+    if (category.name == "model_code") field = &m->model_code;
+    if (category.name == "model_shared_scratchpad") field = &m->model_shared_scratchpad;
+    if (category.name == "runtime_memory") field = &m->runtime_memory;
+    if (category.name == "tensors") field = &m->tensors;
+    *field += category.total;
+  }
 }
 
 std::string JoinErrors(const std::vector<std::string>& errors) {
@@ -142,13 +148,14 @@ void Host::Refresh(const TreeReading& reading) {
   inventory_ = BuildInventory(reading, identity, lnc_);
   layout_note_.clear();
   if (!device_indices_.empty()) {
-    // Where the first device's nodes are: a layout other than 2.24–2.30's is said at start-up.
-    const NodeIndex nodes = SysfsTree(options_.sysfs_root, options_.tree_limits)
-                                .IndexDevice(device_indices_.front(), version);
-    if (!nodes.moved().empty() || !nodes.missing().empty() || !nodes.unknown().empty()) {
-      layout_note_ = ", driver layout: " + std::to_string(nodes.moved().size()) + " moved, " +
-                     std::to_string(nodes.missing().size()) + " missing, " +
-                     std::to_string(nodes.unknown().size()) +
+    // Where the first device's nodes are, as the sampler's discovery found them: a layout
+    // other than 2.24–2.30's is said at start-up.
+    const NodeIndex* nodes = sampler_.nodes(device_indices_.front());
+    if (nodes != nullptr &&
+        (!nodes->moved().empty() || !nodes->missing().empty() || !nodes->unknown().empty())) {
+      layout_note_ = ", driver layout: " + std::to_string(nodes->moved().size()) + " moved, " +
+                     std::to_string(nodes->missing().size()) + " missing, " +
+                     std::to_string(nodes->unknown().size()) +
                      " unknown nodes (neuron-ls --driver lists them)";
     }
   }
@@ -281,6 +288,11 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
       // Device-wide figures belong to this process only when it holds the device alone.
       if (holders[d] != 1) {
         shared_devices_ = true;
+        memory->device_unavailable +=
+            (memory->device_unavailable.empty() ? "" : "; ") + std::string("ND") +
+            std::to_string(d) +
+            " is shared with another process, and the driver's sysfs counts its memory per core, "
+            "not per process";
         continue;
       }
       auto it = std::find_if(reading.devices.begin(), reading.devices.end(),

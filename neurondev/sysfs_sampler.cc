@@ -40,6 +40,13 @@ std::size_t SysfsSampler::open_files() const {
   return n;
 }
 
+const NodeIndex* SysfsSampler::nodes(int index) const {
+  for (const DevicePlan& d : plan_->devices) {
+    if (d.constants.index == index) return &d.nodes;
+  }
+  return nullptr;
+}
+
 void SysfsSampler::Discover() {
   plan_ = std::make_unique<TreePlan>();  // closes every descriptor first
   fd_budget_ = limits_.max_open_files;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "neurondev/node_index.h"
 #include "neurondev/tree_reading.h"
 
 namespace neuronmon::neurondev {
@@ -75,6 +76,9 @@ class SysfsSampler {
   // Descriptors kept open between samples (files and device directories), at most
   // TreeLimits::max_open_files.
   std::size_t open_files() const;
+  // Where device `index`'s nodes were found at the last discovery (its plan's walk), or null
+  // before the first Sample() or for a device the plan lacks.
+  const NodeIndex* nodes(int index) const;
 
  private:
   void Discover();

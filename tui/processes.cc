@@ -172,8 +172,10 @@ std::vector<ProcessRow> BuildProcessRows(const Model& model) {
     row.command = p != nullptr && !p->command().empty() ? p->command() : r.tag();
     row.cores = CoresOf(r, p);
     row.devices = DevicesOf(row.cores, p, per_device);
-    // Memory the runtime could not report (its error) is unavailable, not 0.
-    if (r.has_memory_used() && r.memory_used().error().empty()) {
+    // Memory the runtime could not report (its error), or only in part (a shared device), is
+    // unavailable, not 0 and not the part.
+    if (r.has_memory_used() && r.memory_used().error().empty() &&
+        r.memory_used().device_unavailable().empty()) {
       row.device_bytes = static_cast<double>(r.memory_used().device_bytes());
       row.host_bytes = static_cast<double>(r.memory_used().host_bytes());
     }

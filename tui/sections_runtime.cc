@@ -168,7 +168,7 @@ void DrawMemorySummary(Ctx& ctx, int y, int rows) {
   Header(ctx, y, "Memory Usage Summary");
   v1::HostMemoryBreakdown host;
   double host_total = 0, device_total = 0;
-  double tensors = 0, constants = 0, code = 0, runtime = 0, scratch = 0;
+  double tensors = 0, constants = 0, code = 0, runtime = 0, scratch = 0, other = 0;
   for (const RuntimeView& r : ctx.model.runtimes()) {
     if (!Selected(ctx, r)) continue;
     const v1::MemoryUsed& m = r.report.memory_used();
@@ -184,6 +184,7 @@ void DrawMemorySummary(Ctx& ctx, int y, int rows) {
       code += static_cast<double>(core.model_code());
       runtime += static_cast<double>(core.runtime_memory());
       scratch += static_cast<double>(core.model_shared_scratchpad());
+      other += static_cast<double>(core.other());
     }
   }
   // A category is shown whole or not at all: a label without its figure says nothing.
@@ -208,7 +209,9 @@ void DrawMemorySummary(Ctx& ctx, int y, int rows) {
     x = item(x, y + 2, "Constants: ", constants);
     x = item(x, y + 2, "Model Code: ", code);
     x = item(x, y + 2, "Runtime Memory: ", runtime);
-    item(x, y + 2, "Model Scratchpad: ", scratch);
+    x = item(x, y + 2, "Model Scratchpad: ", scratch);
+    // The driver's own categories (driver memory, collectives, DMA rings, ...), when it lists them.
+    if (other > 0) item(x, y + 2, "Driver/Other: ", other);
   }
 }
 

@@ -51,7 +51,7 @@ std::map<int, DeviceNode> Collect(const Model& model, std::uint32_t pid) {
       core.core = c.index();
       const double total =
           static_cast<double>(c.constants() + c.model_code() + c.model_shared_scratchpad() +
-                              c.runtime_memory() + c.tensors());
+                              c.runtime_memory() + c.tensors() + c.other());
       core.device += total;
       d.device_bytes += total;
       core.tensors += static_cast<double>(c.tensors());

@@ -127,10 +127,14 @@ struct CoreMemory {
   std::uint64_t model_shared_scratchpad = 0;
   std::uint64_t runtime_memory = 0;
   std::uint64_t tensors = 0;
+  // The driver's other categories on the core (driver_memory, collectives, nonshared_scratchpad,
+  // notifications, dma_rings, uncategorized): counted in the runtime's device total, not in AWS's
+  // five-key breakdown.
+  std::uint64_t other = 0;
   std::uint64_t Total() const {
-    return constants + model_code + model_shared_scratchpad + runtime_memory + tensors;
+    return constants + model_code + model_shared_scratchpad + runtime_memory + tensors + other;
   }
-  // Each field with the driver's device memory category it is in.
+  // Each of the five runtime fields with the driver's device memory category it is in.
   std::array<std::pair<const char*, std::uint64_t>, 5> ByCategory() const {
     return {{{"constants", constants},
              {"model_code", model_code},
@@ -165,6 +169,10 @@ struct RuntimeMemory {
   HostMemory host;
   std::vector<CoreMemory> cores;  // ascending core index
   std::vector<LoadedModel> models;
+  // Non-empty: part of the runtime's device memory cannot be told apart (a device it shares with
+  // another process, whose sysfs figures are per core, not per process), and why; `cores` then
+  // holds only the devices it has alone.
+  std::string device_unavailable;
   std::uint64_t DeviceTotal() const;
 };
 

@@ -78,7 +78,9 @@ void MemoryToProto(const RuntimeMemory& m, v1::MemoryUsed& out) {
     core->set_model_shared_scratchpad(c.model_shared_scratchpad);
     core->set_runtime_memory(c.runtime_memory);
     core->set_tensors(c.tensors);
+    core->set_other(c.other);
   }
+  out.set_device_unavailable(m.device_unavailable);
   for (const LoadedModel& model : m.models) {
     v1::LoadedModel* lm = out.add_loaded_models();
     lm->set_name(model.name);
@@ -107,8 +109,9 @@ std::shared_ptr<const RuntimeMemory> MemoryFromProto(const v1::MemoryUsed& p) {
   m->host = HostMemoryFromProto(p.host());
   for (const v1::CoreMemory& c : p.cores()) {
     m->cores.push_back({c.index(), c.constants(), c.model_code(), c.model_shared_scratchpad(),
-                        c.runtime_memory(), c.tensors()});
+                        c.runtime_memory(), c.tensors(), c.other()});
   }
+  m->device_unavailable = p.device_unavailable();
   for (const v1::LoadedModel& model : p.loaded_models()) {
     LoadedModel& out = m->models.emplace_back();
     out.name = model.name();

@@ -107,6 +107,24 @@ TEST(PrometheusUnavailable, OnlyFlopsUnmeasuredKeepsUtilizationAndSaysWhy) {
             1);
 }
 
+// A runtime whose device memory is known only in part has no neuron_device total (a part would
+// read as the whole); its host figure and per-core series stay.
+TEST(PrometheusUnavailable, APartialDeviceMemoryHasNoTotal) {
+  SimCore sim("trn2.48xlarge", "healthy-training", {40, 45});
+  Snapshot end = *sim.core().history().newest();
+  ASSERT_FALSE(end.runtimes.empty());
+  const std::size_t before =
+      Family(sim.Build(&end), "neuron_runtime_memory_used_bytes")->samples.size();
+  auto partial = std::make_shared<RuntimeMemory>(*end.runtimes[0].memory);
+  partial->device_unavailable = "ND2 is shared";
+  end.runtimes[0].memory = partial;
+  const Exposition e = sim.Build(&end);
+  const MetricFamily* used = Family(e, "neuron_runtime_memory_used_bytes");
+  ASSERT_NE(used, nullptr);
+  EXPECT_EQ(used->samples.size(), before - 1);
+  EXPECT_NE(Family(e, "neuroncore_memory_usage_tensors"), nullptr);
+}
+
 TEST(PrometheusUnavailable, PromtoolAcceptsARealHostExposition) {
   if (access(testing::kPromtool, X_OK) != 0) GTEST_SKIP() << "promtool is not installed";
   SimCore sim("trn2.48xlarge", "healthy-training", {40, 45});

@@ -137,6 +137,30 @@ TEST(MonitorJsonUnavailable, RuntimeGroupsWithAnErrorPrintNoFigures) {
   }
 }
 
+// A runtime whose device memory is known only in part (a device it shares) says so in the group's
+// error, where readers of neuron-monitor's document look; the part is still printed.
+TEST(MonitorJsonUnavailable, PartialDeviceMemorySaysWhyInTheGroupError) {
+  v1::Report report;
+  v1::RuntimeReport& runtime = *report.add_runtimes();
+  runtime.set_pid(1);
+  runtime.set_tag("1");
+  v1::MemoryUsed& memory = *runtime.mutable_memory_used();
+  memory.set_period_ns(1'000'000'000);
+  memory.set_device_bytes(300);
+  memory.set_device_unavailable("ND2 is shared");
+  v1::CoreMemory& core = *memory.add_cores();
+  core.set_tensors(100);
+  core.set_other(200);  // in device_bytes, not in AWS's five keys
+  const std::string document = Rendered(report);
+  EXPECT_NE(document.find(R"("neuron_device":300,)"), std::string::npos) << document;
+  EXPECT_NE(document.find(R"("0":{"constants":0,"model_code":0,"model_shared_scratchpad":0,)"
+                          R"("runtime_memory":0,"tensors":100}})"),
+            std::string::npos)
+      << document;
+  EXPECT_NE(document.find(R"("loaded_models":[],"error":"ND2 is shared"})"), std::string::npos)
+      << document;
+}
+
 // ---- whole documents from backends that cannot measure some signals ----
 
 MonitorState RunUnmeasured(const Unmeasured& unmeasured) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -702,6 +703,54 @@ TEST(Host, AProcessIsItsPidAndStartTime) {
   tree.Write("proc/5100/stat", StatLine(5100, 9000));
   s = (*host)->Read(Now());
   EXPECT_TRUE(s.runtimes.empty());
+}
+
+// A runtime that holds a device alone holds every category the driver counts on its cores
+// (driver memory, collectives and DMA rings too, in `other`); on a device it shares, the driver's
+// per-core figures cannot be split between processes, so that part is unavailable with the reason,
+// never guessed and never a silent 0.
+TEST(Host, ARuntimesDeviceMemoryIsEveryCategoryOfTheDevicesItHoldsAlone) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  WriteProcess(tree, 5100, {0}, "/user.slice");
+  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteProcess(tree, 5200, {1, 2}, "/user.slice");
+  tree.Write("proc/5200/stat", StatLine(5200, 600));
+  WriteProcess(tree, 5300, {2}, "/user.slice");
+  tree.Write("proc/5300/stat", StatLine(5300, 700));
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  ASSERT_EQ(s.runtimes.size(), 3u);
+  const auto device_total = [&](int d) {
+    std::uint64_t total = 0;
+    for (std::uint64_t v : s.devices[d].memory.used) total += v;
+    return total;
+  };
+  const auto runtime = [&](std::uint32_t pid) -> const RuntimeSample& {
+    return *std::find_if(s.runtimes.begin(), s.runtimes.end(),
+                         [&](const RuntimeSample& r) { return r.pid == pid; });
+  };
+  const RuntimeMemory& alone = *runtime(5100).memory;
+  EXPECT_TRUE(alone.device_unavailable.empty()) << alone.device_unavailable;
+  ASSERT_GT(device_total(0), 0u);
+  EXPECT_EQ(alone.DeviceTotal(), device_total(0));
+  std::uint64_t other = 0;
+  for (const CoreMemory& c : alone.cores) other += c.other;
+  EXPECT_EQ(other, device_total(0) - s.devices[0].memory.used[DeviceMemoryCategory("tensors")] -
+                       s.devices[0].memory.used[DeviceMemoryCategory("constants")] -
+                       s.devices[0].memory.used[DeviceMemoryCategory("model_code")] -
+                       s.devices[0].memory.used[DeviceMemoryCategory("runtime_memory")] -
+                       s.devices[0].memory.used[DeviceMemoryCategory("model_shared_scratchpad")]);
+  EXPECT_GT(other, 0u);
+  const RuntimeMemory& partly = *runtime(5200).memory;
+  EXPECT_EQ(partly.DeviceTotal(), device_total(1));
+  EXPECT_NE(partly.device_unavailable.find("ND2 is shared"), std::string::npos)
+      << partly.device_unavailable;
+  EXPECT_EQ(partly.device_unavailable.find("ND1"), std::string::npos);
+  const RuntimeMemory& shared = *runtime(5300).memory;
+  EXPECT_TRUE(shared.cores.empty());
+  EXPECT_NE(shared.device_unavailable.find("ND2 is shared"), std::string::npos);
 }
 
 // The daemon takes the process scan's step after handing a reading over (AfterRead), so the step's

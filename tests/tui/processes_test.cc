@@ -68,6 +68,23 @@ TEST(ProcessRows, WhatTheBackendCannotMeasureIsUnavailableNotZero) {
   EXPECT_EQ(Cell(serve, ProcessColumn::kCores), "4-7");
 }
 
+// Memory known only in part (a device shared with another process) is not shown as the whole.
+TEST(ProcessRows, APartialMemoryFigureIsUnavailable) {
+  v1::Report report;
+  report.set_seq(1);
+  report.set_period_ns(1000000000);
+  report.add_groups(v1::GROUP_MEMORY_USED);
+  v1::RuntimeReport& r = *report.add_runtimes();
+  r.set_pid(7);
+  r.mutable_memory_used()->set_device_bytes(100);
+  r.mutable_memory_used()->set_device_unavailable("ND1 is shared");
+  Model model;
+  model.Apply(report);
+  const std::vector<ProcessRow> rows = BuildProcessRows(model);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(Cell(rows[0], ProcessColumn::kDeviceMemory), "n/a");
+}
+
 TEST(ProcessRows, AnApplicationMissingFromTheInventoryShowsWhatItsCountersSay) {
   const std::vector<ProcessRow> rows = BuildProcessRows(testing::ProcessModel(false));
   const ProcessRow& late = Row(rows, 300);

@@ -28,6 +28,7 @@ void AddCategories(const CoreMemory& c, std::map<const char*, double>& cat) {
   cat["model code"] += static_cast<double>(c.model_code);
   cat["scratchpad"] += static_cast<double>(c.model_shared_scratchpad);
   cat["runtime memory"] += static_cast<double>(c.runtime_memory);
+  cat["driver and other"] += static_cast<double>(c.other);
 }
 
 Holders HoldersOf(const Snapshot& end, std::uint32_t per) {

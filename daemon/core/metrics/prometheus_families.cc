@@ -156,8 +156,11 @@ bool AddMemoryUsed(const GroupContext& c) {
   }
   const bool ok = ForEachRuntime(c, [&](std::size_t i, const RuntimeSample& r) {
     used.Add(RuntimeLabels(c, i, {{"memory_location", "host"}}), AsDouble(r.memory->host.Total()));
-    used.Add(RuntimeLabels(c, i, {{"memory_location", "neuron_device"}}),
-             AsDouble(r.memory->DeviceTotal()));
+    // A total that leaves out a shared device would read as the runtime's whole figure.
+    if (r.memory->device_unavailable.empty()) {
+      used.Add(RuntimeLabels(c, i, {{"memory_location", "neuron_device"}}),
+               AsDouble(r.memory->DeviceTotal()));
+    }
     for (const CoreMemory& m : r.memory->cores) {
       // memory_location is literally "None" in AWS's exporter; kept for compatibility.
       const std::vector<Label> labels = RuntimeLabels(
