@@ -119,13 +119,7 @@ int main(int argc, char** argv) {
     const std::string root = dir + "/" + driver;
     std::filesystem::create_directories(root + "/sys");
     std::filesystem::create_directories(root + "/proc");
-    auto spec = simdev::ParseDeviceSpec(device);
-    auto scenario = simdev::LoadScenario(scenario_name);
-    if (!spec.ok() || !scenario.ok()) {
-      std::cerr << (spec.ok() ? scenario.status() : spec.status()).message() << "\n";
-      return 1;
-    }
-    auto writing = simdev::Instance::Create(*spec, std::move(*scenario), 1);
+    auto writing = simdev::Instance::Named(device, scenario_name, 1);
     if (!writing.ok()) return std::cerr << writing.status().message() << "\n", 1;
     simdev::DriverTreeWriter writer(root + "/sys", root + "/proc",
                                     {.driver_version = driver, .kernel_log = root + "/kmsg"});

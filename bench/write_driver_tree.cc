@@ -25,13 +25,7 @@ int main(int argc, char** argv) {
   app.add_option("--at", at, "simulated time of the first write, seconds");
   app.add_option("--follow", follow, "keep writing once a second for this many seconds");
   CLI11_PARSE(app, argc, argv);
-  auto spec = simdev::ParseDeviceSpec(device);
-  auto scenario = simdev::LoadScenario(scenario_name);
-  if (!spec.ok() || !scenario.ok()) {
-    std::cerr << (spec.ok() ? scenario.status() : spec.status()).message() << "\n";
-    return 1;
-  }
-  auto instance = simdev::Instance::Create(*spec, std::move(*scenario), 1);
+  auto instance = simdev::Instance::Named(device, scenario_name, 1);
   if (!instance.ok()) return std::cerr << instance.status().message() << "\n", 1;
   std::filesystem::create_directories(dir + "/sys");
   std::filesystem::create_directories(dir + "/proc");

@@ -1,11 +1,11 @@
 #include "exporter/driver_report.h"
 
-#include <cstdio>
 #include <ostream>
 #include <vector>
 
 #include "exporter/json_writer.h"
 #include "neurondev/sysfs_tree.h"
+#include "proto/common/driver_version.h"
 #include "proto/common/file_reader.h"
 #include "proto/common/terminal_text.h"
 
@@ -26,13 +26,12 @@ void Lines(std::ostream& out, const char* what, const std::vector<std::string>& 
 }  // namespace
 
 std::string LayoutGeneration(const std::string& driver_version) {
-  int major = 0, minor = 0, patch = 0;
-  const int n = std::sscanf(driver_version.c_str(), "%d.%d.%d", &major, &minor, &patch);
-  if (n < 2 || major != 2) return "unknown";
-  if (minor >= 31) return "2.31+ (reorganised)";
-  if (minor == 30 && n == 3 && patch >= 2) return "2.30.2";
-  if (minor >= 28) return "2.28-2.30.1";
-  return minor >= 24 ? "2.24-2.27" : "before 2.24";
+  const std::optional<DriverVersion> v = ParseDriverVersion(driver_version);
+  if (!v || v->parts[0] != 2) return "unknown";
+  if (v->AtLeast({2, 31})) return "2.31+ (reorganised)";
+  if (v->AtLeast({2, 30, 2})) return "2.30.2";
+  if (v->AtLeast({2, 28})) return "2.28-2.30.1";
+  return v->AtLeast({2, 24}) ? "2.24-2.27" : "before 2.24";
 }
 
 int PrintDriverReport(const std::string& sysfs_root, bool json, std::ostream& out,

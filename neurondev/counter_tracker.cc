@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <optional>
 #include <string_view>
+
+#include "proto/common/driver_version.h"
 
 namespace neuronmon::neurondev {
 namespace {
@@ -99,9 +100,8 @@ constexpr std::array<OutcomeField, 23> kOutcomeFields = {{
 }  // namespace
 
 bool HasLiveCounters(const std::string& version) {
-  int major = 0, minor = 0, patch = 0;
-  if (std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) != 3) return false;
-  return std::array{major, minor, patch} >= std::array{2, 30, 2};
+  const std::optional<DriverVersion> v = ParseDriverVersion(version);
+  return v && v->AtLeast({2, 30, 2});
 }
 
 bool AddOutcome(const std::string& name, std::uint64_t count, ExecutionCounters* e) {

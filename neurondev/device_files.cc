@@ -11,16 +11,20 @@ namespace neuronmon::neurondev {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string_view> DeviceFiles::Text(PlannedFile& file) {
+Result<std::string_view> DeviceFiles::Paced(PlannedFile& file) {
   const std::uint32_t every = refresh_.every[static_cast<std::size_t>(file.pace)];
   const bool rotating = every > 1;
   if (rotating && file.last && (refresh_.sample + file.phase) % every != 0) {
     const Result<std::string>& last = *file.last;
-    return Deliver(file, last.ok() ? Result<std::string_view>(*last) : last.status());
+    return last.ok() ? Result<std::string_view>(*last) : last.status();
   }
   Result<std::string_view> text = ReadNow(file);
   if (rotating) file.last = text.ok() ? Result<std::string>(std::string(*text)) : text.status();
-  return Deliver(file, text);
+  return text;
+}
+
+std::optional<std::string_view> DeviceFiles::Text(PlannedFile& file) {
+  return Deliver(file, Paced(file));
 }
 
 std::optional<std::uint64_t> DeviceFiles::Counter(PlannedFile& file) {
@@ -35,14 +39,9 @@ std::optional<std::uint64_t> DeviceFiles::Counter(PlannedFile& file) {
 }
 
 std::optional<std::uint64_t> DeviceFiles::OptionalCounter(PlannedFile& file) {
-  const std::uint32_t every = refresh_.every[static_cast<std::size_t>(file.pace)];
-  const bool rotating = every > 1;
-  if (!rotating || !file.last || (refresh_.sample + file.phase) % every == 0) {
-    Result<std::string_view> now = ReadNow(file);
-    file.last = now.ok() ? Result<std::string>(std::string(*now)) : now.status();
-  }
-  if (!file.last->ok()) return std::nullopt;
-  Result<std::uint64_t> value = ParseCounter(**file.last);
+  const Result<std::string_view> text = Paced(file);  // absent or unreadable: nothing recorded
+  if (!text.ok()) return std::nullopt;
+  Result<std::uint64_t> value = ParseCounter(*text);
   if (!value.ok()) {
     Error(Path(file) + ": " + value.status().message());
     return std::nullopt;

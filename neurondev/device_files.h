@@ -44,6 +44,8 @@ class DeviceFiles {
 
  private:
   Result<std::string_view> ReadNow(PlannedFile& file);
+  // The file read now, or its last reading when its pace skips this sample.
+  Result<std::string_view> Paced(PlannedFile& file);
   std::optional<std::string_view> Deliver(const PlannedFile& file,
                                           const Result<std::string_view>& text);
 

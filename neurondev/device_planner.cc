@@ -203,10 +203,7 @@ std::vector<std::uint32_t> DevicePlanner::CoreIndices(const DevicePlan& d) {
   const std::size_t max = limits_.max_cores_per_device;
   std::vector<std::uint32_t> out;
   for (const std::string& name : Subdirectories(d, ".", max * 4 + 16).names) {
-    constexpr std::string_view kPrefix = "neuron_core";
-    if (name.rfind(kPrefix, 0) != 0) continue;
-    Result<std::uint64_t> k = ParseCounter(std::string_view(name).substr(kPrefix.size()));
-    if (k.ok() && *k < 4096) out.push_back(static_cast<std::uint32_t>(*k));
+    if (const std::optional<std::uint32_t> k = CoreDirectoryNumber(name)) out.push_back(*k);
   }
   std::sort(out.begin(), out.end());
   if (out.size() > max) out.resize(max);

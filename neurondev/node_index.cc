@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
+#include <charconv>
+
+#include "proto/common/driver_version.h"
 
 namespace neuronmon::neurondev {
 namespace {
@@ -101,7 +103,11 @@ void NodeIndex::Walk(int fd, const std::string& prefix, NodeScope scope, std::si
   std::sort(entries.begin(), entries.end());
   for (const auto& [name, is_dir] : entries) {
     if (depth == 0 && In(kGeneric, name)) continue;
-    if (depth == 0 && scope == NodeScope::kDevice && name.rfind("neuron_core", 0) == 0) continue;
+    if (depth == 0 && scope == NodeScope::kDevice && name.rfind("neuron_core", 0) == 0) {
+      const std::optional<std::uint32_t> k = CoreDirectoryNumber(name);
+      if (k && is_dir && (!first_core_ || *k < *first_core_)) first_core_ = k;
+      continue;
+    }
     const std::string path = prefix + name;
     out.push_back({path, is_dir});
     if (!is_dir || In(kListed, name)) continue;
@@ -118,27 +124,25 @@ void NodeIndex::Walk(int fd, const std::string& prefix, NodeScope scope, std::si
   ::closedir(dir);
 }
 
+std::optional<std::uint32_t> CoreDirectoryNumber(std::string_view name) {
+  constexpr std::string_view kPrefix = "neuron_core";
+  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) {
+    return std::nullopt;
+  }
+  const std::string_view digits = name.substr(kPrefix.size());
+  std::uint32_t k = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+  if (ec != std::errc() || end != digits.data() + digits.size() || k >= 4096) return std::nullopt;
+  return k;
+}
+
 NodeIndex NodeIndex::Build(int device_fd, const std::string& driver_version,
                            const NodeLimits& limits) {
   NodeIndex index;
   index.Walk(device_fd, "", NodeScope::kDevice, 0, limits, index.device_);
   // The lowest-numbered core stands for all: one driver lays every core out alike.
-  std::string first_core;
-  long lowest = -1;
-  if (DIR* dir = ::fdopendir(::openat(device_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))) {
-    for (const dirent* e; (e = ::readdir(dir)) != nullptr;) {
-      const std::string_view name = e->d_name;
-      if (name.rfind("neuron_core", 0) != 0) continue;
-      char* end = nullptr;
-      const long k = std::strtol(e->d_name + 11, &end, 10);
-      if (end != e->d_name + 11 && *end == '\0' && k >= 0 && (lowest < 0 || k < lowest)) {
-        lowest = k;
-        first_core = std::string(name);
-      }
-    }
-    ::closedir(dir);
-  }
-  if (!first_core.empty()) {
+  if (index.first_core_) {
+    const std::string first_core = "neuron_core" + std::to_string(*index.first_core_);
     const int core =
         ::openat(device_fd, first_core.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (core >= 0) {
@@ -147,8 +151,7 @@ NodeIndex NodeIndex::Build(int device_fd, const std::string& driver_version,
       ::close(core);
     }
   }
-  int major = 0, minor = 0;
-  const bool versioned = std::sscanf(driver_version.c_str(), "%d.%d", &major, &minor) == 2;
+  const std::optional<DriverVersion> version = ParseDriverVersion(driver_version);
   std::vector<std::string> resolved[2];
   for (const KnownNode& n : KnownNodes()) {
     const std::string prefix = n.scope == NodeScope::kCore ? "neuron_core<K>/" : "";
@@ -158,8 +161,7 @@ NodeIndex NodeIndex::Build(int device_fd, const std::string& driver_version,
         std::any_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.path == at; });
     resolved[static_cast<int>(n.scope)].push_back(at);
     if (!n.read) continue;
-    const bool expected =
-        !versioned || std::pair(major, minor) >= std::pair(n.since_major, n.since_minor);
+    const bool expected = !version || version->AtLeast({n.since_major, n.since_minor});
     if (there && at == n.canonical) {
       index.found_.push_back(prefix + std::string(n.canonical));
     } else if (there) {

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,10 @@ const std::vector<KnownNode>& KnownNodes();
 
 // The entries of health_status/ the reader knows by name (it reads every entry there).
 bool IsKnownHealthNode(std::string_view name);
+
+// K of a core's directory name, "neuron_core<K>" (K decimal, below 4096); nullopt for any other
+// name.
+std::optional<std::uint32_t> CoreDirectoryNumber(std::string_view name);
 
 struct NodeLimits {
   std::size_t max_depth = 6;
@@ -75,7 +80,8 @@ class NodeIndex {
   }
 
   std::vector<Entry> device_, core_;
-  std::string core_prefix_;  // "neuron_core<K>/" of the core walked, for the report
+  std::string core_prefix_;                  // "neuron_core<K>/" of the core walked, for the report
+  std::optional<std::uint32_t> first_core_;  // the lowest K the device's walk passed
   std::size_t walked_ = 0;
   bool truncated_ = false;
   std::vector<std::string> found_, missing_, unknown_;

@@ -27,22 +27,6 @@ std::uint64_t RoundToCount(double value) {
   return value > 0 ? static_cast<std::uint64_t>(std::llround(value)) : 0;
 }
 
-std::vector<int> ParseVersion(const std::string& text) {
-  std::vector<int> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t dot = std::min(text.find('.', start), text.size());
-    const std::string part = text.substr(start, dot - start);
-    if (part.empty() || part.size() > 6 ||
-        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return {};
-    }
-    out.push_back(std::stoi(part));
-    start = dot + 1;
-  }
-  return out.size() >= 2 ? out : std::vector<int>{};
-}
-
 const Arch* ArchOf(const v1::Device& device, const v1::HardwareInfo& hardware) {
   static constexpr Arch kTrn1{"NDv2", "Trn1", "Trainium1"};
   static constexpr Arch kInf2{"NDv3", "Inf2", "Inferentia2"};

@@ -64,9 +64,6 @@ struct Arch {
 // The architecture of `device` (named by the hardware when it has no name); nullptr when unknown.
 const Arch* ArchOf(const v1::Device& device, const v1::HardwareInfo& hardware);
 
-// "2.30.2.0" -> {2, 30, 2, 0}; empty when it is not dot-separated numbers.
-std::vector<int> ParseVersion(const std::string& text);
-
 // A counter's file: the value and a newline.
 std::string Line(std::uint64_t value);
 // `value` rounded to a count; 0 when not positive.

@@ -33,13 +33,13 @@ std::string Place(const DriverGeneration& g, std::string_view canonical, const M
 
 }  // namespace
 
-DriverGeneration GenerationOf(const std::vector<int>& version) {
+DriverGeneration GenerationOf(const DriverVersion& version) {
   DriverGeneration g;
-  g.topology_root_only = version < std::vector<int>{2, 28};
+  g.topology_root_only = !version.AtLeast({2, 28});
   g.health_status = !g.topology_root_only;
-  g.live_counters = version >= std::vector<int>{2, 30, 2};
+  g.live_counters = version.AtLeast({2, 30, 2});
   g.health_extras = g.live_counters;
-  g.moved = version >= std::vector<int>{2, 31};
+  g.moved = version.AtLeast({2, 31});
   return g;
 }
 

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "proto/common/driver_version.h"
+
 namespace neuronmon::simdev {
 
 struct DriverGeneration {
@@ -22,7 +24,7 @@ struct DriverGeneration {
 };
 
 // The generation of driver `version` ({2, 30, 2, 0}).
-DriverGeneration GenerationOf(const std::vector<int>& version);
+DriverGeneration GenerationOf(const DriverVersion& version);
 
 // Where the node at `canonical` (its path in the 2.24–2.30 layout, relative to the device's
 // directory, or to a core's for `core` nodes) lives in generation `g`.

@@ -39,14 +39,14 @@ DriverTreeWriter::DriverTreeWriter(std::string sysfs_root, std::string proc_root
     : sysfs_root_(std::move(sysfs_root)),
       proc_root_(std::move(proc_root)),
       options_(std::move(options)),
-      version_(ParseVersion(options_.driver_version)),
-      generation_(GenerationOf(version_)) {}
+      version_(ParseDriverVersion(options_.driver_version)),
+      generation_(GenerationOf(version_.value_or(DriverVersion{}))) {}
 
 DriverTreeWriter::~DriverTreeWriter() = default;
 
 Status DriverTreeWriter::Write(const v1::Inventory& inventory, const Snapshot& snapshot) {
   tree_.ResetCount();
-  if (version_.empty()) {
+  if (!version_) {
     return Status::InvalidArgument("driver_version \"" + options_.driver_version +
                                    "\" is not a version such as 2.30.2.0; nothing written");
   }

@@ -13,12 +13,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "neuronmon/v1/inventory.pb.h"
+#include "proto/common/driver_version.h"
 #include "proto/common/snapshot.h"
 #include "proto/common/status.h"
 #include "simdev/driver_generation.h"
@@ -91,7 +93,7 @@ class DriverTreeWriter {
   std::string sysfs_root_;
   std::string proc_root_;
   DriverTreeOptions options_;
-  std::vector<int> version_;  // options_.driver_version parsed; empty when it is not a version
+  std::optional<DriverVersion> version_;  // options_.driver_version; nullopt: not a version
   DriverGeneration generation_;
   bool started_ = false;
   std::uint64_t epoch_ = 0;

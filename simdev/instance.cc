@@ -8,6 +8,7 @@
 #include "simdev/instance_state.h"
 #include "simdev/memory_model.h"
 #include "simdev/rng.h"
+#include "simdev/scenario_library.h"
 
 namespace neuronmon::simdev {
 
@@ -198,6 +199,15 @@ Instance::Instance(InstanceSpec spec, Scenario scenario, std::uint64_t seed)
       faults_(scenario_.faults, seed, scenario_.node) {}
 
 Instance::~Instance() = default;
+
+Result<std::unique_ptr<Instance>> Instance::Named(std::string_view device,
+                                                  std::string_view scenario, std::uint64_t seed) {
+  Result<InstanceSpec> spec = ParseDeviceSpec(device);
+  if (!spec.ok()) return spec.status();
+  Result<Scenario> loaded = LoadScenario(scenario);
+  if (!loaded.ok()) return loaded.status();
+  return Create(std::move(*spec), std::move(*loaded), seed);
+}
 
 Result<std::unique_ptr<Instance>> Instance::Create(InstanceSpec spec, Scenario scenario,
                                                    std::uint64_t seed) {

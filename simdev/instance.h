@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "neuronmon/v1/inventory.pb.h"
@@ -39,6 +40,9 @@ class Instance {
   // a core's HBM, ...); errors name the scenario and the runtime.
   static Result<std::unique_ptr<Instance>> Create(InstanceSpec spec, Scenario scenario,
                                                   std::uint64_t seed);
+  // The same, from a device spec ("sim:trn2.48xlarge") and a scenario name or file.
+  static Result<std::unique_ptr<Instance>> Named(std::string_view device, std::string_view scenario,
+                                                 std::uint64_t seed);
   ~Instance();
 
   Snapshot Read(Nanos t);

@@ -43,11 +43,8 @@ TEST(NeuronLsOnAHost, Trn2TreePrintsWhatTheSimulatorPrints) {
   const std::string sys = root.root() + "/sys", proc = root.root() + "/proc";
   fs::create_directories(sys);
   fs::create_directories(proc);
-  auto spec = simdev::ParseDeviceSpec("sim:trn2.48xlarge");
-  auto scenario = simdev::LoadScenario("healthy-training");
-  ASSERT_TRUE(spec.ok() && scenario.ok());
-  auto sim = simdev::Instance::Create(*spec, std::move(*scenario), 1);
-  ASSERT_TRUE(sim.ok());
+  auto sim = simdev::Instance::Named("sim:trn2.48xlarge", "healthy-training", 1);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
   const Nanos t = std::chrono::seconds(60);
   const v1::Inventory truth = (*sim)->Inventory(t);
   simdev::DriverTreeWriter writer(sys, proc);
@@ -95,13 +92,8 @@ TEST(NeuronLsDriver, ReportsTheLayoutOfTheLocalDriver) {
   EXPECT_EQ(exporter::LayoutGeneration("latest"), "unknown");
   testing::FakeTree root;
   const std::string sys = root.root() + "/sys", proc = root.root() + "/proc";
-  Result<simdev::InstanceSpec> spec = simdev::ParseDeviceSpec("sim:trn1.2xlarge");
-  ASSERT_TRUE(spec.ok());
-  Result<simdev::Scenario> scenario = simdev::LoadScenario("healthy-training");
-  ASSERT_TRUE(scenario.ok());
-  Result<std::unique_ptr<simdev::Instance>> sim =
-      simdev::Instance::Create(*spec, std::move(*scenario), 3);
-  ASSERT_TRUE(sim.ok());
+  auto sim = simdev::Instance::Named("sim:trn1.2xlarge", "healthy-training", 3);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
   simdev::DriverTreeWriter writer(sys, proc, {.driver_version = "2.31.7.0"});
   const Nanos t = std::chrono::seconds(10);
   ASSERT_TRUE(writer.Write((*sim)->Inventory(t), (*sim)->Read(t)).ok());

@@ -244,13 +244,8 @@ TEST(RoundTrip, OlderDriversTakeBusyTimeFromTheTensorEngine) {
 TEST(NodeIndex, ReportsWhereEachGenerationKeepsItsNodes) {
   for (const char* driver : {"2.24.7.0", "2.28.0.0", "2.30.2.0", "2.31.7.0"}) {
     SCOPED_TRACE(driver);
-    Result<simdev::InstanceSpec> spec = simdev::ParseDeviceSpec("sim:trn1.2xlarge");
-    ASSERT_TRUE(spec.ok());
-    Result<simdev::Scenario> scenario = simdev::LoadScenario("healthy-training");
-    ASSERT_TRUE(scenario.ok());
-    Result<std::unique_ptr<simdev::Instance>> sim =
-        simdev::Instance::Create(*spec, std::move(*scenario), 7);
-    ASSERT_TRUE(sim.ok());
+    auto sim = simdev::Instance::Named("sim:trn1.2xlarge", "healthy-training", 7);
+    ASSERT_TRUE(sim.ok()) << sim.status().message();
     TempRoot sys, proc;
     simdev::DriverTreeWriter writer(sys.path(), proc.path(), {.driver_version = driver});
     const Nanos t = std::chrono::seconds(20);
