@@ -11,15 +11,27 @@ namespace neuronmon::neurondev {
 
 namespace fs = std::filesystem;
 
-Result<std::string_view> DeviceFiles::Paced(PlannedFile& file) {
+bool DeviceFiles::Due(const PlannedFile& file) const {
   const std::uint32_t every = refresh_.every[static_cast<std::size_t>(file.pace)];
-  const bool rotating = every > 1;
-  if (rotating && file.last && (refresh_.sample + file.phase) % every != 0) {
+  return every <= 1 || !file.last || (refresh_.sample + file.phase) % every == 0;
+}
+
+void DeviceFiles::Keep(PlannedFile& file, const Result<std::string_view>& text) {
+  if (refresh_.every[static_cast<std::size_t>(file.pace)] <= 1) return;
+  if (text.ok() && file.last && file.last->ok()) {
+    (*file.last)->assign(*text);  // the same size as a rule: no allocation
+  } else {
+    file.last = text.ok() ? Result<std::string>(std::string(*text)) : text.status();
+  }
+}
+
+Result<std::string_view> DeviceFiles::Paced(PlannedFile& file) {
+  if (!Due(file)) {
     const Result<std::string>& last = *file.last;
     return last.ok() ? Result<std::string_view>(*last) : last.status();
   }
   Result<std::string_view> text = ReadNow(file);
-  if (rotating) file.last = text.ok() ? Result<std::string>(std::string(*text)) : text.status();
+  Keep(file, text);
   return text;
 }
 
@@ -68,12 +80,16 @@ bool Restarted(const std::vector<PeCounters>& before, const std::vector<PeCounte
 
 std::vector<PeCounters> DeviceFiles::PeCounterRows(PlannedCore& core) {
   PlannedFile& file = core.pe_counters;
+  // Between its re-reads (a driver with live busy time paces it) the rows are the last ones kept:
+  // the same text, not parsed again.
+  if (!Due(file) && file.last->ok() && !core.last_pe.empty()) return core.last_pe;
   std::optional<std::string_view> text = Text(file);
   std::vector<PeCounters> first;
   for (int attempt = 0; text; ++attempt) {
     Result<std::vector<PeCounters>> rows = ParsePeCounters(*text);
     if (!rows.ok()) {
       Error(Path(file) + ": " + rows.status().message());
+      file.last.reset();  // read again at the next sample, not taken from the kept rows
       return {};
     }
     std::string torn = PeCountersTorn(core.last_pe, *rows);
@@ -89,12 +105,12 @@ std::vector<PeCounters> DeviceFiles::PeCounterRows(PlannedCore& core) {
     }
     if (attempt == 1) {
       Error(Path(file) + ": torn read twice (" + torn + "); no value this read");
+      file.last.reset();
       return {};
     }
     first = std::move(*rows);
     Result<std::string_view> again = ReadNow(file);
-    if (file.last)
-      file.last = again.ok() ? Result<std::string>(std::string(*again)) : again.status();
+    Keep(file, again);
     text = Deliver(file, again);
   }
   return {};

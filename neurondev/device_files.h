@@ -46,6 +46,10 @@ class DeviceFiles {
   Result<std::string_view> ReadNow(PlannedFile& file);
   // The file read now, or its last reading when its pace skips this sample.
   Result<std::string_view> Paced(PlannedFile& file);
+  // Whether this sample re-reads `file` (its pace, or it has no reading kept yet).
+  bool Due(const PlannedFile& file) const;
+  // Keeps `text` as the file's last reading when it is paced.
+  void Keep(PlannedFile& file, const Result<std::string_view>& text);
   std::optional<std::string_view> Deliver(const PlannedFile& file,
                                           const Result<std::string_view>& text);
 

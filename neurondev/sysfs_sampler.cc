@@ -69,13 +69,21 @@ void SysfsSampler::Discover() {
 // Keeps the plans of devices still listed in the same directory; plans the others.
 void SysfsSampler::FollowDeviceList(const std::vector<int>& devices,
                                     const std::string& driver_version) {
+  // As a rule nothing changed: the same devices in the same directories, and nothing to move.
+  std::vector<DirIdentity> ids;
+  ids.reserve(devices.size());
+  for (int index : devices) ids.push_back(IdentifyDeviceDir(root_, index));
+  bool same = devices.size() == plan_->devices.size();
+  for (std::size_t i = 0; same && i < devices.size(); ++i) {
+    same = plan_->devices[i].constants.index == devices[i] && plan_->devices[i].dir == ids[i];
+  }
+  if (same) return;
   std::vector<DevicePlan> old = std::move(plan_->devices);
   std::vector<DevicePlan> next(devices.size());
   std::vector<bool> kept(devices.size(), false);
   for (std::size_t i = 0; i < devices.size(); ++i) {
-    const DirIdentity id = IdentifyDeviceDir(root_, devices[i]);
     for (DevicePlan& d : old) {
-      if (d.constants.index == devices[i] && d.dir == id) {
+      if (d.constants.index == devices[i] && d.dir == ids[i]) {
         next[i] = std::move(d);
         d.constants.index = -1;  // taken
         kept[i] = true;

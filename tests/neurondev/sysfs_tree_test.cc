@@ -672,6 +672,37 @@ TEST(SysfsSampler, PacedFilesAreReReadWithinTheirPace) {
   }
 }
 
+// With live busy time (driver 2.30.2+) pe_cntrs is re-read at the rare pace, and between its
+// re-reads the rows kept are handed on without reading or parsing; a re-read that fails is tried
+// again at the very next sample rather than waiting for the pace.
+TEST(SysfsSampler, PacedTensorEngineRowsAreKeptAndAFailedReReadIsRetriedAtOnce) {
+  FakeTree tree;
+  tree.WriteTrn2Device(0);
+  const std::string pe = tree.Device(0, "neuron_core3/stats/tensor_engine/pe_cntrs");
+  tree.Write(pe, "xrow_grp,mm_active,wl_active,idle\n0,10,10,10\n");
+  SamplerOptions options;
+  options.rare_every = 4;
+  options.slow_pe_counters = true;
+  SysfsSampler sampler(tree.root(), {}, options);
+  ASSERT_EQ(sampler.Sample().devices[0].cores[3].pe_counters.size(), 1u);
+  tree.Write(pe, "not counters\n");
+  int failed_at = -1;
+  for (int i = 0; i < 4 && failed_at < 0; ++i) {
+    const TreeReading r = sampler.Sample();
+    if (r.devices[0].cores[3].pe_counters.empty()) {
+      failed_at = i;
+      EXPECT_TRUE(Contains(r.devices[0].errors, "pe_cntrs")) << "the failure is named";
+    } else {
+      EXPECT_EQ(r.devices[0].cores[3].pe_counters[0].mm_active, 10u) << "the rows kept";
+    }
+  }
+  ASSERT_GE(failed_at, 0) << "re-read within rare_every samples";
+  tree.Write(pe, "xrow_grp,mm_active,wl_active,idle\n0,20,20,20\n");
+  const TreeReading next = sampler.Sample();
+  ASSERT_EQ(next.devices[0].cores[3].pe_counters.size(), 1u);
+  EXPECT_EQ(next.devices[0].cores[3].pe_counters[0].mm_active, 20u);
+}
+
 TEST(SysfsSampler, NoDriverAndADriverThatComesLater) {
   FakeTree tree;
   SysfsSampler sampler(tree.root());
