@@ -35,6 +35,7 @@ targets=(
   kernel_log_fuzz:1024
   monitor_document_fuzz:16384
   attribution_fuzz:4096
+  datastore_fuzz:4096
   tls_config_fuzz:2048
 )
 

@@ -1,0 +1,140 @@
+// The datastore decoder against the driver's layout. The expected offsets are not the decoder's
+// constants: they are the driver's macros (share/neuron_driver_shared.h) written out here as the
+// header spells them, and counters are placed where get_neuroncore_counter_value (neuron_ds.c)
+// looks for them — so a misreading shared by the decoder and the simulator's writer fails here.
+#include "neurondev/datastore.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace neuronmon::neurondev::datastore {
+namespace {
+
+// ---- the driver's macros, evaluated by hand from the header ----
+// NDS_ND_COUNTER_COUNT = NDS_ND_COUNTER_DEVICE_CLUSTER_ID (12) + NDS_ND_COUNTER_RESERVED (18) + 1
+constexpr std::size_t kNdCount = 12 + 18 + 1;
+// NDS_NC_COUNTER_COUNT = NDS_NC_COUNTER_OOB (30) + NDS_NC_COUNTER_RESERVED (0) + 1
+constexpr std::size_t kNcCount = 30 + 0 + 1;
+// NDS_EXT_NC_COUNTER_COUNT = NDS_EXT_NC_COUNTER_LAST (41) - NDS_NC_COUNTER_COUNT + 54
+constexpr std::size_t kExtCount = 41 - kNcCount + 54;
+constexpr std::size_t kTotal = kNcCount + kExtCount;  // NDS_TOTAL_NC_COUNTER_COUNT
+constexpr std::size_t Align64(std::size_t v) { return v + (-v & 63); }  // NDS_ALIGN
+// NDS_HEADER_SIZE = sizeof(nds_header_t) = char[4] + int
+constexpr std::size_t kNdStart = 0 + 4 + 4;
+constexpr std::size_t kNcStart = kNdStart + kNdCount * 8;
+// NDS_EXT_OFFSET = NDS_ALIGN(44588 + 65 * 4 * 8 + 96 * 12 * 8)
+constexpr std::size_t kExtStart = Align64(44588 + 65 * 4 * 8 + 96 * 12 * 8);
+constexpr std::size_t kNcDataStart = Align64(kExtStart + kExtCount * 4 * 8);
+constexpr std::size_t kNcDataCount = kTotal + 1;  // + NDS_EXT_NEURONCORE_NC_DATA_PADDING
+
+// get_neuroncore_counter_value: where the driver reads counter k of core nc.
+std::size_t DriverOffset(std::size_t nc, std::size_t k) {
+  if (nc < 4) {
+    if (k < kNcCount) return kNcStart + (nc * kNcCount + k) * 8;  // NDS_NEURONCORE_COUNTERS
+    return kExtStart + (nc * kExtCount + (k - kNcCount)) * 8;     // NDS_EXT_NEURONCORE_COUNTERS
+  }
+  return kNcDataStart + ((nc - 4) * kNcDataCount + k) * 8;  // NDS_EXT_NEURONCORE_NC_DATA
+}
+
+std::vector<std::byte> Image(int version = 3) {
+  std::vector<std::byte> image(256 * 1024);
+  std::memcpy(image.data(), "nds", 4);
+  std::memcpy(image.data() + 4, &version, sizeof version);
+  return image;
+}
+
+void Put(std::vector<std::byte>& image, std::size_t offset, std::uint64_t v) {
+  std::memcpy(image.data() + offset, &v, sizeof v);
+}
+
+TEST(DatastoreLayout, TheDecodersSectionsAreTheDriversMacros) {
+  EXPECT_EQ(kNdCount, kDeviceCounterCount);
+  EXPECT_EQ(kNcCount, kCoreCounterCount);
+  EXPECT_EQ(kExtCount, kExtCounterCount);
+  EXPECT_EQ(kTotal, 95u);  // the header's own comment: 31 original + 64 extended
+  EXPECT_EQ(kExtStart, 55936u);
+  EXPECT_EQ(kNcDataStart, 57984u);
+  EXPECT_EQ(kHeaderSize, kNdStart);
+  EXPECT_EQ(kCoreCountersStart, kNcStart);
+  EXPECT_EQ(kExtCountersStart, kExtStart);
+  EXPECT_EQ(kFullCoreSetsStart, kNcDataStart);
+  EXPECT_EQ(kMinimumSize, kNcDataStart + 12 * kNcDataCount * 8);
+}
+
+// Every counter of every core, written where the driver reads it with a value naming the place,
+// is read back from that place: the original section (cores 0-3, counters 0-30), its extension
+// (cores 0-3, counters 31-94) and the full sets (cores 4-15).
+TEST(DatastoreLayout, EveryCoreCounterIsReadWhereTheDriverReadsIt) {
+  std::vector<std::byte> image = Image();
+  for (std::size_t i = 0; i < kNdCount; ++i) Put(image, kNdStart + i * 8, 1'000'000 + i);
+  for (std::size_t nc = 0; nc < 16; ++nc) {
+    for (std::size_t k = 0; k < kTotal; ++k) Put(image, DriverOffset(nc, k), nc * 1000 + k + 1);
+  }
+  const Result<Reading> r = Decode(image, 16);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->format_version, 3);
+  for (std::size_t i = 0; i < kNdCount; ++i) EXPECT_EQ(r->device[i], 1'000'000 + i) << i;
+  ASSERT_EQ(r->cores.size(), 16u);
+  for (std::size_t nc = 0; nc < 16; ++nc) {
+    for (std::size_t k = 0; k < kTotal; ++k) {
+      ASSERT_EQ(r->cores[nc][k], nc * 1000 + k + 1) << "core " << nc << " counter " << k;
+    }
+  }
+  EXPECT_EQ(r->Core(5, kCcTime), 5 * 1000 + 21 + 1u);
+  EXPECT_EQ(r->Core(2, kHwErrRepairableHbmUe), 2 * 1000 + 40 + 1u);
+}
+
+TEST(DatastoreLayout, ADeviceOfFewerCoresReadsOnlyThose) {
+  std::vector<std::byte> image = Image();
+  Put(image, DriverOffset(1, kTimeInUse), 42);
+  const Result<Reading> r = Decode(image, 2);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->cores.size(), 2u);
+  EXPECT_EQ(r->Core(1, kTimeInUse), 42u);
+}
+
+// nmetric_version_t: build in bits 0-31, minor 32-39, major 40-47.
+TEST(DatastoreVersion, TheRuntimeVersionIsMajorMinorBuild) {
+  std::vector<std::byte> image = Image();
+  Put(image, kNdStart + 0 * 8, (std::uint64_t{2} << 40) | (std::uint64_t{22} << 32) | 14);
+  const Result<Reading> r = Decode(image, 2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->runtime_version().Text(), "2.22.14");
+  EXPECT_EQ(r->framework_version().Text(), "");  // not written: unknown, not "0.0.0"
+}
+
+TEST(DatastoreDecode, WhatIsNotADatastoreIsRefusedWithTheReason) {
+  EXPECT_NE(Decode(std::vector<std::byte>(100), 2).status().message().find("shorter"),
+            std::string::npos);
+  std::vector<std::byte> wrong = Image();
+  wrong[0] = std::byte{'x'};
+  EXPECT_NE(Decode(wrong, 2).status().message().find("signature"), std::string::npos);
+  EXPECT_EQ(Decode(Image(0), 2).status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(Decode(Image(-7), 2).status().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(Decode(Image(), 0).ok());
+  EXPECT_FALSE(Decode(Image(), 17).ok());
+  // The minimum is enough; more than the driver maps is never read.
+  std::vector<std::byte> minimum = Image();
+  minimum.resize(kMinimumSize);
+  EXPECT_TRUE(Decode(minimum, 16).ok());
+  std::vector<std::byte> huge = Image();
+  huge.resize(4 << 20, std::byte{0xff});
+  EXPECT_TRUE(Decode(huge, 16).ok());
+}
+
+TEST(DatastoreDecode, ACumulativeCounterThatFellIsNamedAndAGaugeMayFall) {
+  std::vector<std::byte> image = Image();
+  Put(image, DriverOffset(3, kTimeInUse), 900);
+  Put(image, DriverOffset(3, kDeviceTensors), 5000);
+  const Reading before = *Decode(image, 4);
+  Put(image, DriverOffset(3, kDeviceTensors), 10);  // memory freed
+  EXPECT_EQ(FellBack(before, *Decode(image, 4)), "");
+  Put(image, DriverOffset(3, kTimeInUse), 12);
+  EXPECT_EQ(FellBack(before, *Decode(image, 4)),
+            "core 3 counter 0 (time in use) fell from 900 to 12");
+}
+
+}  // namespace
+}  // namespace neuronmon::neurondev::datastore
