@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace neuronmon::neurondev::datastore {
+namespace neuronmon::datastore {
 namespace {
 
 // The counters are the host's own u64s (the driver and the runtime share the machine): copied,
@@ -12,17 +12,6 @@ std::uint64_t At(std::span<const std::byte> image, std::size_t offset) {
   std::uint64_t v = 0;
   std::memcpy(&v, image.data() + offset, sizeof v);
   return v;
-}
-
-// Where counter `counter` of core `core` is (get_neuroncore_counter_value's three cases).
-std::size_t CounterOffset(std::size_t core, std::size_t counter) {
-  if (core < 4) {
-    if (counter < kCoreCounterCount) {
-      return kCoreCountersStart + (core * kCoreCounterCount + counter) * 8;
-    }
-    return kExtCountersStart + (core * kExtCounterCount + counter - kCoreCounterCount) * 8;
-  }
-  return kFullCoreSetsStart + ((core - 4) * kFullCoreSetStride + counter) * 8;
 }
 
 bool Cumulative(std::size_t counter) {
@@ -94,12 +83,12 @@ Result<Reading> Decode(std::span<const std::byte> image, std::size_t cores) {
   }
   out.format_version = version;
   for (std::size_t i = 0; i < kDeviceCounterCount; ++i) {
-    out.device[i] = At(image, kDeviceCountersStart + i * 8);
+    out.device[i] = At(image, DeviceCounterOffset(i));
   }
   out.cores.resize(cores);
   for (std::size_t c = 0; c < cores; ++c) {
     for (std::size_t k = 0; k < kTotalCoreCounters; ++k)
-      out.cores[c][k] = At(image, CounterOffset(c, k));
+      out.cores[c][k] = At(image, CoreCounterOffset(c, k));
   }
   return out;
 }
@@ -118,4 +107,4 @@ std::string FellBack(const Reading& earlier, const Reading& later) {
   return "";
 }
 
-}  // namespace neuronmon::neurondev::datastore
+}  // namespace neuronmon::datastore

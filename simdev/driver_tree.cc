@@ -12,6 +12,7 @@
 #include <system_error>
 #include <utility>
 
+#include "simdev/datastore_image.h"
 #include "simdev/driver_formats.h"
 #include "simdev/driver_tree_view.h"
 
@@ -83,6 +84,7 @@ Status DriverTreeWriter::Write(const v1::Inventory& inventory, const Snapshot& s
     if (Status s = RemoveDevice(n); !s.ok()) return s;
   }
   if (Status s = AppendKernelLog(inventory, snapshot); !s.ok()) return s;
+  if (Status s = WriteDatastores(view); !s.ok()) return s;
   return options_.write_proc ? WriteProcesses(view) : Status::Ok();
 }
 
@@ -340,6 +342,81 @@ Status DriverTreeWriter::WriteCore(const View& view, const std::string& dir, std
   if (!s.ok()) return s;
   return tree_.WriteFile(dir + "/" + PlaceCoreNode(generation_, "stats/tensor_engine/pe_cntrs"),
                          PeCounters(busy_ns, view.snapshot.device_time));
+}
+
+Status DriverTreeWriter::WriteDatastores(const View& view) {
+  if (options_.datastore_root.empty()) return Status::Ok();
+  const v1::HardwareInfo& hw = view.inventory.hardware_info();
+  std::set<std::string> written;
+  for (const RuntimeSample& r : view.snapshot.runtimes) {
+    std::map<std::uint32_t, DatastoreImage> images;  // by device
+    std::uint64_t collectives_ns = 0;
+    for (const CollectiveCounters& c : r.collectives) collectives_ns += c.busy_ns;
+    const std::optional<DriverVersion> runtime_version =
+        ParseDriverVersion(view.processes.at(r.pid)->runtime_version());
+    bool first_core = true;
+    for (std::uint32_t g : r.cores) {
+      const auto where = view.cores.find(g);
+      if (where == view.cores.end() || g >= view.snapshot.cores.size()) continue;
+      const View::Core& core = where->second;
+      const bool first_device = images.empty();
+      DatastoreImage& image = images[core.device];
+      if (image.cores.empty()) {
+        image.cores.resize(std::min<std::size_t>(hw.neuroncore_per_device_count() * core.lnc,
+                                                 datastore::kMaxCores));
+        if (runtime_version && runtime_version->parts.size() >= 3) {
+          const std::vector<int>& v = runtime_version->parts;
+          image.device[datastore::kRuntimeVersion] = datastore::EncodeVersion(
+              static_cast<std::uint32_t>(v[0]), static_cast<std::uint32_t>(v[1]),
+              static_cast<std::uint32_t>(v[2]));
+        }
+        if (first_device) {
+          const HostMemory& h = r.memory->host;
+          image.device[datastore::kHostCode] = h.dma_buffers;
+          image.device[datastore::kHostTensors] = h.tensors;
+          image.device[datastore::kHostConstants] = h.constants;
+          image.device[datastore::kHostMisc] = h.application_memory;
+        }
+      }
+      const CoreCounters& counters = view.snapshot.cores[g];
+      const auto memory = std::find_if(r.memory->cores.begin(), r.memory->cores.end(),
+                                       [&](const CoreMemory& m) { return m.core == g; });
+      for (std::uint32_t j = 0; j < core.lnc; ++j) {
+        const std::size_t physical = core.position * core.lnc + j;
+        if (physical >= image.cores.size()) continue;
+        auto& c = image.cores[physical];
+        c[datastore::kTimeInUse] = PhysicalBusyNs(counters, core.lnc, j) / 1000;
+        c[datastore::kMacCount] = RoundToCount(counters.flops / core.lnc / 2);
+        c[datastore::kCcTime] = collectives_ns / 1000;
+        if (memory != r.memory->cores.end()) {
+          c[datastore::kDeviceCode] = Share(memory->model_code, core.lnc, j);
+          c[datastore::kDeviceTensors] = Share(memory->tensors, core.lnc, j);
+          c[datastore::kDeviceConstants] = Share(memory->constants, core.lnc, j);
+          c[datastore::kDeviceScratchpad] = Share(memory->model_shared_scratchpad, core.lnc, j);
+          c[datastore::kDeviceMisc] = Share(memory->runtime_memory, core.lnc, j);
+        }
+        if (first_core) {
+          for (const datastore::ExecutionCounter& e : datastore::kExecutionCounters) {
+            c[e.counter] = r.executions.*e.field;
+          }
+          c[datastore::kInferenceCount] = r.executions.completed;
+          first_core = false;
+        }
+      }
+    }
+    for (const auto& [device, image] : images) {
+      const std::string path = options_.datastore_root + "/neuron" + std::to_string(device) + "/" +
+                               std::to_string(r.pid);
+      if (Status s = tree_.WriteFile(path, EncodeDatastore(image)); !s.ok()) return s;
+      written.insert(path);
+    }
+  }
+  for (const std::string& path : datastores_written_) {
+    if (written.count(path) != 0) continue;
+    if (Status s = tree_.RemoveFile(path); !s.ok()) return s;
+  }
+  datastores_written_ = std::move(written);
+  return Status::Ok();
 }
 
 Status DriverTreeWriter::WriteProcesses(const View& view) {

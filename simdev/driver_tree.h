@@ -39,6 +39,11 @@ struct DriverTreeOptions {
   // record ("3,<seq>,<us>,-;NEURON_HW_ERR=<TYPE> ... nd-id=<N> ... serial-num=<S> ...") for every
   // NEURON_HW_ERR event the snapshot's kernel_* counts gained since the last Write.
   std::string kernel_log = "";
+  // Non-empty: each runtime's datastore on each device it holds, as the driver maps it, in
+  // `<datastore_root>/neuron<N>/<pid>` (datastore_image.h): what the reader's --datastore-root
+  // reads. Busy time, FLOPs (MACs) and memory per physical core; time in collectives on each of its
+  // cores; its executions on its first core; host memory and runtime version on its first device.
+  std::string datastore_root = "";
 };
 
 class DriverTreeWriter {
@@ -85,6 +90,7 @@ class DriverTreeWriter {
   Status WriteCore(const View& view, const std::string& dir, std::uint32_t logical,
                    std::uint32_t j);
   Status WriteProcesses(const View& view);
+  Status WriteDatastores(const View& view);
   Status AppendKernelLog(const v1::Inventory& inventory, const Snapshot& snapshot);
   Status WriteProcessFiles(const View& view, const RuntimeSample& runtime, const std::string& dir);
   // `dir`/{total,present} (and `peak` when `with_peak`), updating the counter's state.
@@ -107,6 +113,7 @@ class DriverTreeWriter {
   std::uint64_t kernel_seq_ = 0;
   bool kernel_log_created_ = false;
   std::map<std::uint32_t, std::size_t> processes_written_;  // pid -> fd links on disk
+  std::set<std::string> datastores_written_;                // image paths on disk
 };
 
 }  // namespace neuronmon::simdev

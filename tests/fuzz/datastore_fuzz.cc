@@ -19,7 +19,7 @@ namespace {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace ds = neuronmon::neurondev::datastore;
+  namespace ds = neuronmon::datastore;
   if (size < 4) return 0;
   const std::size_t cores = data[0] % 18;  // 16 and beyond included: refused
   const std::size_t bytes =

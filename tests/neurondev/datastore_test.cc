@@ -5,11 +5,17 @@
 #include "neurondev/datastore.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
-namespace neuronmon::neurondev::datastore {
+#include "neurondev/datastore_files.h"
+#include "tests/neurondev/tree_writer.h"
+
+namespace neuronmon::datastore {
 namespace {
 
 // ---- the driver's macros, evaluated by hand from the header ----
@@ -136,5 +142,49 @@ TEST(DatastoreDecode, ACumulativeCounterThatFellIsNamedAndAGaugeMayFall) {
             "core 3 counter 0 (time in use) fell from 900 to 12");
 }
 
+void WriteImage(const std::string& path, const std::vector<std::byte>& image) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(image.data()),
+             static_cast<std::streamsize>(image.size()));
+}
+
+// Image files (--datastore-root): <root>/neuron<N>/<pid>. A counter that fell and reads the same
+// again is the datastore started afresh, said so the caller does not subtract across it; what is
+// not a regular file, or not there, is an error with the path, never a zero.
+TEST(DatastoreFiles, ReadsImagesAndSaysWhenADatastoreStartedAgain) {
+  neurondev::testing::FakeTree root;
+  const std::string path = root.root() + "/neuron3/4242";
+  std::vector<std::byte> image = Image();
+  Put(image, DriverOffset(1, kTimeInUse), 900);
+  WriteImage(path, image);
+  neurondev::DatastoreFiles files(root.root());
+  Result<neurondev::DatastoreFiles::Read> r = files.ReadDatastore(3, 4242, 2);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->reading.Core(1, kTimeInUse), 900u);
+  EXPECT_EQ(r->restarted, "");
+  Put(image, DriverOffset(1, kTimeInUse), 12);
+  WriteImage(path, image);
+  r = files.ReadDatastore(3, 4242, 2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->reading.Core(1, kTimeInUse), 12u);
+  EXPECT_EQ(r->restarted, "core 1 counter 0 (time in use) fell from 900 to 12");
+  Put(image, DriverOffset(1, kTimeInUse), 20);
+  WriteImage(path, image);
+  EXPECT_EQ(files.ReadDatastore(3, 4242, 2)->restarted, "") << "counted on from the new start";
+
+  EXPECT_EQ(files.ReadDatastore(3, 7, 2).status().code(), StatusCode::kNotFound);
+  std::filesystem::create_directories(root.root() + "/neuron3/8");
+  EXPECT_NE(files.ReadDatastore(3, 8, 2).status().message().find("not a regular file"),
+            std::string::npos);
+  std::filesystem::create_symlink(path, root.root() + "/neuron3/9");
+  EXPECT_FALSE(files.ReadDatastore(3, 9, 2).ok()) << "a symlink is not followed";
+  ::mkfifo((root.root() + "/neuron3/10").c_str(), 0600);
+  EXPECT_FALSE(files.ReadDatastore(3, 10, 2).ok()) << "a FIFO is not read (nor waited on)";
+  WriteImage(root.root() + "/neuron3/11", std::vector<std::byte>(1000));
+  EXPECT_NE(files.ReadDatastore(3, 11, 2).status().message().find("neuron3/11: datastore of 1000"),
+            std::string::npos);
+}
+
 }  // namespace
-}  // namespace neuronmon::neurondev::datastore
+}  // namespace neuronmon::datastore
