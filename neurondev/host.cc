@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string_view>
 #include <utility>
 
+#include "neurondev/datastore_files.h"
 #include "neurondev/inventory.h"
 #include "neurondev/pod_allocations.h"
 #include "proto/common/file_reader.h"
@@ -31,17 +33,32 @@ void AddHostMemory(const DeviceReading& d, HostMemory* h) {
   h->tensors += CategoryTotal(d.host_memory, "tensors");
 }
 
+// The field of the runtime's five device categories named `category`, else `other`.
+std::uint64_t& CoreField(CoreMemory& m, std::string_view category) {
+  if (category == "constants") return m.constants;
+  if (category == "model_code") return m.model_code;
+  if (category == "model_shared_scratchpad") return m.model_shared_scratchpad;
+  if (category == "runtime_memory") return m.runtime_memory;
+  if (category == "tensors") return m.tensors;
+  return m.other;
+}
+
+// The field of the runtime's host categories named `category`; null for another.
+std::uint64_t* HostField(HostMemory& h, std::string_view category) {
+  if (category == "application_memory") return &h.application_memory;
+  if (category == "constants") return &h.constants;
+  if (category == "dma_buffers") return &h.dma_buffers;
+  if (category == "tensors") return &h.tensors;
+  return nullptr;
+}
+
 // Every category the core's device_mem lists: the runtime's five by name, the driver's others
 // (driver_memory, collectives, dma_rings, ...) in `other`, which the runtime's total counts too.
-void AddCoreMemory(const CoreReading& c, CoreMemory* m) {
+// `only_other`: the driver's others alone (the five came from the runtime's datastore).
+void AddCoreMemory(const CoreReading& c, CoreMemory* m, bool only_other = false) {
   for (const MemoryCategory& category : c.device_memory) {
-    std::uint64_t* field = &m->other;
-    if (category.name == "constants") field = &m->constants;
-    if (category.name == "model_code") field = &m->model_code;
-    if (category.name == "model_shared_scratchpad") field = &m->model_shared_scratchpad;
-    if (category.name == "runtime_memory") field = &m->runtime_memory;
-    if (category.name == "tensors") field = &m->tensors;
-    *field += category.total;
+    std::uint64_t& field = CoreField(*m, category.name);
+    if (!only_other || &field == &m->other) field += category.total;
   }
 }
 
@@ -81,7 +98,11 @@ bool HasNeuronDevices(const std::string& sysfs_root) {
 Host::Host(HostOptions options)
     : options_(std::move(options)),
       sampler_(options_.sysfs_root, options_.tree_limits, SamplerFor(options_)),
-      scanner_(options_.proc_root, options_.process_limits) {}
+      scanner_(options_.proc_root, options_.process_limits) {
+  if (!options_.datastore_root.empty()) {
+    datastores_ = std::make_unique<DatastoreFiles>(options_.datastore_root);
+  }
+}
 
 Host::~Host() = default;
 
@@ -183,9 +204,18 @@ v1::Inventory Host::Inventory(MonoTime now) {
     a.set_slurm_array_task_id(p.attribution.slurm_array_task_id);
     a.set_slurm_step(p.attribution.slurm_step);
     a.set_slurm_claimed(p.attribution.slurm_claimed);
+    const auto used = datastore_cores_.find(p.pid);
     for (std::uint32_t d : p.devices) {
       out->add_device_indices(d);
+      if (used != datastore_cores_.end()) continue;
       for (std::uint32_t c = 0; c < per_device; ++c) out->add_core_ids(d * per_device + c);
+    }
+    // The cores its datastores show it using (busy or holding memory), and its runtime version.
+    if (used != datastore_cores_.end()) {
+      for (std::uint32_t c : used->second) out->add_core_ids(c);
+    }
+    if (const auto v = runtime_versions_.find(p.pid); v != runtime_versions_.end()) {
+      out->set_runtime_version(v->second);
     }
   }
   AddKubernetes(inv);
@@ -260,6 +290,54 @@ void Host::ForgetReusedRuntimePids() {
   runtime_starts_ = std::move(starts);
 }
 
+bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceReading* sysfs,
+                            bool alone, RuntimeSample& r, RuntimeMemory& memory,
+                            ExecutionCounters& executions) {
+  if (datastores_ == nullptr || datastore_reads_ >= options_.datastore_max_reads) return false;
+  ++datastore_reads_;
+  const std::uint32_t per_device = inventory_.hardware_info().neuroncore_per_device_count();
+  const auto lnc = static_cast<std::uint32_t>(lnc_);
+  Result<DatastoreFiles::Read> got =
+      datastores_->ReadDatastore(static_cast<int>(d), pid, std::size_t{per_device} * lnc);
+  if (!got.ok()) {
+    if (got.status().code() != StatusCode::kNotFound) datastore_note_ = got.status().message();
+    return false;
+  }
+  const datastore::Reading& ds = got->reading;
+  for (const datastore::MemoryCounter& m : datastore::kHostMemoryCounters) {
+    if (std::uint64_t* field = HostField(memory.host, m.category)) *field += ds.device[m.counter];
+  }
+  for (std::uint32_t c = 0; c < per_device; ++c) {
+    CoreMemory m;
+    m.core = d * per_device + c;
+    bool busy = false;
+    for (std::uint32_t k = 0; k < lnc; ++k) {
+      const std::size_t physical = c * lnc + k;
+      if (physical >= ds.cores.size()) continue;
+      busy = busy || ds.Core(physical, datastore::kTimeInUse) > 0;
+      for (const datastore::MemoryCounter& mc : datastore::kDeviceMemoryCounters) {
+        CoreField(m, mc.category) += ds.cores[physical][mc.counter];
+      }
+      for (const datastore::ExecutionCounter& e : datastore::kExecutionCounters) {
+        executions.*e.field += ds.cores[physical][e.counter];
+      }
+      // The driver's own categories are per core, not per process: this runtime's when it holds
+      // the device alone.
+      if (alone && sysfs != nullptr && physical < sysfs->cores.size()) {
+        AddCoreMemory(sysfs->cores[physical], &m, true);
+      }
+    }
+    // The cores it uses: busy, or holding memory.
+    if (!busy && m.Total() == m.other) continue;
+    r.cores.push_back(m.core);
+    memory.cores.push_back(m);
+  }
+  if (const datastore::Version v = ds.runtime_version(); v.known()) {
+    runtime_versions_[pid] = v.Text();
+  }
+  return true;
+}
+
 std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading) {
   std::map<std::uint32_t, int> holders;
   for (const NeuronProcess& p : processes_.processes) {
@@ -269,6 +347,10 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   std::vector<RuntimeSample> runtimes;
   std::set<std::uint32_t> alive;
   shared_devices_ = false;
+  datastore_reads_ = 0;
+  datastore_note_.clear();
+  executions_from_datastores_ = datastores_ != nullptr;
+  datastore_cores_.clear();
   for (const NeuronProcess& p : processes_.processes) {
     // Between scans, a process that exited, or whose pid another process has taken, is gone at
     // once.
@@ -283,7 +365,18 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     r.tag = p.tag.empty() ? std::to_string(p.pid) : p.tag;
     auto memory = std::make_shared<RuntimeMemory>();
     ExecutionCounters executions;
+    ExecutionCounters from_datastores;  // the process's own since it started
+    bool datastore = false;
     for (std::uint32_t d : p.devices) {
+      auto it = std::find_if(reading.devices.begin(), reading.devices.end(),
+                             [&](const DeviceReading& dr) { return dr.index == int(d); });
+      const DeviceReading* sysfs = it == reading.devices.end() ? nullptr : &*it;
+      // The runtime's own figures, shared device or not, when its datastore can be read.
+      if (AddFromDatastore(p.pid, d, sysfs, holders[d] == 1, r, *memory, from_datastores)) {
+        datastore = true;
+        continue;
+      }
+      executions_from_datastores_ = false;
       for (std::uint32_t c = 0; c < per_device; ++c) r.cores.push_back(d * per_device + c);
       // Device-wide figures belong to this process only when it holds the device alone.
       if (holders[d] != 1) {
@@ -295,9 +388,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
             "not per process";
         continue;
       }
-      auto it = std::find_if(reading.devices.begin(), reading.devices.end(),
-                             [&](const DeviceReading& dr) { return dr.index == int(d); });
-      if (it == reading.devices.end()) continue;
+      if (sysfs == nullptr) continue;
       AddHostMemory(*it, &memory->host);
       for (std::uint32_t c = 0; c < per_device; ++c) {
         CoreMemory m;
@@ -315,6 +406,11 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     auto [base, fresh] = baselines_.try_emplace(p.pid, Baseline{tracker_->epoch(), executions});
     if (!fresh && base->second.epoch != tracker_->epoch()) base->second = {tracker_->epoch(), {}};
     r.executions = executions.Minus(base->second.executions);
+    r.executions += from_datastores;
+    std::sort(r.cores.begin(), r.cores.end());
+    std::sort(memory->cores.begin(), memory->cores.end(),
+              [](const CoreMemory& a, const CoreMemory& b) { return a.core < b.core; });
+    if (datastore) datastore_cores_[p.pid] = r.cores;
     r.memory = std::move(memory);
     if (stat.ok()) {
       static const long ticks = std::max(1L, sysconf(_SC_CLK_TCK));
@@ -327,6 +423,10 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     runtimes.push_back(std::move(r));
   }
   std::erase_if(baselines_, [&](const auto& entry) { return !alive.contains(entry.first); });
+  std::erase_if(runtime_versions_, [&](const auto& entry) { return !alive.contains(entry.first); });
+  if (datastores_ != nullptr) {
+    datastores_->Retain([&](std::uint32_t pid) { return alive.contains(pid); });
+  }
   return runtimes;
 }
 
@@ -440,7 +540,9 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
     }
     u.Set(Signal::kLatency, why);
     u.Set(Signal::kCollectives, why);
-    if (!live_) {
+    if (executions_from_datastores_) {
+      // Every runtime's executions are its datastores' own: measured on any driver, shared or not.
+    } else if (!live_) {
       u.Set(
           Signal::kExecutions,
           "the Neuron driver (before 2.30.2) counts executions only when a process exits; " + why);
@@ -477,6 +579,10 @@ std::string Host::Describe() const {
   }
   const std::string runtime = RuntimeStatus();
   out += runtime.empty() ? ", runtime figures from neuron-monitor" : "";
+  if (datastores_ != nullptr) {
+    out += ", runtime datastores from " + options_.datastore_root +
+           (datastore_note_.empty() ? "" : " (" + datastore_note_ + ")");
+  }
   if (kernel_log_ != nullptr && !kernel_log_->unavailable().empty()) {
     out += ", hardware error events unknown: " + kernel_log_->unavailable();
   }

@@ -34,6 +34,8 @@
 
 namespace neuronmon::neurondev {
 
+class DatastoreFiles;  // neurondev/datastore_files.h
+
 struct HostOptions {
   std::string sysfs_root = "/sys";
   std::string proc_root = "/proc";
@@ -69,6 +71,12 @@ struct HostOptions {
   // false: never (the devices' kernel_log_unavailable says so).
   bool kernel_log = true;
   KernelLogOptions kernel_log_options;
+  // Non-empty: read each runtime's datastore from image files, `<datastore_root>/neuron<N>/<pid>`
+  // (DatastoreFiles): its cores, executions, memory and runtime version, shared devices included.
+  // "" reads none (the live driver's datastore is not read yet: docs/real-hosts.md).
+  std::string datastore_root;
+  // Datastores read per read at most (the processes' devices beyond it keep the driver's figures).
+  std::size_t datastore_max_reads = 1024;
   bool operator==(const HostOptions&) const = default;
 };
 
@@ -121,6 +129,12 @@ class Host {
   void AddKubernetes(v1::Inventory& inv) const;
   // Runtimes from the process table and the driver's tree (without neuron-monitor).
   std::vector<RuntimeSample> RuntimesFromProcesses(const TreeReading& reading);
+  // What process `pid`'s datastore on device `d` says of it, into `r` (the cores it uses),
+  // `memory` and `executions`: false when there is none to read (no datastore_root, the read
+  // budget spent, no image, not a datastore: the reason in datastore_note_). `sysfs` is the
+  // device's reading; `alone`: no other process holds the device.
+  bool AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceReading* sysfs, bool alone,
+                        RuntimeSample& r, RuntimeMemory& memory, ExecutionCounters& executions);
   std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
   std::vector<CoreCounters> MergeCores(bool runtime_figures);
 
@@ -131,6 +145,16 @@ class Host {
   std::unique_ptr<RuntimeSource> runtime_source_;
   std::unique_ptr<PodResourcesClient> pod_resources_;  // null: kubernetes off
   std::unique_ptr<KernelLog> kernel_log_;              // null: kernel_log off
+  std::unique_ptr<DatastoreFiles> datastores_;         // null: no datastore_root
+  // From the datastores at the last read, by pid: the logical cores a runtime uses (busy or
+  // holding memory there), and its runtime version.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> datastore_cores_;
+  std::map<std::uint32_t, std::string> runtime_versions_;
+  // Every runtime's executions came from datastores at the last read (so they are measured on
+  // any driver and on shared devices).
+  bool executions_from_datastores_ = false;
+  std::string datastore_note_;       // why some datastore could not be read, for Describe
+  std::size_t datastore_reads_ = 0;  // this read's
   std::string runtime_status_;
   // Busy time and FLOPs per logical core, accumulated from whichever source had the core in each
   // read (neuron-monitor's utilization, else the driver's counters), so switching is seamless.

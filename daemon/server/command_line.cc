@@ -33,6 +33,7 @@ void ApplyFlags(const CommandLine& cli, DaemonConfig& config, std::vector<std::s
   if (cli.sysfs_root) b.host.sysfs_root = *cli.sysfs_root;
   if (cli.proc_root) b.host.proc_root = *cli.proc_root;
   if (cli.neuron_monitor) b.host.neuron_monitor = *cli.neuron_monitor;
+  if (cli.datastore_root) b.host.datastore_root = *cli.datastore_root;
   if (cli.node) b.node = *cli.node;
   if (cli.nodes) b.nodes = *cli.nodes;
   if (cli.replay) b.replay = *cli.replay;
@@ -71,6 +72,8 @@ void AddSourceOptions(CLI::App& app, CommandLine& cli) {
   app.add_option("--proc-root", cli.proc_root, "where procfs is mounted (default /proc)");
   app.add_option("--neuron-monitor", cli.neuron_monitor,
                  "AWS's neuron-monitor for per-application figures ('' for none)");
+  app.add_option("--datastore-root", cli.datastore_root,
+                 "read the runtimes' datastores from image files DIR/neuron<N>/<pid>");
   app.add_option("--scenario", cli.simulate.scenario,
                  "simulated scenario: a built-in name or a .json file");
   app.add_option("--seed", cli.simulate.seed, "simulation seed");

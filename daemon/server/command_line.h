@@ -28,7 +28,7 @@ struct CommandLine {
   bool config_path_given = false;  // a missing default file is fine, a missing given one is not
   SimulatorOptions simulate;       // --device, --scenario, --seed, --speed, --period
   std::optional<std::string> socket, listen, metrics_listen, log_level;
-  std::optional<std::string> sysfs_root, proc_root, neuron_monitor;
+  std::optional<std::string> sysfs_root, proc_root, neuron_monitor, datastore_root;
   std::optional<std::int64_t> node, nodes;
   std::optional<std::string> record;               // --record DIR|off
   std::optional<std::string> replay, replay_from;  // --replay PATH, --from TIME

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -17,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "proto/common/datastore_layout.h"
 #include "tests/neurondev/fake_kubelet.h"
 #include "tests/neurondev/tree_writer.h"
 
@@ -751,6 +753,85 @@ TEST(Host, ARuntimesDeviceMemoryIsEveryCategoryOfTheDevicesItHoldsAlone) {
   const RuntimeMemory& shared = *runtime(5300).memory;
   EXPECT_TRUE(shared.cores.empty());
   EXPECT_NE(shared.device_unavailable.find("ND2 is shared"), std::string::npos);
+}
+
+// A runtime datastore image as the driver maps it: `busy_us` and `tensors` on each physical core
+// of `cores`, `completed` executions on the first of them, runtime version 2.22.14.
+void WriteDatastore(const FakeTree& tree, int device, int pid, std::vector<int> cores,
+                    std::uint64_t busy_us, std::uint64_t tensors, std::uint64_t completed) {
+  std::string image(datastore::kDriverSize, '\0');
+  const auto put = [&](std::size_t offset, std::uint64_t v) {
+    std::memcpy(image.data() + offset, &v, sizeof v);
+  };
+  std::memcpy(image.data(), "nds", 4);
+  const std::int32_t version = 1;
+  std::memcpy(image.data() + 4, &version, sizeof version);
+  put(datastore::DeviceCounterOffset(datastore::kRuntimeVersion),
+      datastore::EncodeVersion(2, 22, 14));
+  for (int c : cores) {
+    put(datastore::CoreCounterOffset(c, datastore::kTimeInUse), busy_us);
+    put(datastore::CoreCounterOffset(c, datastore::kDeviceTensors), tensors);
+  }
+  put(datastore::CoreCounterOffset(cores.front(), datastore::kInferCompleted), completed);
+  tree.Write("datastore/neuron" + std::to_string(device) + "/" + std::to_string(pid), image);
+}
+
+// With the runtimes' datastores (--datastore-root), each runtime's figures are its own: the cores
+// it uses on a device it shares, its memory there, its executions even on a driver that counts
+// them only at exit (2.28), and its runtime version in the inventory. An image that is not a
+// datastore is named and its device keeps the driver's figures.
+TEST(Host, RuntimeDatastoresGiveEachApplicationItsOwnFigures) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();  // 8 physical cores a device, 4 logical (lnc 2)
+  WriteProcess(tree, 5100, {0}, "/user.slice");
+  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteProcess(tree, 5200, {1}, "/user.slice");
+  tree.Write("proc/5200/stat", StatLine(5200, 600));
+  WriteProcess(tree, 5300, {1}, "/user.slice");
+  tree.Write("proc/5300/stat", StatLine(5300, 700));
+  WriteProcess(tree, 5400, {2}, "/user.slice");
+  tree.Write("proc/5400/stat", StatLine(5400, 800));
+  WriteDatastore(tree, 0, 5100, {0, 1, 2, 3, 4, 5, 6, 7}, 1000, 100, 7);
+  WriteDatastore(tree, 1, 5200, {0, 1, 2, 3}, 1000, 50, 3);  // logical cores 4, 5
+  WriteDatastore(tree, 1, 5300, {4, 5, 6, 7}, 2000, 60, 4);  // logical cores 6, 7
+  tree.Write("datastore/neuron2/5400", "not a datastore");
+  HostOptions o = OptionsFor(tree, "");
+  o.datastore_root = tree.root() + "/datastore";
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  const auto runtime = [&](std::uint32_t pid) -> const RuntimeSample& {
+    return *std::find_if(s.runtimes.begin(), s.runtimes.end(),
+                         [&](const RuntimeSample& r) { return r.pid == pid; });
+  };
+  ASSERT_EQ(s.runtimes.size(), 4u);
+  EXPECT_EQ(runtime(5100).cores, (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(runtime(5200).cores, (std::vector<std::uint32_t>{4, 5}));
+  EXPECT_EQ(runtime(5300).cores, (std::vector<std::uint32_t>{6, 7}));
+  EXPECT_EQ(runtime(5400).cores, (std::vector<std::uint32_t>{8, 9, 10, 11})) << "the fallback";
+  EXPECT_EQ(runtime(5200).memory->cores.size(), 2u);
+  EXPECT_EQ(runtime(5200).memory->cores[0].tensors, 100u);  // two physical cores of 50
+  EXPECT_TRUE(runtime(5200).memory->device_unavailable.empty());
+  EXPECT_EQ(runtime(5300).memory->cores[1].tensors, 120u);
+  EXPECT_EQ(runtime(5100).executions.completed, 7u);
+  EXPECT_EQ(runtime(5200).executions.completed, 3u);
+  EXPECT_EQ(runtime(5300).executions.completed, 4u);
+  // 5400's device had no datastore: its executions are the driver's, unmeasured before 2.30.2.
+  EXPECT_FALSE(s.UnmeasuredReason(Signal::kExecutions).empty());
+  const v1::Inventory inv = (*host)->Inventory(Now());
+  ASSERT_NE(FindProcess(inv, 5200), nullptr);
+  EXPECT_EQ(FindProcess(inv, 5200)->runtime_version(), "2.22.14");
+  EXPECT_EQ(std::vector<std::uint32_t>(FindProcess(inv, 5200)->core_ids().begin(),
+                                       FindProcess(inv, 5200)->core_ids().end()),
+            (std::vector<std::uint32_t>{4, 5}));
+  EXPECT_EQ(FindProcess(inv, 5400)->runtime_version(), "");
+  const std::string described = (*host)->Describe();
+  EXPECT_NE(described.find("runtime datastores from " + o.datastore_root), std::string::npos);
+  EXPECT_NE(described.find("neuron2/5400"), std::string::npos) << described;
+  // Every runtime read from its datastore: executions are measured on this old driver too.
+  tree.Remove("proc/5400");
+  for (int i = 0; i < 6; ++i) (*host)->Read(Now());  // a scan without 5400
+  EXPECT_EQ((*host)->Read(Now()).UnmeasuredReason(Signal::kExecutions), "");
 }
 
 // The daemon takes the process scan's step after handing a reading over (AfterRead), so the step's

@@ -229,6 +229,15 @@ void AddRealHost(Table& t) {
       .Text("proc_root", MEMBER(backend.host.proc_root), AbsolutePath())
       .Text("neuron_monitor", MEMBER(backend.host.neuron_monitor), AbsolutePathOr("none"));
   t.Doc(
+       {"Real devices: read each runtime's datastore (its own cores, executions, memory and "
+        "runtime",
+        "version, devices shared by several processes included) from image files",
+        "<datastore_root>/neuron<N>/<pid>, as the driver maps them; \"\" reads none. For tests and",
+        "containers handed the images (docs/real-hosts.md). At most \"datastore_max_reads\" images",
+        "are read per sample; the rest keep the driver's figures."})
+      .Text("datastore_root", MEMBER(backend.host.datastore_root), AbsolutePathOr("none"))
+      .Integer("datastore_max_reads", MEMBER(backend.host.datastore_max_reads), 1, 65536);
+  t.Doc(
        {"Real devices on Kubernetes: the kubelet's PodResources API names the pod, namespace and",
         "container of each application and which pods were allocated which devices. Its socket "
         "is",
