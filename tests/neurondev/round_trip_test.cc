@@ -62,10 +62,14 @@ Result<simdev::Scenario> LoadNamedScenario(const std::string& name) {
 MonoTime At(Nanos t) { return MonoTime(t); }
 
 // One round trip: `steps` reads one second apart, from `from`.
-// `resets` (when given) counts the reads that started a new epoch.
+// `resets` (when given) counts the reads that started a new epoch. `datastores`: the simulator
+// writes its runtimes' datastore images too and the reader reads them (--datastore-root), so
+// executions are compared on every driver.
 void RoundTrip(const std::string& device, const std::string& scenario_name, Nanos from, int steps,
-               const std::string& driver = "2.30.2.0", int* resets = nullptr) {
-  SCOPED_TRACE(device + " " + scenario_name + " driver " + driver);
+               const std::string& driver = "2.30.2.0", int* resets = nullptr,
+               bool datastores = false) {
+  SCOPED_TRACE(device + " " + scenario_name + " driver " + driver +
+               (datastores ? " with datastores" : ""));
   Result<simdev::InstanceSpec> spec = simdev::ParseDeviceSpec(device);
   ASSERT_TRUE(spec.ok()) << spec.status().message();
   Result<simdev::Scenario> scenario = LoadNamedScenario(scenario_name);
@@ -73,9 +77,10 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
   Result<std::unique_ptr<simdev::Instance>> sim =
       simdev::Instance::Create(*spec, std::move(*scenario), 7);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
-  TempRoot sys, proc;
+  TempRoot sys, proc, images;
   simdev::DriverTreeOptions tree_options;
   tree_options.driver_version = driver;
+  if (datastores) tree_options.datastore_root = images.path();
   tree_options.kernel_log = sys.path() + "/kmsg";  // the driver's NEURON_HW_ERR lines
   simdev::DriverTreeWriter writer(sys.path(), proc.path(), tree_options);
   Snapshot truth = (*sim)->Read(from);
@@ -91,6 +96,7 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
   // read everything each time.
   options.sampler = {.rediscover_every = 1, .slow_every = 1};
   options.process_scan_every = 1;
+  if (datastores) options.datastore_root = images.path();
   Result<std::unique_ptr<Host>> host = Host::Open(options, At(from));
   ASSERT_TRUE(host.ok()) << host.status().message();
   Snapshot read = (*host)->Read(At(from));
@@ -187,7 +193,8 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
       EXPECT_EQ(got.memory->DeviceTotal(), want.memory->DeviceTotal()) << "pid " << got.pid;
       const RuntimeSample* got_before = FindRuntime(read, got.pid);
       const RuntimeSample* want_before = FindRuntime(truth, want.pid);
-      if (!live || reset || got_before == nullptr || want_before == nullptr) continue;
+      if ((!live && !datastores) || reset || got_before == nullptr || want_before == nullptr)
+        continue;
       const ExecutionCounters g = got.executions.Minus(got_before->executions);
       const ExecutionCounters w = want.executions.Minus(want_before->executions);
       EXPECT_EQ(g.completed, w.completed) << "pid " << got.pid;
@@ -196,6 +203,9 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
       EXPECT_EQ(g.hardware, w.hardware) << "pid " << got.pid;
     }
     EXPECT_FALSE(next.UnmeasuredReason(Signal::kHbmTraffic).empty());
+    if (datastores) {
+      EXPECT_EQ(next.UnmeasuredReason(Signal::kExecutions), "");
+    }
     truth = std::move(next_truth);
     read = std::move(next);
   }
@@ -230,6 +240,17 @@ TEST(RoundTrip, EveryDriverGeneration) {
   for (const char* driver : {"2.24.7.0", "2.28.0.0", "2.30.2.0", "2.31.7.0"}) {
     RoundTrip("sim:trn2.48xlarge", "ecc-degradation", std::chrono::seconds(178), 3, driver);
     RoundTrip("sim:trn1.32xlarge", "healthy-training", std::chrono::seconds(20), 3, driver);
+  }
+}
+
+// With the runtimes' datastores, each runtime's cores, memory and executions are its own on
+// every driver, even one that counts executions only when a process exits.
+TEST(RoundTrip, RuntimeDatastoresOnOldAndNewDrivers) {
+  for (const char* driver : {"2.24.7.0", "2.30.2.0"}) {
+    RoundTrip("sim:trn2.48xlarge", "healthy-training", std::chrono::seconds(20), 3, driver, nullptr,
+              true);
+    RoundTrip("sim:trn1.32xlarge", "inference-serving", std::chrono::seconds(30), 3, driver,
+              nullptr, true);
   }
 }
 
