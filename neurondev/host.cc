@@ -292,7 +292,7 @@ void Host::ForgetReusedRuntimePids() {
 
 bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceReading* sysfs,
                             bool alone, RuntimeSample& r, RuntimeMemory& memory,
-                            ExecutionCounters& executions) {
+                            DatastoreTotals& totals) {
   if (datastores_ == nullptr || datastore_reads_ >= options_.datastore_max_reads) return false;
   ++datastore_reads_;
   const std::uint32_t per_device = inventory_.hardware_info().neuroncore_per_device_count();
@@ -319,7 +319,7 @@ bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceRead
         CoreField(m, mc.category) += ds.cores[physical][mc.counter];
       }
       for (const datastore::ExecutionCounter& e : datastore::kExecutionCounters) {
-        executions.*e.field += ds.cores[physical][e.counter];
+        totals.executions.*e.field += ds.cores[physical][e.counter];
       }
       // The driver's own categories are per core, not per process: this runtime's when it holds
       // the device alone.
@@ -329,6 +329,10 @@ bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceRead
     }
     // The cores it uses: busy, or holding memory.
     if (!busy && m.Total() == m.other) continue;
+    for (std::uint32_t k = 0; k < lnc && c * lnc + k < ds.cores.size(); ++k) {
+      totals.collective_us += ds.Core(c * lnc + k, datastore::kCcTime);
+      ++totals.cores;
+    }
     r.cores.push_back(m.core);
     memory.cores.push_back(m);
   }
@@ -349,7 +353,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   shared_devices_ = false;
   datastore_reads_ = 0;
   datastore_note_.clear();
-  executions_from_datastores_ = datastores_ != nullptr;
+  figures_from_datastores_ = datastores_ != nullptr;
   datastore_cores_.clear();
   for (const NeuronProcess& p : processes_.processes) {
     // Between scans, a process that exited, or whose pid another process has taken, is gone at
@@ -365,7 +369,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     r.tag = p.tag.empty() ? std::to_string(p.pid) : p.tag;
     auto memory = std::make_shared<RuntimeMemory>();
     ExecutionCounters executions;
-    ExecutionCounters from_datastores;  // the process's own since it started
+    DatastoreTotals from_datastores;
     bool datastore = false;
     for (std::uint32_t d : p.devices) {
       auto it = std::find_if(reading.devices.begin(), reading.devices.end(),
@@ -376,7 +380,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
         datastore = true;
         continue;
       }
-      executions_from_datastores_ = false;
+      figures_from_datastores_ = false;
       for (std::uint32_t c = 0; c < per_device; ++c) r.cores.push_back(d * per_device + c);
       // Device-wide figures belong to this process only when it holds the device alone.
       if (holders[d] != 1) {
@@ -406,7 +410,11 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     auto [base, fresh] = baselines_.try_emplace(p.pid, Baseline{tracker_->epoch(), executions});
     if (!fresh && base->second.epoch != tracker_->epoch()) base->second = {tracker_->epoch(), {}};
     r.executions = executions.Minus(base->second.executions);
-    r.executions += from_datastores;
+    r.executions += from_datastores.executions;
+    // CC_TIME is in µs as TIME_IN_USE is (the driver adds that into nc_time_in_use, µs).
+    if (from_datastores.cores > 0) {
+      r.collective_time_ns = from_datastores.collective_us * 1000 / from_datastores.cores;
+    }
     std::sort(r.cores.begin(), r.cores.end());
     std::sort(memory->cores.begin(), memory->cores.end(),
               [](const CoreMemory& a, const CoreMemory& b) { return a.core < b.core; });
@@ -539,8 +547,9 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
       u.Set(Signal::kFlops, why.empty() ? flops : flops + "; " + why);
     }
     u.Set(Signal::kLatency, why);
-    u.Set(Signal::kCollectives, why);
-    if (executions_from_datastores_) {
+    // Time in collectives comes from the runtimes' datastores when every runtime has one.
+    if (!figures_from_datastores_) u.Set(Signal::kCollectives, why);
+    if (figures_from_datastores_) {
       // Every runtime's executions are its datastores' own: measured on any driver, shared or not.
     } else if (!live_) {
       u.Set(

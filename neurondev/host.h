@@ -129,12 +129,18 @@ class Host {
   void AddKubernetes(v1::Inventory& inv) const;
   // Runtimes from the process table and the driver's tree (without neuron-monitor).
   std::vector<RuntimeSample> RuntimesFromProcesses(const TreeReading& reading);
+  // A runtime's datastores summed over its devices.
+  struct DatastoreTotals {
+    ExecutionCounters executions;     // its own since it started
+    std::uint64_t collective_us = 0;  // CC_TIME summed over the cores it uses
+    std::size_t cores = 0;            // physical cores it uses
+  };
   // What process `pid`'s datastore on device `d` says of it, into `r` (the cores it uses),
-  // `memory` and `executions`: false when there is none to read (no datastore_root, the read
-  // budget spent, no image, not a datastore: the reason in datastore_note_). `sysfs` is the
-  // device's reading; `alone`: no other process holds the device.
+  // `memory` and `totals`: false when there is none to read (no datastore_root, the read budget
+  // spent, no image, not a datastore: the reason in datastore_note_). `sysfs` is the device's
+  // reading; `alone`: no other process holds the device.
   bool AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceReading* sysfs, bool alone,
-                        RuntimeSample& r, RuntimeMemory& memory, ExecutionCounters& executions);
+                        RuntimeSample& r, RuntimeMemory& memory, DatastoreTotals& totals);
   std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
   std::vector<CoreCounters> MergeCores(bool runtime_figures);
 
@@ -150,9 +156,9 @@ class Host {
   // holding memory there), and its runtime version.
   std::map<std::uint32_t, std::vector<std::uint32_t>> datastore_cores_;
   std::map<std::uint32_t, std::string> runtime_versions_;
-  // Every runtime's executions came from datastores at the last read (so they are measured on
-  // any driver and on shared devices).
-  bool executions_from_datastores_ = false;
+  // Every runtime's figures came from datastores at the last read (so executions are measured on
+  // any driver and on shared devices, and time in collectives is known).
+  bool figures_from_datastores_ = false;
   std::string datastore_note_;       // why some datastore could not be read, for Describe
   std::size_t datastore_reads_ = 0;  // this read's
   std::string runtime_status_;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -187,6 +188,9 @@ struct RuntimeSample {
   std::uint64_t cpu_user_ns = 0;
   std::uint64_t cpu_system_ns = 0;
   std::array<CollectiveCounters, kCollectiveKinds> collectives;
+  // Time in collective operations from a source that knows the time but not the operations (the
+  // runtime's datastore: CC_TIME, the mean over its cores); nullopt where `collectives` has it.
+  std::optional<std::uint64_t> collective_time_ns;
   std::shared_ptr<const RuntimeMemory> memory;  // never null in a Snapshot
 };
 

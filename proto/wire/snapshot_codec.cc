@@ -201,6 +201,7 @@ void RuntimeToProto(const RuntimeSample& r, v1::RuntimeSample& p) {
     HistogramToProto(c.latency, *q->mutable_latency());
   }
   if (r.memory != nullptr) MemoryToProto(*r.memory, *p.mutable_memory());
+  if (r.collective_time_ns) p.set_collective_time_ns(*r.collective_time_ns);
 }
 
 void HostToProto(const HostSample& host, v1::HostSample& h) {
@@ -282,6 +283,7 @@ Status RuntimeFromProto(const v1::RuntimeSample& r, RuntimeSample& out) {
     q.busy_ns = c.busy_ns();
     q.latency = HistogramFromProto(c.latency());
   }
+  if (r.has_collective_time_ns()) out.collective_time_ns = r.collective_time_ns();
   return Status::Ok();
 }
 

@@ -124,6 +124,14 @@ TEST(SnapshotCodec, RoundTripsEverySimulatedField) {
   EXPECT_EQ(back->runtimes[0].total_latency, s.runtimes[0].total_latency);
   EXPECT_EQ(back->runtimes[0].collectives[0].latency, s.runtimes[0].collectives[0].latency);
   EXPECT_EQ(back->unmeasured, nullptr);
+  EXPECT_FALSE(back->runtimes[0].collective_time_ns.has_value()) << "not written: absent, not 0";
+  Snapshot with_time = s;
+  with_time.runtimes[0].collective_time_ns = 0;  // a datastore's 0 is a figure
+  v1::Snapshot q;
+  wire::SnapshotToProto(with_time, q);
+  Result<Snapshot> timed = wire::SnapshotDecoder().Decode(q);
+  ASSERT_TRUE(timed.ok());
+  EXPECT_EQ(timed->runtimes[0].collective_time_ns, std::optional<std::uint64_t>(0));
   // An unchanged memory breakdown is shared with the previous snapshot, as in the live history.
   Result<Snapshot> again = decoder.Decode(p);
   ASSERT_TRUE(again.ok());

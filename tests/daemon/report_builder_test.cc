@@ -87,6 +87,28 @@ TEST(ReportBuilder, RatesMatchHandComputedValues) {
   EXPECT_EQ(r.totals().runtimes(0).collectives(0).count(), 1100u);
 }
 
+// A source that knows the time in collectives but not the operations (the runtime's datastore):
+// the window's share, no operations made up; a device reset does not restart the process's own
+// counter, so it is not taken whole.
+TEST(ReportBuilder, CollectiveTimeWithoutOperationsIsTheWindowsShare) {
+  const v1::Inventory inv = Inventory();
+  Snapshot a = Base(10, 10);
+  Snapshot b = Base(12, 12);  // a 2 s window
+  a.runtimes[0].collective_time_ns = 7'000'000'000;
+  b.runtimes[0].collective_time_ns = 7'600'000'000;  // 0.6 s of 2 s
+  ReportInput in;
+  in.inventory = &inv;
+  in.end = &b;
+  in.groups.push_back({v1::GROUP_COLLECTIVES_STATS, &a});
+  v1::Report r = BuildReport(in);
+  ASSERT_EQ(r.runtimes_size(), 1);
+  EXPECT_EQ(r.runtimes(0).collectives_stats().operations_size(), 0);
+  EXPECT_DOUBLE_EQ(r.runtimes(0).collectives_stats().time_share(), 0.3);
+  b.epoch = a.epoch + 1;  // the device was reset in the window
+  r = BuildReport(in);
+  EXPECT_DOUBLE_EQ(r.runtimes(0).collectives_stats().time_share(), 0.3);
+}
+
 // Busy time measured, FLOPs not (a driver before 2.30.2): utilization as ever, no FLOP/s figure,
 // and why. Core activity unmeasured says it all in the group's error.
 TEST(ReportBuilder, UnmeasuredFlopsAreLeftOutOfTheCoresWithTheReason) {

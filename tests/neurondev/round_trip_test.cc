@@ -195,6 +195,16 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
       const RuntimeSample* want_before = FindRuntime(truth, want.pid);
       if ((!live && !datastores) || reset || got_before == nullptr || want_before == nullptr)
         continue;
+      if (datastores) {
+        // Time in collectives: the runtime's own, from its cores' CC_TIME (µs).
+        std::uint64_t want_ns = 0, want_before_ns = 0;
+        for (const CollectiveCounters& c : want.collectives) want_ns += c.busy_ns;
+        for (const CollectiveCounters& c : want_before->collectives) want_before_ns += c.busy_ns;
+        ASSERT_TRUE(got.collective_time_ns && got_before->collective_time_ns);
+        EXPECT_NEAR(static_cast<double>(*got.collective_time_ns - *got_before->collective_time_ns),
+                    static_cast<double>(want_ns - want_before_ns), 1000)
+            << "pid " << got.pid;
+      }
       const ExecutionCounters g = got.executions.Minus(got_before->executions);
       const ExecutionCounters w = want.executions.Minus(want_before->executions);
       EXPECT_EQ(g.completed, w.completed) << "pid " << got.pid;
@@ -205,6 +215,7 @@ void RoundTrip(const std::string& device, const std::string& scenario_name, Nano
     EXPECT_FALSE(next.UnmeasuredReason(Signal::kHbmTraffic).empty());
     if (datastores) {
       EXPECT_EQ(next.UnmeasuredReason(Signal::kExecutions), "");
+      EXPECT_EQ(next.UnmeasuredReason(Signal::kCollectives), "");
     }
     truth = std::move(next_truth);
     read = std::move(next);

@@ -146,7 +146,14 @@ void FillCollectives(const RuntimeSample& r, const RuntimeSample* before, const 
     const LatencyHistogram window = reset ? c.latency : c.latency.Minus(b.latency);
     if (!FillPercentiles(window, op->mutable_latency())) op->clear_latency();
   }
-  // The share of all operations together: the Diagnosis's collective_time_share_percent.
+  // The share of all operations together: the Diagnosis's collective_time_share_percent. A source
+  // that knows only the time (the runtime's datastore) gives the share without operations.
+  // Its counters are the process's own, not the device's: a device reset does not restart them.
+  if (out->operations().empty() && r.collective_time_ns && before != nullptr &&
+      before->collective_time_ns) {
+    const std::uint64_t now = *r.collective_time_ns, then = *before->collective_time_ns;
+    busy_ns = now >= then ? now - then : now;
+  }
   out->set_time_share(TimeShare(busy_ns, s.period_ns));
 }
 
