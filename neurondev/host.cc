@@ -18,19 +18,21 @@
 namespace neuronmon::neurondev {
 namespace {
 
-// Sums the driver's memory categories of one kind into the runtime model's fields.
-std::uint64_t CategoryTotal(const std::vector<MemoryCategory>& categories, std::string_view name) {
-  for (const MemoryCategory& c : categories) {
-    if (c.name == name) return c.total;
-  }
-  return 0;
+// The field of the runtime's host categories named `category`; null for another.
+std::uint64_t* HostField(HostMemory& h, std::string_view category) {
+  if (category == "application_memory") return &h.application_memory;
+  if (category == "constants") return &h.constants;
+  if (category == "dma_buffers") return &h.dma_buffers;
+  if (category == "tensors") return &h.tensors;
+  return nullptr;
 }
 
+// The device's host memory categories the runtime model has (the driver's others are not the
+// runtime's) into its fields.
 void AddHostMemory(const DeviceReading& d, HostMemory* h) {
-  h->application_memory += CategoryTotal(d.host_memory, "application_memory");
-  h->constants += CategoryTotal(d.host_memory, "constants");
-  h->dma_buffers += CategoryTotal(d.host_memory, "dma_buffers");
-  h->tensors += CategoryTotal(d.host_memory, "tensors");
+  for (const MemoryCategory& c : d.host_memory) {
+    if (std::uint64_t* field = HostField(*h, c.name)) *field += c.total;
+  }
 }
 
 // The field of the runtime's five device categories named `category`, else `other`.
@@ -41,15 +43,6 @@ std::uint64_t& CoreField(CoreMemory& m, std::string_view category) {
   if (category == "runtime_memory") return m.runtime_memory;
   if (category == "tensors") return m.tensors;
   return m.other;
-}
-
-// The field of the runtime's host categories named `category`; null for another.
-std::uint64_t* HostField(HostMemory& h, std::string_view category) {
-  if (category == "application_memory") return &h.application_memory;
-  if (category == "constants") return &h.constants;
-  if (category == "dma_buffers") return &h.dma_buffers;
-  if (category == "tensors") return &h.tensors;
-  return nullptr;
 }
 
 // Every category the core's device_mem lists: the runtime's five by name, the driver's others
@@ -311,10 +304,14 @@ bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceRead
     CoreMemory m;
     m.core = d * per_device + c;
     bool busy = false;
+    std::uint64_t collective_us = 0;
+    std::size_t physical_cores = 0;
     for (std::uint32_t k = 0; k < lnc; ++k) {
       const std::size_t physical = c * lnc + k;
       if (physical >= ds.cores.size()) continue;
+      ++physical_cores;
       busy = busy || ds.Core(physical, datastore::kTimeInUse) > 0;
+      collective_us += ds.Core(physical, datastore::kCcTime);
       for (const datastore::MemoryCounter& mc : datastore::kDeviceMemoryCounters) {
         CoreField(m, mc.category) += ds.cores[physical][mc.counter];
       }
@@ -329,10 +326,8 @@ bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceRead
     }
     // The cores it uses: busy, or holding memory.
     if (!busy && m.Total() == m.other) continue;
-    for (std::uint32_t k = 0; k < lnc && c * lnc + k < ds.cores.size(); ++k) {
-      totals.collective_us += ds.Core(c * lnc + k, datastore::kCcTime);
-      ++totals.cores;
-    }
+    totals.collective_us += collective_us;
+    totals.cores += physical_cores;
     r.cores.push_back(m.core);
     memory.cores.push_back(m);
   }
@@ -547,16 +542,17 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
       u.Set(Signal::kFlops, why.empty() ? flops : flops + "; " + why);
     }
     u.Set(Signal::kLatency, why);
-    // Time in collectives comes from the runtimes' datastores when every runtime has one.
-    if (!figures_from_datastores_) u.Set(Signal::kCollectives, why);
-    if (figures_from_datastores_) {
-      // Every runtime's executions are its datastores' own: measured on any driver, shared or not.
-    } else if (!live_) {
-      u.Set(
-          Signal::kExecutions,
-          "the Neuron driver (before 2.30.2) counts executions only when a process exits; " + why);
-    } else if (!exclusive) {
-      u.Set(Signal::kExecutions, "processes share a device; " + why);
+    // Every runtime's datastores give its time in collectives, and its executions on any driver
+    // and on shared devices.
+    if (!figures_from_datastores_) {
+      u.Set(Signal::kCollectives, why);
+      if (!live_) {
+        u.Set(Signal::kExecutions,
+              "the Neuron driver (before 2.30.2) counts executions only when a process exits; " +
+                  why);
+      } else if (!exclusive) {
+        u.Set(Signal::kExecutions, "processes share a device; " + why);
+      }
     }
   } else {
     bool collectives = false;
