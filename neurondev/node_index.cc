@@ -110,7 +110,10 @@ void NodeIndex::Walk(int fd, const std::string& prefix, NodeScope scope, std::si
     }
     const std::string path = prefix + name;
     out.push_back({path, is_dir});
-    if (!is_dir || In(kListed, name)) continue;
+    // The listed directories' entries are the planner's. It reads every entry of health_status,
+    // so there the entries no name here knows are walked, to be reported as unknown nodes.
+    const bool health = name == "health_status";
+    if (!is_dir || (In(kListed, name) && !health)) continue;
     if (depth + 1 >= limits.max_depth) {
       truncated_ = true;
       continue;
@@ -118,7 +121,15 @@ void NodeIndex::Walk(int fd, const std::string& prefix, NodeScope scope, std::si
     const int sub =
         ::openat(::dirfd(dir), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub < 0) continue;
-    Walk(sub, path + "/", scope, depth + 1, limits, out);
+    if (!health) {
+      Walk(sub, path + "/", scope, depth + 1, limits, out);
+    } else {
+      std::vector<Entry> listed;
+      Walk(sub, path + "/", scope, depth + 1, limits, listed);
+      for (Entry& e : listed) {
+        if (!e.directory && !IsKnownHealthNode(Basename(e.path))) out.push_back(std::move(e));
+      }
+    }
     ::close(sub);
   }
   ::closedir(dir);

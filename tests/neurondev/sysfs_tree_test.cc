@@ -152,6 +152,9 @@ TEST(SysfsTree, EveryHealthStatusEntryIsRead) {
   EXPECT_EQ(d.health_other[0].name, "some_new_counter");
   EXPECT_EQ(d.health_other[0].total, 5u);
   EXPECT_TRUE(d.hw_error_event.has_value());
+  // neuron-ls --driver names it among the unknown nodes; the entries it knows are not.
+  const NodeIndex nodes = SysfsTree(tree.root()).IndexDevice(0, "2.30.2.0");
+  EXPECT_EQ(nodes.unknown(), std::vector<std::string>{h + "some_new_counter"});
 }
 
 // What a broken driver tree may hold is named, never read as a value.
