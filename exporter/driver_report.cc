@@ -6,7 +6,6 @@
 #include "exporter/json_writer.h"
 #include "neurondev/sysfs_tree.h"
 #include "proto/common/driver_version.h"
-#include "proto/common/file_reader.h"
 #include "proto/common/terminal_text.h"
 
 namespace neuronmon::exporter {
@@ -45,8 +44,7 @@ int PrintDriverReport(const std::string& sysfs_root, bool json, std::ostream& ou
         << "\n";
     return 1;
   }
-  Result<std::string> read = ReadRegularFile(sysfs_root + "/module/neuron/version", 256);
-  std::string version = read.ok() ? read->substr(0, read->find('\n')) : "";
+  const std::string version = tree.DriverVersion();
   const std::string generation = LayoutGeneration(version);
   if (json) {
     std::string text;

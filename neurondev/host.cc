@@ -12,7 +12,6 @@
 #include "neurondev/datastore_files.h"
 #include "neurondev/inventory.h"
 #include "neurondev/pod_allocations.h"
-#include "proto/common/file_reader.h"
 #include "proto/procfs/proc_parsers.h"
 
 namespace neuronmon::neurondev {
@@ -75,9 +74,8 @@ std::map<int, std::string> SerialNumbers(const TreeReading& reading) {
 // engine's counters need not be read every second.
 SamplerOptions SamplerFor(const HostOptions& o) {
   SamplerOptions sampler = o.sampler;
-  Result<std::string> version = ReadRegularFile(o.sysfs_root + "/module/neuron/version", 256);
   sampler.slow_pe_counters =
-      version.ok() && HasLiveCounters(version->substr(0, version->find('\n')));
+      HasLiveCounters(SysfsTree(o.sysfs_root, o.tree_limits).DriverVersion());
   return sampler;
 }
 

@@ -68,6 +68,12 @@ NodeIndex SysfsTree::IndexDevice(int index, const std::string& driver_version) c
                           {.max_entries_per_directory = limits_.max_entries_per_directory});
 }
 
+std::string SysfsTree::DriverVersion() const {
+  TreeReading reading;
+  ReadVersion(root_, limits_, reading);
+  return reading.driver_version.value_or("");
+}
+
 TreeReading SysfsTree::Read() const {
   TreeReading out;
   ReadVersion(root_, limits_, out);

@@ -34,6 +34,8 @@ class SysfsTree {
   Result<std::vector<int>> ListDevices() const;
   // Reads every device.
   TreeReading Read() const;
+  // The driver's version (module/neuron/version, "2.30.2.0"); "" when it cannot be read.
+  std::string DriverVersion() const;
   DeviceReading ReadDevice(int index) const;
   // Where device `index`'s nodes are, found by name (node_index.h), with the driver's version.
   NodeIndex IndexDevice(int index, const std::string& driver_version) const;
