@@ -4,7 +4,9 @@
 # with neuron-top (in tmux), neuron-monitor and a /metrics scraper (every 5 s) attached, and
 # prints the daemon's CPU over DURATION seconds. With `sim` as the third argument the daemon
 # samples sim:trn2.48xlarge instead, with the same clients: the difference is the real backend's.
-# Usage: bench/real_host_cost.sh BUILD_DIR [DURATION] [neuron|sim]
+# With `datastores` it reads a tree of 64 runtime processes (bench/scenarios/serving-per-core.json:
+# one per logical core) with each runtime's datastore image (--datastore-root).
+# Usage: bench/real_host_cost.sh BUILD_DIR [DURATION] [neuron|sim|datastores]
 set -euo pipefail
 build=${1:?usage: real_host_cost.sh BUILD_DIR [DURATION]}
 duration=${2:-60}
@@ -19,11 +21,18 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-"$build/bench/write_driver_tree" "$dir"
+extra=()
+if [ "$backend" = datastores ]; then
+  "$build/bench/write_driver_tree" "$dir" --datastores \
+    --scenario "$(dirname "$0")/scenarios/serving-per-core.json"
+  extra=(--datastore-root "$dir/datastore")
+else
+  "$build/bench/write_driver_tree" "$dir"
+fi
 device=neuron
 [ "$backend" = sim ] && device=sim:trn2.48xlarge
 "$build/daemon/neuron-monitord" --record off --device "$device" --sysfs-root "$dir/sys" --proc-root "$dir/proc" \
-  --neuron-monitor "" --socket "$dir/d.sock" --metrics-listen "127.0.0.1:$port" \
+  --neuron-monitor "" --socket "$dir/d.sock" --metrics-listen "127.0.0.1:$port" "${extra[@]}" \
   >"$dir/daemon.log" 2>&1 &
 daemon_pid=$!
 for _ in $(seq 50); do [ -S "$dir/d.sock" ] && break; sleep 0.1; done

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "exporter/json_writer.h"
+#include "neurondev/sources.h"
 #include "neurondev/sysfs_tree.h"
 #include "proto/common/driver_version.h"
 #include "proto/common/terminal_text.h"
@@ -33,8 +34,9 @@ std::string LayoutGeneration(const std::string& driver_version) {
   return v->AtLeast({2, 24}) ? "2.24-2.27" : "before 2.24";
 }
 
-int PrintDriverReport(const std::string& sysfs_root, bool json, std::ostream& out,
+int PrintDriverReport(const neurondev::HostOptions& host, bool json, std::ostream& out,
                       std::ostream& err) {
+  const std::string& sysfs_root = host.sysfs_root;
   const neurondev::SysfsTree tree(sysfs_root);
   Result<std::vector<int>> devices = tree.ListDevices();
   if (!devices.ok() || devices->empty()) {
@@ -46,6 +48,8 @@ int PrintDriverReport(const std::string& sysfs_root, bool json, std::ostream& ou
   }
   const std::string version = tree.DriverVersion();
   const std::string generation = LayoutGeneration(version);
+  const neurondev::SourceFacts facts = neurondev::ProbeSources(host);
+  const std::vector<neurondev::SignalSource> sources = neurondev::SignalSources(facts);
   if (json) {
     std::string text;
     JsonWriter w(text, JsonWriter::Style::kIndented);
@@ -82,6 +86,22 @@ int PrintDriverReport(const std::string& sysfs_root, bool json, std::ostream& ou
       w.EndObject();
     }
     w.EndArray();
+    w.Key("datastores");
+    w.String(facts.datastores);
+    w.Key("datastores_unavailable");
+    w.String(facts.datastores_unavailable);
+    w.Key("sources");
+    w.BeginArray();
+    for (const neurondev::SignalSource& s : sources) {
+      w.BeginObject();
+      w.Key("signal");
+      w.String(s.signal);
+      Strings(w, "sources", s.sources);
+      w.Key("unavailable");
+      w.String(s.unavailable);
+      w.EndObject();
+    }
+    w.EndArray();
     w.EndObject();
     out << text << "\n";
     return 0;
@@ -100,6 +120,19 @@ int PrintDriverReport(const std::string& sysfs_root, bool json, std::ostream& ou
     }
     Lines(out, "missing: ", nodes.missing());
     Lines(out, "unknown: ", nodes.unknown());
+  }
+  out << "runtime datastores: "
+      << SanitizeForTerminal(facts.datastores.empty()
+                                 ? "unavailable: " + facts.datastores_unavailable
+                                 : facts.datastores)
+      << "\nsources (the first serves, then the fallbacks in order):\n";
+  for (const neurondev::SignalSource& s : sources) {
+    out << "  " << s.signal << ": ";
+    if (s.sources.empty()) out << "unavailable: " << SanitizeForTerminal(s.unavailable);
+    for (std::size_t i = 0; i < s.sources.size(); ++i) {
+      out << (i == 0 ? "" : "; then ") << SanitizeForTerminal(s.sources[i]);
+    }
+    out << "\n";
   }
   return 0;
 }

@@ -93,9 +93,13 @@ void AddLsOptions(CLI::App& app, LsCommandLine& c) {
       ->type_name("[DIR|FILE]");
   app.add_flag("--driver", c.driver,
                "report the local Neuron driver's sysfs tree (no daemon): its version and layout, "
-               "and per device the nodes found where expected, moved, missing and unknown; with "
-               "-j, as JSON");
+               "and per device the nodes found where expected, moved, missing and unknown; and "
+               "which source serves which signal on this host (runtime datastores, AWS's "
+               "neuron-monitor, the driver's sysfs); with -j, as JSON");
   app.add_option("--sysfs-root", c.sysfs_root, "where --driver reads the sysfs tree")
+      ->type_name("DIR");
+  app.add_option("--dev-root", c.dev_root,
+                 "where --driver looks for the Neuron device nodes (neuron<N>)")
       ->type_name("DIR");
   client::AddEndpointOptions(app, c.endpoint);
 }

@@ -31,6 +31,7 @@ struct LsCommandLine {
   client::EndpointFlags endpoint;
   bool driver = false;              // --driver: the local driver's nodes, not the daemon's devices
   std::string sysfs_root = "/sys";  // where --driver reads
+  std::string dev_root = "/dev";    // where --driver looks for the device nodes
 };
 
 void AddLsOptions(CLI::App& app, LsCommandLine& command_line);

@@ -19,8 +19,10 @@ int main(int argc, char** argv) {
     return client::Refuse("neuron-ls", {st.message(), 2}, std::cerr);
   }
   if (command_line.driver) {
-    return exporter::PrintDriverReport(command_line.sysfs_root, command_line.json, std::cout,
-                                       std::cerr);
+    neurondev::HostOptions host;
+    host.sysfs_root = command_line.sysfs_root;
+    host.dev_root = command_line.dev_root;
+    return exporter::PrintDriverReport(host, command_line.json, std::cout, std::cerr);
   }
   if (command_line.incidents) {
     return exporter::ListIncidents(*command_line.incidents, command_line.json, std::cout,

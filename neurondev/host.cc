@@ -9,7 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "neurondev/datastore_files.h"
+#include "neurondev/datastores.h"
+#include "neurondev/driver_datastores.h"
 #include "neurondev/inventory.h"
 #include "neurondev/pod_allocations.h"
 #include "proto/procfs/proc_parsers.h"
@@ -91,8 +92,13 @@ Host::Host(HostOptions options)
       sampler_(options_.sysfs_root, options_.tree_limits, SamplerFor(options_)),
       scanner_(options_.proc_root, options_.process_limits) {
   if (!options_.datastore_root.empty()) {
-    datastores_ = std::make_unique<DatastoreFiles>(options_.datastore_root);
+    datastores_ =
+        std::make_unique<Datastores>(std::make_unique<DatastoreFiles>(options_.datastore_root));
+  } else if (options_.driver_datastores) {
+    datastores_ = std::make_unique<Datastores>(
+        std::make_unique<DriverDatastores>(options_.dev_root, LiveDriverCalls(options_.dev_root)));
   }
+  if (options_.own_pid == 0) options_.own_pid = static_cast<std::uint32_t>(::getpid());
 }
 
 Host::~Host() = default;
@@ -252,6 +258,9 @@ void Host::ScanProcessesIfDue() {
   if (!scanner_.in_progress() && !due) return;
   if (!scanner_.Step()) return;
   processes_ = scanner_.result();
+  // The daemon's own datastore reads hold the devices open: it is not an application.
+  std::erase_if(processes_.processes,
+                [&](const NeuronProcess& p) { return p.pid == options_.own_pid; });
   process_note_ = scanner_.error().ok() ? "" : scanner_.error().message();
   if (processes_.unreadable > 0) {
     process_note_ = std::to_string(processes_.unreadable) +
@@ -281,20 +290,51 @@ void Host::ForgetReusedRuntimePids() {
   runtime_starts_ = std::move(starts);
 }
 
-bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceReading* sysfs,
-                            bool alone, RuntimeSample& r, RuntimeMemory& memory,
-                            DatastoreTotals& totals) {
-  if (datastores_ == nullptr || datastore_reads_ >= options_.datastore_max_reads) return false;
-  ++datastore_reads_;
+std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> Host::ReadDatastores(
+    std::map<std::uint32_t, DeviceDatastores>& devices) {
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> out;
+  if (datastores_ == nullptr) return out;
+  const std::size_t cores = std::size_t{inventory_.hardware_info().neuroncore_per_device_count()} *
+                            static_cast<std::size_t>(lnc_);
+  std::size_t reads = 0;
+  for (const NeuronProcess& p : processes_.processes) {
+    for (std::uint32_t d : p.devices) {
+      DeviceDatastores& device = devices[d];
+      if (reads++ >= options_.datastore_max_reads) {
+        ++device.unread;
+        continue;
+      }
+      Result<Datastores::Read> got = datastores_->ReadDatastore(static_cast<int>(d), p.pid, cores);
+      if (got.ok()) {
+        ++device.read;
+        out.emplace(std::pair(p.pid, d), std::move(*got));
+      } else if (got.status().code() == StatusCode::kNotFound) {
+        ++device.none;
+      } else {
+        ++device.unread;
+        datastore_note_ = got.status().message();
+      }
+    }
+  }
+  return out;
+}
+
+void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std::uint32_t d,
+                            const DeviceReading* sysfs, bool alone, RuntimeSample& r,
+                            RuntimeMemory& memory, DatastoreTotals& totals) {
   const std::uint32_t per_device = inventory_.hardware_info().neuroncore_per_device_count();
   const auto lnc = static_cast<std::uint32_t>(lnc_);
-  Result<DatastoreFiles::Read> got =
-      datastores_->ReadDatastore(static_cast<int>(d), pid, std::size_t{per_device} * lnc);
-  if (!got.ok()) {
-    if (got.status().code() != StatusCode::kNotFound) datastore_note_ = got.status().message();
-    return false;
-  }
-  const datastore::Reading& ds = got->reading;
+  const datastore::Reading& ds = got.reading;
+  // What its counters grew by since its last reading (from 0 when the datastore started again);
+  // nothing the first time it is read: what it counted before is not this interval's.
+  const datastore::Reading* since =
+      got.restarted.empty() && got.previous ? &*got.previous : nullptr;
+  const bool counting = got.previous.has_value();
+  const auto grew = [&](std::size_t physical, datastore::CoreCounter k) -> std::uint64_t {
+    const std::uint64_t now = ds.Core(physical, k);
+    const std::uint64_t was = since != nullptr ? since->Core(physical, k) : 0;
+    return now >= was ? now - was : now;
+  };
   for (const datastore::MemoryCounter& m : datastore::kHostMemoryCounters) {
     if (std::uint64_t* field = HostField(memory.host, m.category)) *field += ds.device[m.counter];
   }
@@ -304,10 +344,20 @@ bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceRead
     bool busy = false;
     std::uint64_t collective_us = 0;
     std::size_t physical_cores = 0;
+    CoreCounters& core = datastore_core_totals_[m.core];
+    if (lnc > 1) core.physical_busy_ns.resize(lnc, 0);
+    std::uint64_t busy_ns = 0;
     for (std::uint32_t k = 0; k < lnc; ++k) {
       const std::size_t physical = c * lnc + k;
       if (physical >= ds.cores.size()) continue;
       ++physical_cores;
+      if (counting) {
+        // TIME_IN_USE is µs (the driver adds it to nc_time_in_use); one MAC is two FLOPs.
+        const std::uint64_t ns = grew(physical, datastore::kTimeInUse) * 1000;
+        busy_ns += ns;
+        if (lnc > 1) core.physical_busy_ns[k] += ns;
+        core.flops += 2.0 * static_cast<double>(grew(physical, datastore::kMacCount));
+      }
       busy = busy || ds.Core(physical, datastore::kTimeInUse) > 0;
       collective_us += ds.Core(physical, datastore::kCcTime);
       for (const datastore::MemoryCounter& mc : datastore::kDeviceMemoryCounters) {
@@ -322,6 +372,7 @@ bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceRead
         AddCoreMemory(sysfs->cores[physical], &m, true);
       }
     }
+    core.busy_ns += busy_ns / lnc;  // a logical core's busy time is its physical cores' mean
     // The cores it uses: busy, or holding memory.
     if (!busy && m.Total() == m.other) continue;
     totals.collective_us += collective_us;
@@ -332,7 +383,6 @@ bool Host::AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceRead
   if (const datastore::Version v = ds.runtime_version(); v.known()) {
     runtime_versions_[pid] = v.Text();
   }
-  return true;
 }
 
 std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading) {
@@ -344,10 +394,18 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   std::vector<RuntimeSample> runtimes;
   std::set<std::uint32_t> alive;
   shared_devices_ = false;
-  datastore_reads_ = 0;
   datastore_note_.clear();
-  figures_from_datastores_ = datastores_ != nullptr;
   datastore_cores_.clear();
+  // Every holder's datastore first: a device is served by its datastores when each holder's was
+  // read or the holder has none (a monitoring tool), and at least one was read; then its cores'
+  // busy time and FLOPs are the datastores' sum and a holder without one uses none of its cores.
+  std::map<std::uint32_t, DeviceDatastores> devices;
+  const std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> read =
+      ReadDatastores(devices);
+  figures_from_datastores_ = datastores_ != nullptr;
+  for (const auto& [d, device] : devices) {
+    figures_from_datastores_ = figures_from_datastores_ && device.served();
+  }
   for (const NeuronProcess& p : processes_.processes) {
     // Between scans, a process that exited, or whose pid another process has taken, is gone at
     // once.
@@ -368,12 +426,16 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
       auto it = std::find_if(reading.devices.begin(), reading.devices.end(),
                              [&](const DeviceReading& dr) { return dr.index == int(d); });
       const DeviceReading* sysfs = it == reading.devices.end() ? nullptr : &*it;
-      // The runtime's own figures, shared device or not, when its datastore can be read.
-      if (AddFromDatastore(p.pid, d, sysfs, holders[d] == 1, r, *memory, from_datastores)) {
+      // The runtime's own figures, shared device or not, when the device's datastores serve.
+      if (devices[d].served()) {
         datastore = true;
+        const auto got = read.find(std::pair(p.pid, d));
+        if (got != read.end()) {
+          AddFromDatastore(got->second, p.pid, d, sysfs, holders[d] == 1, r, *memory,
+                           from_datastores);
+        }
         continue;
       }
-      figures_from_datastores_ = false;
       for (std::uint32_t c = 0; c < per_device; ++c) r.cores.push_back(d * per_device + c);
       // Device-wide figures belong to this process only when it holds the device alone.
       if (holders[d] != 1) {
@@ -423,10 +485,22 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     alive.insert(p.pid);
     runtimes.push_back(std::move(r));
   }
+  datastore_core_map_.clear();
+  for (const auto& [d, device] : devices) {
+    if (!device.served()) continue;
+    for (std::uint32_t c = 0; c < per_device; ++c) {
+      CoreCounters& core = datastore_core_totals_[d * per_device + c];
+      if (lnc_ > 1) core.physical_busy_ns.resize(static_cast<std::size_t>(lnc_), 0);
+      datastore_core_map_[d * per_device + c] = core;
+    }
+  }
   std::erase_if(baselines_, [&](const auto& entry) { return !alive.contains(entry.first); });
   std::erase_if(runtime_versions_, [&](const auto& entry) { return !alive.contains(entry.first); });
   if (datastores_ != nullptr) {
     datastores_->Retain([&](std::uint32_t pid) { return alive.contains(pid); });
+    std::set<int> held;
+    for (const auto& [d, n] : holders) held.insert(static_cast<int>(d));
+    datastores_->source().RetainDevices(held);
   }
   return runtimes;
 }
@@ -443,10 +517,30 @@ Snapshot Host::Read(MonoTime now) {
     runtime_figures = runtime_source_->Current(now);
     runtime_status_ = runtime_source_->Unavailable(now);
   }
+  // The process table names the processes in the inventory either way. Runtimes come from their
+  // datastores when every one was read, with neuron-monitor adding what only it gives (latency);
+  // else from neuron-monitor while its figures are current; else from the process table and the
+  // driver's tree.
+  if (!std::exchange(scan_stepped_, false)) ScanProcessesIfDue();
+  std::vector<RuntimeSample> runtimes = RuntimesFromProcesses(reading);
+  datastore_runtimes_ = figures_from_datastores_ && !runtimes.empty();
+  if (datastore_runtimes_ && runtime_figures) {
+    AddLatency(runtime_source_->integrator().Runtimes(), runtimes);
+  } else if (runtime_figures) {
+    runtimes = runtime_source_->integrator().Runtimes();
+  }
   Snapshot s;
   s.device_time = Nanos(std::max<std::int64_t>(0, (now - start_).count()));
   s.epoch = tracker_->epoch();
-  s.cores = MergeCores(runtime_figures);
+  // Busy time and FLOPs per core: the datastores' where they cover a device, else neuron-monitor's
+  // while it is current, else the driver's counters.
+  if (!datastore_core_map_.empty()) {
+    s.cores = MergeCores(datastore_core_map_, CoreSource::kDatastores);
+  } else if (runtime_figures) {
+    s.cores = MergeCores(runtime_source_->integrator().Cores(), CoreSource::kNeuronMonitor);
+  } else {
+    s.cores = MergeCores({}, CoreSource::kDriver);
+  }
   s.devices = tracker_->devices();
   for (const DeviceReading& d : reading.devices) {
     s.devices[static_cast<std::size_t>(d.index)].error = JoinErrors(d.errors);
@@ -456,13 +550,20 @@ Snapshot Host::Read(MonoTime now) {
     s.error = "no Neuron devices readable under " + options_.sysfs_root;
     if (!reading.errors.empty()) s.error += ": " + JoinErrors(reading.errors);
   }
-  // The process table names the processes in the inventory either way; the runtimes come from
-  // neuron-monitor while its figures are current.
-  if (!std::exchange(scan_stepped_, false)) ScanProcessesIfDue();
-  s.runtimes =
-      runtime_figures ? runtime_source_->integrator().Runtimes() : RuntimesFromProcesses(reading);
+  s.runtimes = std::move(runtimes);
   s.unmeasured = UnmeasuredNow(!shared_devices_, runtime_figures);
   return s;
+}
+
+void Host::AddLatency(const std::vector<RuntimeSample>& from_monitor,
+                      std::vector<RuntimeSample>& runtimes) {
+  for (RuntimeSample& r : runtimes) {
+    const auto m = std::find_if(from_monitor.begin(), from_monitor.end(),
+                                [&](const RuntimeSample& x) { return x.pid == r.pid; });
+    if (m == from_monitor.end()) continue;
+    r.total_latency = m->total_latency;
+    r.device_latency = m->device_latency;
+  }
 }
 
 void Host::AddKernelLog(const TreeReading& reading, Snapshot& s) {
@@ -483,22 +584,27 @@ void Host::AddKernelLog(const TreeReading& reading, Snapshot& s) {
   }
 }
 
-std::vector<CoreCounters> Host::MergeCores(bool runtime_figures) {
+std::vector<CoreCounters> Host::MergeCores(const std::map<std::uint32_t, CoreCounters>& runtime,
+                                           CoreSource source) {
   const std::vector<CoreCounters>& now = tracker_->cores();
-  const std::map<std::uint32_t, CoreCounters> runtime =
-      runtime_figures ? runtime_source_->integrator().Cores()
-                      : std::map<std::uint32_t, CoreCounters>{};
   if (merged_cores_.size() != now.size() || merged_epoch_ != tracker_->epoch()) {
     merged_cores_.assign(now.size(), CoreCounters{});
     previous_tracker_cores_.clear();
     merged_epoch_ = tracker_->epoch();
   }
+  // Two sources' cumulative counts are never subtracted from one another.
+  if (source != core_source_) previous_runtime_cores_.clear();
+  core_source_ = source;
   auto grown = [](double a, double b) { return a >= b ? a - b : a; };
   for (std::size_t c = 0; c < now.size(); ++c) {
     CoreCounters& out = merged_cores_[c];
     auto r = runtime.find(static_cast<std::uint32_t>(c));
     auto before = previous_runtime_cores_.find(static_cast<std::uint32_t>(c));
     const bool from_runtime = r != runtime.end() && before != previous_runtime_cores_.end();
+    // A core the runtime source had at the last read and has no more goes back to the driver's
+    // counter from its value now: an old driver adds a runtime's whole busy time to it when the
+    // runtime exits, which that source counted already.
+    if (!from_runtime && before != previous_runtime_cores_.end()) continue;
     const CoreCounters zero;
     const CoreCounters& a = from_runtime                         ? before->second
                             : c < previous_tracker_cores_.size() ? previous_tracker_cores_[c]
@@ -529,7 +635,15 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
     u.Set(Signal::kEccCorrected,
           "the Neuron driver (before 2.30.2) exposes only uncorrected ECC events");
   }
-  if (!runtime_figures) {
+  if (datastore_runtimes_) {
+    // Every runtime's datastores were read: busy time and FLOPs of every core in use (a device no
+    // process holds is idle), executions on any driver and on shared devices, and time in
+    // collectives. Latency only neuron-monitor gives.
+    if (!runtime_figures) {
+      u.Set(Signal::kLatency, "the runtime's datastore has no latency figure the driver defines" +
+                                  (why.empty() ? std::string() : "; " + why));
+    }
+  } else if (!runtime_figures) {
     const std::string& activity = tracker_->core_activity_unmeasured();
     u.Set(Signal::kCoreActivity, activity);
     // FLOPs are unmeasured with busy time, and on their own where flop_count is flat or missing.
@@ -540,17 +654,13 @@ std::shared_ptr<const Unmeasured> Host::UnmeasuredNow(bool exclusive, bool runti
       u.Set(Signal::kFlops, why.empty() ? flops : flops + "; " + why);
     }
     u.Set(Signal::kLatency, why);
-    // Every runtime's datastores give its time in collectives, and its executions on any driver
-    // and on shared devices.
-    if (!figures_from_datastores_) {
-      u.Set(Signal::kCollectives, why);
-      if (!live_) {
-        u.Set(Signal::kExecutions,
-              "the Neuron driver (before 2.30.2) counts executions only when a process exits; " +
-                  why);
-      } else if (!exclusive) {
-        u.Set(Signal::kExecutions, "processes share a device; " + why);
-      }
+    u.Set(Signal::kCollectives, why);
+    if (!live_) {
+      u.Set(
+          Signal::kExecutions,
+          "the Neuron driver (before 2.30.2) counts executions only when a process exits; " + why);
+    } else if (!exclusive) {
+      u.Set(Signal::kExecutions, "processes share a device; " + why);
     }
   } else {
     bool collectives = false;
@@ -583,7 +693,7 @@ std::string Host::Describe() const {
   const std::string runtime = RuntimeStatus();
   out += runtime.empty() ? ", runtime figures from neuron-monitor" : "";
   if (datastores_ != nullptr) {
-    out += ", runtime datastores from " + options_.datastore_root +
+    out += ", runtime datastores from " + datastores_->source().Name() +
            (datastore_note_.empty() ? "" : " (" + datastore_note_ + ")");
   }
   if (kernel_log_ != nullptr && !kernel_log_->unavailable().empty()) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "neurondev/counter_tracker.h"
+#include "neurondev/datastores.h"
 #include "neurondev/kernel_log.h"
 #include "neurondev/pod_resources.h"
 #include "neurondev/processes.h"
@@ -33,8 +34,6 @@
 #include "proto/common/status.h"
 
 namespace neuronmon::neurondev {
-
-class DatastoreFiles;  // neurondev/datastore_files.h
 
 struct HostOptions {
   std::string sysfs_root = "/sys";
@@ -71,10 +70,16 @@ struct HostOptions {
   // false: never (the devices' kernel_log_unavailable says so).
   bool kernel_log = true;
   KernelLogOptions kernel_log_options;
-  // Non-empty: read each runtime's datastore from image files, `<datastore_root>/neuron<N>/<pid>`
-  // (DatastoreFiles): its cores, executions, memory and runtime version, shared devices included.
-  // "" reads none (the live driver's datastore is not read yet: docs/real-hosts.md).
+  // Read each runtime's datastore (its cores, busy and collective time, executions, memory and
+  // runtime version, shared devices included) from the live driver: /dev/neuron<N> under dev_root
+  // opened read-only while another process holds it (driver_datastores.h). false: never.
+  bool driver_datastores = true;
+  // Non-empty: read the datastores from image files, `<datastore_root>/neuron<N>/<pid>`
+  // (DatastoreFiles), not from the driver.
   std::string datastore_root;
+  // The daemon's own pid, never counted as a holder of a device (its datastore reads open the
+  // devices too); 0: getpid().
+  std::uint32_t own_pid = 0;
   // Datastores read per read at most (the processes' devices beyond it keep the driver's figures).
   std::size_t datastore_max_reads = 1024;
   bool operator==(const HostOptions&) const = default;
@@ -135,14 +140,29 @@ class Host {
     std::uint64_t collective_us = 0;  // CC_TIME summed over the cores it uses
     std::size_t cores = 0;            // physical cores it uses
   };
+  // The datastores of each process on each device it holds, at most datastore_max_reads of them,
+  // by (pid, device); how each device's went into `devices` (the last error in datastore_note_).
+  struct DeviceDatastores {
+    int read = 0, none = 0, unread = 0;  // holders read, without one (NotFound), not read
+    bool served() const { return unread == 0 && read > 0; }
+  };
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> ReadDatastores(
+      std::map<std::uint32_t, DeviceDatastores>& devices);
   // What process `pid`'s datastore on device `d` says of it, into `r` (the cores it uses),
-  // `memory` and `totals`: false when there is none to read (no datastore_root, the read budget
-  // spent, no image, not a datastore: the reason in datastore_note_). `sysfs` is the device's
-  // reading; `alone`: no other process holds the device.
-  bool AddFromDatastore(std::uint32_t pid, std::uint32_t d, const DeviceReading* sysfs, bool alone,
-                        RuntimeSample& r, RuntimeMemory& memory, DatastoreTotals& totals);
+  // `memory` and `totals`. `sysfs` is the device's reading; `alone`: no other process holds it.
+  void AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std::uint32_t d,
+                        const DeviceReading* sysfs, bool alone, RuntimeSample& r,
+                        RuntimeMemory& memory, DatastoreTotals& totals);
   std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
-  std::vector<CoreCounters> MergeCores(bool runtime_figures);
+  // Where a core's busy time and FLOPs came from at a read.
+  enum class CoreSource { kDriver, kNeuronMonitor, kDatastores };
+  // Busy time and FLOPs per logical core: `runtime`'s cumulative counts for the cores it has,
+  // the driver's for the rest.
+  std::vector<CoreCounters> MergeCores(const std::map<std::uint32_t, CoreCounters>& runtime,
+                                       CoreSource source);
+  // neuron-monitor's latency, into the runtimes of the same pid.
+  static void AddLatency(const std::vector<RuntimeSample>& from_monitor,
+                         std::vector<RuntimeSample>& runtimes);
 
   HostOptions options_;
   SysfsSampler sampler_;
@@ -151,7 +171,7 @@ class Host {
   std::unique_ptr<RuntimeSource> runtime_source_;
   std::unique_ptr<PodResourcesClient> pod_resources_;  // null: kubernetes off
   std::unique_ptr<KernelLog> kernel_log_;              // null: kernel_log off
-  std::unique_ptr<DatastoreFiles> datastores_;         // null: no datastore_root
+  std::unique_ptr<Datastores> datastores_;             // null: none read
   // From the datastores at the last read, by pid: the logical cores a runtime uses (busy or
   // holding memory there), and its runtime version.
   std::map<std::uint32_t, std::vector<std::uint32_t>> datastore_cores_;
@@ -159,8 +179,14 @@ class Host {
   // Every runtime's figures came from datastores at the last read (so executions are measured on
   // any driver and on shared devices, and time in collectives is known).
   bool figures_from_datastores_ = false;
-  std::string datastore_note_;       // why some datastore could not be read, for Describe
-  std::size_t datastore_reads_ = 0;  // this read's
+  // ... and there was at least one runtime: the snapshot's runtimes are the datastores'.
+  bool datastore_runtimes_ = false;
+  // Busy time and FLOPs per logical core summed from the datastores' growth since the daemon
+  // started (cumulative), and those of the devices whose every holder was read at the last read.
+  std::map<std::uint32_t, CoreCounters> datastore_core_totals_;
+  std::map<std::uint32_t, CoreCounters> datastore_core_map_;
+  CoreSource core_source_ = CoreSource::kDriver;
+  std::string datastore_note_;  // why some datastore could not be read, for Describe
   std::string runtime_status_;
   // Busy time and FLOPs per logical core, accumulated from whichever source had the core in each
   // read (neuron-monitor's utilization, else the driver's counters), so switching is seamless.

@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "neurondev/datastore_files.h"
+#include "neurondev/datastores.h"
 #include "simdev/driver_tree.h"
 #include "simdev/instance.h"
 #include "tests/neurondev/tree_writer.h"
@@ -41,7 +41,7 @@ void RunWindow(const std::string& device, const std::string& scenario, Window& w
   const std::string ds = root.root() + "/datastore";
   simdev::DriverTreeWriter writer(root.root() + "/sys", root.root() + "/proc",
                                   {.datastore_root = ds});
-  DatastoreFiles files(ds);
+  Datastores files(std::make_unique<DatastoreFiles>(ds));
   const Nanos t0 = seconds(60), t1 = seconds(70);
   std::map<std::uint32_t, std::map<std::uint32_t, datastore::Reading>> first;
   for (const Nanos t : {t0, t1}) {
@@ -52,8 +52,7 @@ void RunWindow(const std::string& device, const std::string& scenario, Window& w
                                    w.inventory.hardware_info().logical_neuroncore_config();
     for (const v1::Process& p : w.inventory.processes()) {
       for (std::uint32_t d : p.device_indices()) {
-        Result<DatastoreFiles::Read> r =
-            files.ReadDatastore(static_cast<int>(d), p.pid(), physical);
+        Result<Datastores::Read> r = files.ReadDatastore(static_cast<int>(d), p.pid(), physical);
         ASSERT_TRUE(r.ok()) << r.status().message();
         EXPECT_EQ(r->restarted, "");
         if (t == t0) {
@@ -160,7 +159,7 @@ TEST(DatastoreRoundTrip, AnExitedRuntimesImageIsGone) {
   inventory.clear_processes();
   ASSERT_TRUE(writer.Write(inventory, s).ok());
   EXPECT_FALSE(std::filesystem::exists(path));
-  DatastoreFiles files(ds);
+  Datastores files(std::make_unique<DatastoreFiles>(ds));
   EXPECT_EQ(files.ReadDatastore(0, pid, 2).status().code(), StatusCode::kNotFound);
 }
 

@@ -5,14 +5,18 @@
 #include "neurondev/datastore.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <vector>
 
-#include "neurondev/datastore_files.h"
+#include "neurondev/datastores.h"
+#include "neurondev/driver_datastores.h"
 #include "tests/neurondev/tree_writer.h"
 
 namespace neuronmon::datastore {
@@ -158,8 +162,8 @@ TEST(DatastoreFiles, ReadsImagesAndSaysWhenADatastoreStartedAgain) {
   std::vector<std::byte> image = Image();
   Put(image, DriverOffset(1, kTimeInUse), 900);
   WriteImage(path, image);
-  neurondev::DatastoreFiles files(root.root());
-  Result<neurondev::DatastoreFiles::Read> r = files.ReadDatastore(3, 4242, 2);
+  neurondev::Datastores files(std::make_unique<neurondev::DatastoreFiles>(root.root()));
+  Result<neurondev::Datastores::Read> r = files.ReadDatastore(3, 4242, 2);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->reading.Core(1, kTimeInUse), 900u);
   EXPECT_EQ(r->restarted, "");
@@ -182,8 +186,129 @@ TEST(DatastoreFiles, ReadsImagesAndSaysWhenADatastoreStartedAgain) {
   ::mkfifo((root.root() + "/neuron3/10").c_str(), 0600);
   EXPECT_FALSE(files.ReadDatastore(3, 10, 2).ok()) << "a FIFO is not read (nor waited on)";
   WriteImage(root.root() + "/neuron3/11", std::vector<std::byte>(1000));
-  EXPECT_NE(files.ReadDatastore(3, 11, 2).status().message().find("neuron3/11: datastore of 1000"),
+  EXPECT_NE(files.ReadDatastore(3, 11, 2).status().message().find("ND3 pid 11: datastore of 1000"),
             std::string::npos);
+}
+
+// The live driver's source with the driver's two calls stood in for: the "device" is a memfd
+// holding two datastore slots (offsets 0 and 256 KiB), and ACQUIRE_NEURON_DS answers from a table
+// the test changes. The mapping is the real mmap, read-only.
+struct FakeDriver {
+  int memfd = -1;
+  std::map<std::uint32_t, std::uint64_t> slots;  // pid -> mmap offset
+  int refuse = 0;                                // an errno every acquire returns, when set
+  int opens = 0;
+  // Called after each acquire: lets a test hand a slot to another process mid-read.
+  std::function<void()> after_acquire;
+
+  neurondev::DriverCalls Calls() {
+    neurondev::DriverCalls calls;
+    calls.open = [this](int) -> Result<UniqueFd> {
+      ++opens;
+      return UniqueFd(::dup(memfd));
+    };
+    calls.acquire = [this](int, std::uint32_t pid, neurondev::DatastoreLocation* out) {
+      if (refuse != 0) return refuse;
+      const auto it = slots.find(pid);
+      if (it == slots.end()) return ENOENT;
+      out->mmap_offset = it->second;
+      out->size = kDriverSize;
+      if (after_acquire) after_acquire();
+      return 0;
+    };
+    return calls;
+  }
+  void WriteSlot(std::uint64_t offset, const std::vector<std::byte>& image) const {
+    ASSERT_EQ(::pwrite(memfd, image.data(), image.size(), static_cast<off_t>(offset)),
+              static_cast<ssize_t>(image.size()));
+  }
+};
+
+TEST(DriverDatastores, MapsEachSlotOnceReadOnlyAndNeverTakesAHandedOnSlotForTheOldPid) {
+  FakeDriver driver;
+  driver.memfd = ::memfd_create("datastores", MFD_CLOEXEC);
+  ASSERT_GE(driver.memfd, 0);
+  ASSERT_EQ(::ftruncate(driver.memfd, 2 * kDriverSize), 0);
+  std::vector<std::byte> image = Image();
+  Put(image, DriverOffset(1, kTimeInUse), 900);
+  driver.WriteSlot(0, image);
+  driver.slots[4242] = 0;
+  auto source = std::make_unique<neurondev::DriverDatastores>("/dev", driver.Calls());
+  neurondev::DriverDatastores& live = *source;
+  neurondev::Datastores datastores(std::move(source));
+
+  Result<neurondev::Datastores::Read> r = datastores.ReadDatastore(3, 4242, 2);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->reading.Core(1, kTimeInUse), 900u);
+  // The runtime writes on; the same mapping shows it, none other is made, the device stays open.
+  Put(image, DriverOffset(1, kTimeInUse), 1900);
+  driver.WriteSlot(0, image);
+  r = datastores.ReadDatastore(3, 4242, 2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->reading.Core(1, kTimeInUse), 1900u);
+  ASSERT_TRUE(r->previous.has_value());
+  EXPECT_EQ(r->previous->Core(1, kTimeInUse), 900u);
+  EXPECT_EQ(live.mappings(), 1u);
+  EXPECT_EQ(driver.opens, 1);
+  // Read-only: writing through the image faults (the driver would have allowed it).
+  Result<std::span<const std::byte>> mapped = live.Image(3, 4242);
+  ASSERT_TRUE(mapped.ok());
+  EXPECT_DEATH(const_cast<std::byte&>(mapped->front()) = std::byte{1}, "");
+
+  // A second process in the other slot: a second mapping.
+  driver.WriteSlot(kDriverSize, image);
+  driver.slots[5151] = kDriverSize;
+  EXPECT_TRUE(datastores.ReadDatastore(3, 5151, 2).ok());
+  EXPECT_EQ(live.mappings(), 2u);
+
+  // 4242 exits while it is read and its slot goes to 6000: what was read is not 4242's.
+  driver.after_acquire = [&] {
+    driver.after_acquire = nullptr;
+    driver.slots.erase(4242);
+    driver.slots[6000] = 0;
+  };
+  EXPECT_EQ(datastores.ReadDatastore(3, 4242, 2).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(datastores.ReadDatastore(3, 4242, 2).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(datastores.ReadDatastore(3, 6000, 2).ok());
+  EXPECT_EQ(live.mappings(), 2u) << "slot 0's mapping serves its next process";
+
+  // A refused ioctl is an error with the reason, never a zero reading.
+  driver.refuse = EPERM;
+  const Status refused = datastores.ReadDatastore(3, 5151, 2).status();
+  EXPECT_EQ(refused.code(), StatusCode::kUnavailable);
+  EXPECT_NE(refused.message().find("/dev/neuron3: the driver refused the datastore of pid 5151"),
+            std::string::npos)
+      << refused.message();
+  driver.refuse = 0;
+
+  // The device no other process holds is let go: unmapped and closed.
+  live.RetainDevices({});
+  EXPECT_EQ(live.open_devices(), 0u);
+  EXPECT_EQ(live.mappings(), 0u);
+  EXPECT_TRUE(datastores.ReadDatastore(3, 5151, 2).ok());
+  EXPECT_EQ(driver.opens, 2);
+  ::close(driver.memfd);
+}
+
+// The real calls send the ioctl to character devices only; what is missing, not a device, or a
+// device that is not the driver's is named.
+TEST(DriverDatastores, TheRealCallsAskOnlyACharacterDeviceAndSayWhy) {
+  neurondev::testing::FakeTree root;
+  root.Write("neuron1", "a regular file");
+  root.Symlink("/dev/null", "neuron2");
+  neurondev::Datastores datastores(std::make_unique<neurondev::DriverDatastores>(
+      root.root(), neurondev::LiveDriverCalls(root.root())));
+  const auto message = [&](int device) {
+    return datastores.ReadDatastore(device, 4242, 2).status().message();
+  };
+  EXPECT_NE(message(0).find(root.root() + "/neuron0: No such file or directory"),
+            std::string::npos);
+  EXPECT_NE(message(1).find("/neuron1: not a character device"), std::string::npos);
+  EXPECT_NE(message(2).find("/neuron2: the driver refused the datastore of pid 4242: "
+                            "Inappropriate ioctl for device"),
+            std::string::npos)
+      << message(2);
+  EXPECT_EQ(datastores.source().Name(), "the driver (" + root.root() + "/neuron<N>)");
 }
 
 }  // namespace

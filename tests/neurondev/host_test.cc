@@ -758,7 +758,8 @@ TEST(Host, ARuntimesDeviceMemoryIsEveryCategoryOfTheDevicesItHoldsAlone) {
 // A runtime datastore image as the driver maps it: `busy_us` and `tensors` on each physical core
 // of `cores`, `completed` executions on the first of them, runtime version 2.22.14.
 void WriteDatastore(const FakeTree& tree, int device, int pid, std::vector<int> cores,
-                    std::uint64_t busy_us, std::uint64_t tensors, std::uint64_t completed) {
+                    std::uint64_t busy_us, std::uint64_t tensors, std::uint64_t completed,
+                    std::uint64_t macs = 0) {
   std::string image(datastore::kDriverSize, '\0');
   const auto put = [&](std::size_t offset, std::uint64_t v) {
     std::memcpy(image.data() + offset, &v, sizeof v);
@@ -771,6 +772,7 @@ void WriteDatastore(const FakeTree& tree, int device, int pid, std::vector<int> 
   for (int c : cores) {
     put(datastore::CoreCounterOffset(c, datastore::kTimeInUse), busy_us);
     put(datastore::CoreCounterOffset(c, datastore::kDeviceTensors), tensors);
+    put(datastore::CoreCounterOffset(c, datastore::kMacCount), macs);
   }
   put(datastore::CoreCounterOffset(cores.front(), datastore::kInferCompleted), completed);
   tree.Write("datastore/neuron" + std::to_string(device) + "/" + std::to_string(pid), image);
@@ -826,12 +828,135 @@ TEST(Host, RuntimeDatastoresGiveEachApplicationItsOwnFigures) {
             (std::vector<std::uint32_t>{4, 5}));
   EXPECT_EQ(FindProcess(inv, 5400)->runtime_version(), "");
   const std::string described = (*host)->Describe();
-  EXPECT_NE(described.find("runtime datastores from " + o.datastore_root), std::string::npos);
-  EXPECT_NE(described.find("neuron2/5400"), std::string::npos) << described;
+  EXPECT_NE(described.find("runtime datastores from image files under " + o.datastore_root),
+            std::string::npos);
+  EXPECT_NE(described.find("ND2 pid 5400: datastore of 15 bytes"), std::string::npos) << described;
   // Every runtime read from its datastore: executions are measured on this old driver too.
   tree.Remove("proc/5400");
   for (int i = 0; i < 6; ++i) (*host)->Read(Now());  // a scan without 5400
   EXPECT_EQ((*host)->Read(Now()).UnmeasuredReason(Signal::kExecutions), "");
+}
+
+// On a driver that adds busy time and FLOPs into sysfs only when a process exits (2.28), a device
+// whose every holder's datastore is read has its cores' busy time and FLOPs from the datastores'
+// growth, live: the driver's own counters did not move here at all. The first reading of a
+// datastore is its past, never one interval's.
+TEST(Host, DatastoresGiveLiveBusyTimeAndFlopsOnAnOldDriver) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();  // lnc 2: logical core 8 is device 2's physical 0 and 1
+  WriteProcess(tree, 5100, {2}, "/user.slice");
+  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteDatastore(tree, 2, 5100, {0, 1, 2, 3}, 900'000'000, 10, 1, 1'000'000);
+  HostOptions o = OptionsFor(tree, "");
+  o.datastore_root = tree.root() + "/datastore";
+  const MonoTime t0 = Now();
+  Result<std::unique_ptr<Host>> host = Host::Open(o, t0);
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot before = (*host)->Read(t0);
+  EXPECT_EQ(before.cores[8].busy_ns, 0u) << "900 s the process counted before: not this interval";
+  WriteDatastore(tree, 2, 5100, {0, 1, 2, 3}, 900'000'000 + 5'000'000, 10, 1,
+                 1'000'000 + 4'000'000);
+  const Snapshot after = (*host)->Read(t0 + std::chrono::seconds(10));
+  EXPECT_EQ(after.cores[8].busy_ns - before.cores[8].busy_ns, 5'000'000'000u);
+  EXPECT_EQ(after.cores[8].physical_busy_ns,
+            (std::vector<std::uint64_t>{5'000'000'000u, 5'000'000'000u}));
+  EXPECT_DOUBLE_EQ(after.cores[8].flops - before.cores[8].flops, 2 * 2 * 4e6);
+  EXPECT_EQ(after.cores[9].busy_ns - before.cores[9].busy_ns, 5'000'000'000u);
+  EXPECT_EQ(after.cores[10].busy_ns, before.cores[10].busy_ns) << "physical 4, 5: no growth";
+  EXPECT_EQ(after.UnmeasuredReason(Signal::kCoreActivity), "");
+  EXPECT_EQ(after.UnmeasuredReason(Signal::kFlops), "");
+  EXPECT_NE(after.UnmeasuredReason(Signal::kLatency).find("no latency figure"), std::string::npos);
+}
+
+// A holder without a datastore (a monitoring tool such as AWS's neuron-monitor) uses none of the
+// cores of a device whose other holders' datastores were read; on a device where no holder has one
+// (the datastores cannot tell), it keeps the driver's figures, as without datastores.
+TEST(Host, AHolderWithoutADatastoreUsesNoneOfAServedDevicesCores) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();  // 2 cores a device
+  WriteProcess(tree, 5100, {0}, "/user.slice");
+  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteProcess(tree, 5300, {0, 1}, "/user.slice");
+  tree.Write("proc/5300/stat", StatLine(5300, 600));
+  WriteDatastore(tree, 0, 5100, {0, 1}, 1000, 10, 2);
+  HostOptions o = OptionsFor(tree, "");
+  o.datastore_root = tree.root() + "/datastore";
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  ASSERT_EQ(s.runtimes.size(), 2u);
+  EXPECT_EQ(s.runtimes[0].cores, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(s.runtimes[1].cores, (std::vector<std::uint32_t>{2, 3})) << "ND1's, from the driver";
+}
+
+// The daemon's own datastore reads open the devices read-only, which the process scan sees: the
+// daemon's pid is never a holder.
+TEST(Host, TheDaemonsOwnPidIsNeverAnApplication) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  WriteProcess(tree, 5100, {0}, "/user.slice");
+  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteProcess(tree, 5200, {0, 1}, "/system.slice/neuron-monitord.service");
+  tree.Write("proc/5200/stat", StatLine(5200, 600));
+  HostOptions o = OptionsFor(tree, "");
+  o.own_pid = 5200;
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  ASSERT_EQ(s.runtimes.size(), 1u);
+  EXPECT_EQ(s.runtimes[0].pid, 5100u);
+  EXPECT_TRUE(s.runtimes[0].memory->device_unavailable.empty()) << "ND0 is 5100's alone";
+  EXPECT_EQ(FindProcess((*host)->Inventory(Now()), 5200), nullptr);
+}
+
+// The live driver source on a host whose device nodes do not answer the datastore ioctl (here
+// /dev/null): the reason is named, the runtime keeps the driver's figures, and no figure is 0 for
+// it.
+TEST(Host, ARefusedDatastoreIoctlIsNamedAndTheDriversFiguresStay) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  WriteProcess(tree, 5100, {0}, "/user.slice");
+  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  tree.Symlink("/dev/null", "dev/neuron0");
+  Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = (*host)->Read(Now());
+  ASSERT_EQ(s.runtimes.size(), 1u);
+  EXPECT_EQ(s.runtimes[0].cores.size(), 2u) << "the device's cores, as without datastores";
+  EXPECT_NE(s.UnmeasuredReason(Signal::kExecutions).find("before 2.30.2"), std::string::npos);
+  const std::string described = (*host)->Describe();
+  EXPECT_NE(
+      described.find("runtime datastores from the driver (" + tree.root() + "/dev/neuron<N>) (" +
+                     tree.root() + "/dev/neuron0: the driver refused the datastore of pid 5100"),
+      std::string::npos)
+      << described;
+}
+
+// The datastores come first; neuron-monitor, when it runs, adds only what they lack (latency): the
+// runtime's executions are its datastore's, its latency neuron-monitor's, and neuron-monitor's
+// other runtimes (not holders on this host) are not invented.
+TEST(HostWithNeuronMonitor, DatastoresComeFirstAndNeuronMonitorAddsLatency) {
+  FakeTree tree;
+  tree.WriteTrn1_32xlarge_Driver226();
+  WriteProcess(tree, 41200, {0}, "/user.slice");
+  tree.Write("proc/41200/stat", StatLine(41200, 500));
+  WriteDatastore(tree, 0, 41200, {0, 1}, 1000, 10, 7);
+  const std::string monitor =
+      FakeMonitor(tree, std::string("--period-ms 50 --replay ") + NEURONMON_TESTDATA_DIR +
+                            "/neuron_monitor/trn1.32xlarge_healthy-training.golden");
+  HostOptions o = OptionsFor(tree, monitor);
+  o.datastore_root = tree.root() + "/datastore";
+  Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot s = ReadUntil(**host, [](const Snapshot& r) {
+    return r.runtimes.size() == 1 && !r.runtimes[0].total_latency.empty();
+  });
+  ASSERT_EQ(s.runtimes.size(), 1u);
+  EXPECT_EQ(s.runtimes[0].pid, 41200u);
+  EXPECT_EQ(s.runtimes[0].executions.completed, 7u);
+  EXPECT_FALSE(s.runtimes[0].total_latency.empty());
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kLatency), "");
+  EXPECT_EQ(s.UnmeasuredReason(Signal::kExecutions), "");
 }
 
 // The daemon takes the process scan's step after handing a reading over (AfterRead), so the step's

@@ -98,7 +98,12 @@ TEST(NeuronLsDriver, ReportsTheLayoutOfTheLocalDriver) {
   const Nanos t = std::chrono::seconds(10);
   ASSERT_TRUE(writer.Write((*sim)->Inventory(t), (*sim)->Read(t)).ok());
   std::ostringstream out, err;
-  EXPECT_EQ(exporter::PrintDriverReport(sys, false, out, err), 0);
+  HostOptions host;
+  host.sysfs_root = sys;
+  host.dev_root = root.root() + "/dev";
+  host.neuron_monitor = "";
+  root.Symlink("/dev/null", "dev/neuron0");  // a character device the daemon may read
+  EXPECT_EQ(exporter::PrintDriverReport(host, false, out, err), 0);
   const std::string text = out.str();
   EXPECT_NE(text.find("driver: 2.31.7.0, layout 2.31+ (reorganised)"), std::string::npos) << text;
   EXPECT_NE(text.find("  moved:   stats/hardware/health_status -> health_status\n"),
@@ -106,8 +111,21 @@ TEST(NeuronLsDriver, ReportsTheLayoutOfTheLocalDriver) {
       << text;
   EXPECT_NE(text.find("  unknown: info/firmware_version\n"), std::string::npos) << text;
   EXPECT_NE(text.find(", 0 missing, 2 unknown"), std::string::npos) << text;
+  // Which source serves which signal: the datastores first, the driver's sysfs as the fallback.
+  EXPECT_NE(text.find("runtime datastores: the driver (" + root.root() + "/dev/neuron<N>)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  NeuronCore busy time: runtime datastores from the driver (" + root.root() +
+                      "/dev/neuron<N>): TIME_IN_USE of each process and core; then driver sysfs: "
+                      "nc_time_in_use\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  execution latency: unavailable: only AWS's neuron-monitor gives latency "
+                      "(neuron_monitor is \"\")\n"),
+            std::string::npos)
+      << text;
   std::ostringstream json;
-  EXPECT_EQ(exporter::PrintDriverReport(sys, true, json, err), 0);
+  EXPECT_EQ(exporter::PrintDriverReport(host, true, json, err), 0);
   const nlohmann::json j = nlohmann::json::parse(json.str());
   EXPECT_EQ(j["driver_version"], "2.31.7.0");
   EXPECT_EQ(j["layout_generation"], "2.31+ (reorganised)");
@@ -115,8 +133,23 @@ TEST(NeuronLsDriver, ReportsTheLayoutOfTheLocalDriver) {
   EXPECT_EQ(j["devices"][0]["unknown"].size(), 2u);
   EXPECT_FALSE(j["devices"][0]["moved"].empty());
   EXPECT_EQ(j["devices"][0]["moved"][0].count("path"), 1u);
+  ASSERT_EQ(j["sources"][2]["signal"], "executions per application");
+  EXPECT_EQ(j["sources"][2]["sources"].size(), 2u);
+  // Without access to the device nodes: why, and the driver's sysfs serves what it can.
+  host.dev_root = root.root() + "/nodev";
+  std::ostringstream without;
+  EXPECT_EQ(exporter::PrintDriverReport(host, false, without, err), 0);
+  EXPECT_NE(without.str().find("runtime datastores: unavailable: " + root.root() +
+                               "/nodev/neuron0: No such file or directory"),
+            std::string::npos)
+      << without.str();
+  EXPECT_NE(without.str().find("  NeuronCore busy time: driver sysfs: nc_time_in_use\n"),
+            std::string::npos);
+  EXPECT_NE(without.str().find("  runtime version: unavailable: only the runtime's datastore"),
+            std::string::npos);
   std::ostringstream none, why;
-  EXPECT_EQ(exporter::PrintDriverReport(root.root() + "/nowhere", false, none, why), 1);
+  host.sysfs_root = root.root() + "/nowhere";
+  EXPECT_EQ(exporter::PrintDriverReport(host, false, none, why), 1);
   EXPECT_NE(why.str().find("no Neuron devices under"), std::string::npos);
 }
 

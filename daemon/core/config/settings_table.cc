@@ -229,12 +229,21 @@ void AddRealHost(Table& t) {
       .Text("proc_root", MEMBER(backend.host.proc_root), AbsolutePath())
       .Text("neuron_monitor", MEMBER(backend.host.neuron_monitor), AbsolutePathOr("none"));
   t.Doc(
-       {"Real devices: read each runtime's datastore (its own cores, executions, memory and "
-        "runtime",
-        "version, devices shared by several processes included) from image files",
-        "<datastore_root>/neuron<N>/<pid>, as the driver maps them; \"\" reads none. For tests and",
-        "containers handed the images (docs/real-hosts.md). At most \"datastore_max_reads\" images",
-        "are read per sample; the rest keep the driver's figures."})
+       {"Real devices: read each runtime's datastore, the counters the Neuron runtime keeps for "
+        "itself",
+        "(its own cores, busy and collective time, executions, memory and runtime version, devices",
+        "shared by several processes included). With \"runtime_datastores\" true they are read "
+        "from the",
+        "driver (/dev/neuron<N> opened read-only, NEURON_IOCTL_ACQUIRE_NEURON_DS, a read-only "
+        "mapping);",
+        "a non-empty \"datastore_root\" reads image files <datastore_root>/neuron<N>/<pid> instead "
+        "(for",
+        "tests and containers handed the images). docs/real-hosts.md says what opening a device "
+        "does.",
+        "At most \"datastore_max_reads\" datastores are read per sample; the rest keep the "
+        "driver's",
+        "figures."})
+      .Bool("runtime_datastores", MEMBER(backend.host.driver_datastores))
       .Text("datastore_root", MEMBER(backend.host.datastore_root), AbsolutePathOr("none"))
       .Integer("datastore_max_reads", MEMBER(backend.host.datastore_max_reads), 1, 65536);
   t.Doc(
