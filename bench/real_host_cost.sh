@@ -5,8 +5,9 @@
 # prints the daemon's CPU over DURATION seconds. With `sim` as the third argument the daemon
 # samples sim:trn2.48xlarge instead, with the same clients: the difference is the real backend's.
 # With `datastores` it reads a tree of 64 runtime processes (bench/scenarios/serving-per-core.json:
-# one per logical core) with each runtime's datastore image (--datastore-root).
-# Usage: bench/real_host_cost.sh BUILD_DIR [DURATION] [neuron|sim|datastores]
+# one per logical core) with each runtime's datastore image (--datastore-root); `no-datastores`
+# reads the same 64 processes from the driver's tree alone.
+# Usage: bench/real_host_cost.sh BUILD_DIR [DURATION] [neuron|sim|datastores|no-datastores]
 set -euo pipefail
 build=${1:?usage: real_host_cost.sh BUILD_DIR [DURATION]}
 duration=${2:-60}
@@ -22,10 +23,10 @@ cleanup() {
 }
 trap cleanup EXIT
 extra=()
-if [ "$backend" = datastores ]; then
+if [ "$backend" = datastores ] || [ "$backend" = no-datastores ]; then
   "$build/bench/write_driver_tree" "$dir" --datastores \
     --scenario "$(dirname "$0")/scenarios/serving-per-core.json"
-  extra=(--datastore-root "$dir/datastore")
+  [ "$backend" = datastores ] && extra=(--datastore-root "$dir/datastore")
 else
   "$build/bench/write_driver_tree" "$dir"
 fi

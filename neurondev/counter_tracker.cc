@@ -276,6 +276,10 @@ void CounterTracker::FoldDevice(const DeviceReading& d, MonoTime now, Device* s)
   if (!d.mem_ecc_corrected || !d.sram_ecc_corrected) corrected_measured_ = false;
   const std::size_t physical = std::max<std::size_t>(d.core_count.value_or(0), d.cores.size());
   if (s->cores.size() < physical) s->cores.resize(physical);
+  // A quiet device's activity files were not re-read: their values set the baseline only.
+  const bool quiet = quiet_.contains(d.index);
+  const bool counting = !quiet && !s->quiet;
+  s->quiet = quiet;
   for (const CoreReading& c : d.cores) {
     if (c.index >= s->cores.size()) continue;
     PhysicalCore& p = s->cores[c.index];
@@ -287,7 +291,7 @@ void CounterTracker::FoldDevice(const DeviceReading& d, MonoTime now, Device* s)
     if (!busy_source) {
       if (!p.busy_seen || ++p.busy_missed >= 2) core_unmeasured_ = "no busy-time source";
     } else {
-      if (p.seen && p.busy_seen) {
+      if (p.seen && p.busy_seen && counting) {
         const double interval_ns =
             static_cast<double>(std::max<std::int64_t>(0, (now - p.busy_time).count()));
         p.busy_ns += BusyGrowth(v, p, interval_ns);
@@ -302,7 +306,9 @@ void CounterTracker::FoldDevice(const DeviceReading& d, MonoTime now, Device* s)
       }
     }
     if (v.flops) {
-      if (p.seen && live_) p.flop_count += static_cast<double>(Grown(*v.flops, p.flops));
+      if (p.seen && live_ && counting) {
+        p.flop_count += static_cast<double>(Grown(*v.flops, p.flops));
+      }
       p.flops = *v.flops;
     }
     for (std::size_t i = 0; p.seen && live_ && i < c.outcomes.size(); ++i) {

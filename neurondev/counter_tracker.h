@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,11 @@ class CounterTracker {
 
   // Folds in `reading`, taken at `now`. REQUIRES: `now` not earlier than the previous call's.
   void Fold(const TreeReading& reading, MonoTime now);
+  // Devices whose busy time and FLOPs another source serves (the runtimes' datastores): from the
+  // next Fold their nc_time_in_use, flop_count and pe_cntrs only set the baseline, and so does the
+  // first Fold after they leave the set (the sampler re-read those files rarely meanwhile), so a
+  // kept value is never counted as one interval's growth.
+  void SetQuietDevices(std::set<int> devices) { quiet_ = std::move(devices); }
 
   std::uint64_t epoch() const { return epoch_; }
   // Cores by global logical index (devices in reading order, `lnc` physical cores each).
@@ -82,6 +88,7 @@ class CounterTracker {
     std::uint64_t directory_device = 0, directory_inode = 0;
     std::optional<std::uint64_t> device_state;
     bool had_repairable = false;  // mem_ecc_repairable_uncorrected was there once
+    bool quiet = false;           // quiet at its last fold
     std::uint64_t mem_ue = 0, sram_ue = 0, mem_ce = 0, sram_ce = 0;
     std::vector<PhysicalCore> cores;
   };
@@ -101,6 +108,7 @@ class CounterTracker {
   bool live_;
   static constexpr double kNcTimeUnitNs = 1000;  // nc_time_in_use counts µs
   std::uint64_t clamped_busy_readings_ = 0;
+  std::set<int> quiet_;
   std::uint64_t epoch_ = 0;
   std::string driver_version_;
   bool corrected_measured_ = false;

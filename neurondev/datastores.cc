@@ -28,14 +28,31 @@ Result<std::span<const std::byte>> DatastoreFiles::Image(int device, std::uint32
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return Status::InvalidArgument(path + ": not a regular file");
   }
+  // The counters' three sections, each read where it lies (a 12.5 KiB of the layout's 67,200
+  // bytes: the rest of the buffer stays zero and is never decoded); a file shorter than the layout
+  // is read whole, for the decoder to refuse.
+  struct Range {
+    std::size_t from, to;
+  };
+  using namespace datastore;
+  static constexpr Range kSections[] = {
+      {0, kCoreCountersStart + 4 * kCoreCounterCount * 8},
+      {kExtCountersStart, kExtCountersStart + 4 * kExtCounterCount * 8},
+      {kFullCoreSetsStart, kMinimumSize}};
+  const bool whole = static_cast<std::uint64_t>(st.st_size) < kMinimumSize;
   std::size_t got = 0;
-  while (got < buffer_.size()) {
-    const ssize_t n =
-        ::pread(fd.get(), buffer_.data() + got, buffer_.size() - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::IoError(path + ": " + std::strerror(errno));
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
+  for (const Range& r : kSections) {
+    const std::size_t from = whole ? got : r.from, to = whole ? buffer_.size() : r.to;
+    std::size_t at = from;
+    while (at < to) {
+      const ssize_t n = ::pread(fd.get(), buffer_.data() + at, to - at, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Status::IoError(path + ": " + std::strerror(errno));
+      if (n == 0) break;
+      at += static_cast<std::size_t>(n);
+    }
+    got = at;
+    if (whole || at < to) break;  // a file that ended early: as long as what was read
   }
   return std::as_bytes(std::span(buffer_.data(), got));
 }

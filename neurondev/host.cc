@@ -486,6 +486,13 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     runtimes.push_back(std::move(r));
   }
   datastore_core_map_.clear();
+  // The devices the datastores serve need not have their activity files read every second.
+  std::set<int> served;
+  for (const auto& [d, device] : devices) {
+    if (device.served()) served.insert(static_cast<int>(d));
+  }
+  sampler_.SetQuietDevices(served);
+  tracker_->SetQuietDevices(served);
   for (const auto& [d, device] : devices) {
     if (!device.served()) continue;
     for (std::uint32_t c = 0; c < per_device; ++c) {

@@ -127,8 +127,11 @@ TreeReading SysfsSampler::Sample() {
   out.devices.reserve(plan_->devices.size());
   const Refresh refresh{samples_,
                         {1, options_.errors_every, options_.slow_every, options_.rare_every}};
+  Refresh quiet = refresh;
+  quiet.every[static_cast<std::size_t>(Pace::kLive)] = options_.rare_every;
   for (DevicePlan& d : plan_->devices) {
-    out.devices.push_back(ReadPlanned(d, limits_, refresh, buffer_));
+    const bool is_quiet = quiet_.contains(d.constants.index);
+    out.devices.push_back(ReadPlanned(d, limits_, is_quiet ? quiet : refresh, buffer_));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "neurondev/node_index.h"
@@ -71,6 +72,10 @@ class SysfsSampler {
   SysfsSampler& operator=(SysfsSampler&&) noexcept;
 
   TreeReading Sample();
+  // Devices whose activity another source serves (the runtimes' datastores): from the next
+  // Sample their live files (nc_time_in_use, flop_count, pe_cntrs) are re-read at rare_every
+  // only, repeating the kept text in between, as the paced files do.
+  void SetQuietDevices(std::set<int> devices) { quiet_ = std::move(devices); }
   // The next Sample() discovers the layout again.
   void Rediscover() { discover_ = true; }
   // Descriptors kept open between samples (files and device directories), at most
@@ -93,6 +98,7 @@ class SysfsSampler {
   bool discover_ = true;
   std::uint32_t samples_since_discovery_ = 0;
   std::uint64_t samples_ = 0;
+  std::set<int> quiet_;
 };
 
 }  // namespace neuronmon::neurondev

@@ -868,6 +868,42 @@ TEST(Host, DatastoresGiveLiveBusyTimeAndFlopsOnAnOldDriver) {
   EXPECT_NE(after.UnmeasuredReason(Signal::kLatency).find("no latency figure"), std::string::npos);
 }
 
+// A device the datastores serve has its activity files re-read only rarely; when it stops being
+// served, the driver's counters take over from a fresh baseline: the time they were kept is never
+// one interval's growth (no reading clamped, no burst of busy time), and from then on they count.
+TEST(Host, ADeviceTheDatastoresStopServingGoesBackToTheDriversCountersWithoutABurst) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver230();
+  WriteProcess(tree, 5100, {2}, "/user.slice");
+  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteDatastore(tree, 2, 5100, {0, 1, 2, 3, 4, 5, 6, 7}, 1000, 10, 1);
+  HostOptions o = OptionsFor(tree, "");
+  o.datastore_root = tree.root() + "/datastore";
+  o.process_scan_every = 1;
+  MonoTime t = Now();
+  Result<std::unique_ptr<Host>> host = Host::Open(o, t);
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  std::vector<Snapshot> reads{(*host)->Read(t)};
+  const auto advance = [&] {
+    tree.AdvanceTrn2Counters(std::chrono::seconds(10), 0.5, 2);
+    t += std::chrono::seconds(10);
+    reads.push_back((*host)->Read(t));
+  };
+  advance();  // served: the datastore did not move, so neither does the core
+  tree.Remove("datastore/neuron2/5100");
+  advance();  // not served any more; the driver's files were last read a read ago
+  advance();  // the driver's counters again, from a fresh baseline
+  advance();  // and counting
+  const auto grew = [&](std::size_t i) {
+    return reads[i].cores[8].busy_ns - reads[i - 1].cores[8].busy_ns;
+  };
+  EXPECT_EQ(grew(1), 0u);
+  EXPECT_EQ(grew(2), 0u);
+  EXPECT_EQ(grew(3), 0u);
+  EXPECT_NEAR(static_cast<double>(grew(4)), 5e9, 1e6);
+  EXPECT_EQ((*host)->clamped_busy_readings(), 0u);
+}
+
 // A holder without a datastore (a monitoring tool such as AWS's neuron-monitor) uses none of the
 // cores of a device whose other holders' datastores were read; on a device where no holder has one
 // (the datastores cannot tell), it keeps the driver's figures, as without datastores.
