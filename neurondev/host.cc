@@ -366,6 +366,10 @@ void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std:
       for (const datastore::ExecutionCounter& e : datastore::kExecutionCounters) {
         totals.executions.*e.field += ds.cores[physical][e.counter];
       }
+      HardwareErrors& errors = datastore_errors_[d];
+      for (const datastore::HardwareErrorCounter& h : datastore::kHardwareErrorCounters) {
+        errors.*h.field += ds.cores[physical][h.counter];
+      }
       // The driver's own categories are per core, not per process: this runtime's when it holds
       // the device alone.
       if (alone && sysfs != nullptr && physical < sysfs->cores.size()) {
@@ -396,6 +400,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   shared_devices_ = false;
   datastore_note_.clear();
   datastore_cores_.clear();
+  datastore_errors_.clear();
   // Every holder's datastore first: a device is served by its datastores when each holder's was
   // read or the holder has none (a monitoring tool), and at least one was read; then its cores'
   // busy time and FLOPs are the datastores' sum and a holder without one uses none of its cores.
@@ -549,6 +554,7 @@ Snapshot Host::Read(MonoTime now) {
     s.cores = MergeCores({}, CoreSource::kDriver);
   }
   s.devices = tracker_->devices();
+  AddDatastoreErrors(s);
   for (const DeviceReading& d : reading.devices) {
     s.devices[static_cast<std::size_t>(d.index)].error = JoinErrors(d.errors);
   }
@@ -560,6 +566,31 @@ Snapshot Host::Read(MonoTime now) {
   s.runtimes = std::move(runtimes);
   s.unmeasured = UnmeasuredNow(!shared_devices_, runtime_figures);
   return s;
+}
+
+void Host::AddDatastoreErrors(Snapshot& s) {
+  // From 2.30.2 the driver's per-core status counters move live and already hold them.
+  if (live_) return;
+  if (error_floor_epoch_ != tracker_->epoch()) {
+    error_floor_.clear();
+    error_floor_epoch_ = tracker_->epoch();
+  }
+  for (std::size_t d = 0; d < s.devices.size(); ++d) {
+    HardwareErrors& out = s.devices[d].errors;
+    if (const auto it = datastore_errors_.find(static_cast<std::uint32_t>(d));
+        it != datastore_errors_.end()) {
+      for (const datastore::HardwareErrorCounter& h : datastore::kHardwareErrorCounters) {
+        out.*h.field += it->second.*h.field;
+      }
+    }
+    // A process that exits between the tree's read and its datastore's moves its counts from one
+    // to the other: never below what this epoch showed, so no count falls and counts again.
+    HardwareErrors& floor = error_floor_[d];
+    for (const datastore::HardwareErrorCounter& h : datastore::kHardwareErrorCounters) {
+      out.*h.field = std::max(out.*h.field, floor.*h.field);
+      floor.*h.field = out.*h.field;
+    }
+  }
 }
 
 void Host::AddLatency(const std::vector<RuntimeSample>& from_monitor,

@@ -160,6 +160,9 @@ class Host {
   // the driver's for the rest.
   std::vector<CoreCounters> MergeCores(const std::map<std::uint32_t, CoreCounters>& runtime,
                                        CoreSource source);
+  // On a driver whose per-core status counters move only when a process exits (before 2.30.2),
+  // the hardware errors the live processes' datastores count on each device, into its errors.
+  void AddDatastoreErrors(Snapshot& s);
   // neuron-monitor's latency, into the runtimes of the same pid.
   static void AddLatency(const std::vector<RuntimeSample>& from_monitor,
                          std::vector<RuntimeSample>& runtimes);
@@ -186,6 +189,11 @@ class Host {
   std::map<std::uint32_t, CoreCounters> datastore_core_totals_;
   std::map<std::uint32_t, CoreCounters> datastore_core_map_;
   CoreSource core_source_ = CoreSource::kDriver;
+  // The hardware errors the datastores read at the last read count, by device; and per device
+  // what this epoch showed at least (AddDatastoreErrors).
+  std::map<std::uint32_t, HardwareErrors> datastore_errors_;
+  std::map<std::size_t, HardwareErrors> error_floor_;
+  std::uint64_t error_floor_epoch_ = 0;
   std::string datastore_note_;  // why some datastore could not be read, for Describe
   std::string runtime_status_;
   // Busy time and FLOPs per logical core, accumulated from whichever source had the core in each

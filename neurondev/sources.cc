@@ -101,6 +101,12 @@ std::vector<SignalSource> SignalSources(const SourceFacts& f) {
        {true, "driver sysfs: memory usage per core, for a process that holds its devices alone"}});
   add("runtime version", {{ds, datastore + "the runtime version counter"}},
       "only the runtime's datastore names it (" + f.datastores_unavailable + ")");
+  add("execution hardware errors per device",
+      {{ds && !f.live_counters,
+        datastore + "HW_ERR_* of the live processes, with driver sysfs: stats/status/hw_* for "
+                    "those that exited"},
+       {true, f.live_counters ? "driver sysfs: stats/status/hw_*"
+                              : "driver sysfs: stats/status/hw_*, only once a process exits"}});
   add("device memory, ECC, health, power", {{true, "driver sysfs"}});
   add("hardware error events",
       {{f.kernel_log_unavailable.empty(), "the kernel log: the driver's NEURON_HW_ERR lines"}},

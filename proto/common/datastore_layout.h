@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "proto/common/execution_counters.h"
+#include "proto/common/hardware_errors.h"
 
 namespace neuronmon::datastore {
 
@@ -136,6 +137,19 @@ inline constexpr ExecutionCounter kExecutionCounters[] = {
     {kErrTransient, &ExecutionCounters::transient},
     {kErrHw, &ExecutionCounters::hardware},
     {kErrRt, &ExecutionCounters::runtime},
+};
+
+// The hardware errors of the extension counted per core, by the device's counter they add to
+// (the driver's per-core stats/status hw_* counters, which it adds these to when a process exits).
+struct HardwareErrorCounter {
+  std::uint32_t counter;  // a CoreCounter
+  std::uint64_t HardwareErrors::*field;
+};
+inline constexpr HardwareErrorCounter kHardwareErrorCounters[] = {
+    {kHwErrNcUe, &HardwareErrors::nc_uncorrectable},
+    {kHwErrHbmUe, &HardwareErrors::hbm_uncorrectable},
+    {kHwErrDmaAbort, &HardwareErrors::dma_abort},
+    {kHwErrCollectives, &HardwareErrors::collectives},
 };
 
 // The device memory categories a core's counters hold, with the driver's sysfs category names.

@@ -904,6 +904,52 @@ TEST(Host, ADeviceTheDatastoresStopServingGoesBackToTheDriversCountersWithoutABu
   EXPECT_EQ((*host)->clamped_busy_readings(), 0u);
 }
 
+// Sets counter `k` of physical core `core` in an image WriteDatastore wrote.
+void PutCounter(const FakeTree& tree, const std::string& relative, int core,
+                datastore::CoreCounter k, std::uint64_t v) {
+  const std::string path = tree.root() + "/" + relative;
+  std::string image((std::istreambuf_iterator<char>(std::ifstream(path, std::ios::binary).rdbuf())),
+                    std::istreambuf_iterator<char>());
+  std::memcpy(image.data() + datastore::CoreCounterOffset(core, k), &v, sizeof v);
+  tree.Write(relative, image);
+}
+
+// A driver before 2.30.2 adds a process's hardware errors to its per-core counters only when the
+// process exits; the live processes' datastores count them meanwhile, so a device's errors are
+// current. A process that exits before the tree shows its count never makes a count fall (and
+// count again). A live driver's counters already hold them: nothing is added.
+TEST(Host, OnAnOldDriverTheDatastoresMakeHardwareErrorsCurrent) {
+  for (const bool live : {false, true}) {
+    SCOPED_TRACE(live ? "2.30" : "2.28");
+    FakeTree tree;
+    if (live) {
+      tree.WriteTrn2_48xlarge_Driver230();
+    } else {
+      tree.WriteTrn2_48xlarge_Driver228();
+    }
+    WriteProcess(tree, 5100, {0}, "/user.slice");
+    tree.Write("proc/5100/stat", StatLine(5100, 500));
+    WriteDatastore(tree, 0, 5100, {0, 1}, 1000, 10, 1);
+    PutCounter(tree, "datastore/neuron0/5100", 1, datastore::kHwErrNcUe, 3);
+    PutCounter(tree, "datastore/neuron0/5100", 0, datastore::kHwErrDmaAbort, 2);
+    HostOptions o = OptionsFor(tree, "");
+    o.datastore_root = tree.root() + "/datastore";
+    o.process_scan_every = 1;
+    Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
+    ASSERT_TRUE(host.ok()) << host.status().message();
+    const Snapshot s = (*host)->Read(Now());
+    const HardwareErrors& e = s.devices[0].errors;
+    const HardwareErrors& other = s.devices[1].errors;  // no process: the driver's alone
+    EXPECT_EQ(e.nc_uncorrectable - other.nc_uncorrectable, live ? 0u : 3u);
+    EXPECT_EQ(e.dma_abort - other.dma_abort, live ? 0u : 2u);
+    // The process exits; the tree has not counted it yet: the device's count does not fall.
+    tree.Remove("datastore/neuron0/5100");
+    tree.Remove("proc/5100");
+    const Snapshot after = (*host)->Read(Now());
+    EXPECT_EQ(after.devices[0].errors.nc_uncorrectable, e.nc_uncorrectable);
+  }
+}
+
 // A holder without a datastore (a monitoring tool such as AWS's neuron-monitor) uses none of the
 // cores of a device whose other holders' datastores were read; on a device where no holder has one
 // (the datastores cannot tell), it keeps the driver's figures, as without datastores.
