@@ -128,11 +128,11 @@ void AppendHeaderLines(const v1::Inventory& inventory, std::string& out) {
   }
 }
 
-// A runtime version proves a Neuron runtime; without one (always, on a real host without AWS's
-// neuron-monitor) a process is an application unless it is one of the tools.
+// A runtime version proves a Neuron runtime, and a process the runtime datastores show has none is
+// not one; else (no datastore read) a process is an application unless it is one of the tools.
 bool IsListed(const v1::Process& process, bool show_all_procs) {
-  return show_all_procs || !process.runtime_version().empty() ||
-         !IsMonitoringTool(process.command());
+  if (show_all_procs || !process.runtime_version().empty()) return true;
+  return !process.no_datastore() && !IsMonitoringTool(process.command());
 }
 
 // The processes neuron-ls lists for `device`, in inventory order.

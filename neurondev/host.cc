@@ -214,6 +214,7 @@ v1::Inventory Host::Inventory(MonoTime now) {
     if (const auto v = runtime_versions_.find(p.pid); v != runtime_versions_.end()) {
       out->set_runtime_version(v->second);
     }
+    out->set_no_datastore(no_datastore_.contains(p.pid));
   }
   AddKubernetes(inv);
   return inv;
@@ -297,7 +298,9 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> Host::ReadDa
   const std::size_t cores = std::size_t{inventory_.hardware_info().neuroncore_per_device_count()} *
                             static_cast<std::size_t>(lnc_);
   std::size_t reads = 0;
+  std::vector<std::uint32_t> without;  // processes none of whose devices has their datastore
   for (const NeuronProcess& p : processes_.processes) {
+    std::size_t none = 0;
     for (std::uint32_t d : p.devices) {
       DeviceDatastores& device = devices[d];
       if (reads++ >= options_.datastore_max_reads) {
@@ -310,12 +313,17 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> Host::ReadDa
         out.emplace(std::pair(p.pid, d), std::move(*got));
       } else if (got.status().code() == StatusCode::kNotFound) {
         ++device.none;
+        ++none;
       } else {
         ++device.unread;
         datastore_note_ = got.status().message();
       }
     }
+    if (!p.devices.empty() && none == p.devices.size()) without.push_back(p.pid);
   }
+  // Only when some datastore was read: the source answers, and for the pids the process table
+  // names (a daemon in another pid namespace would find none for anyone).
+  if (!out.empty()) no_datastore_.insert(without.begin(), without.end());
   return out;
 }
 
@@ -401,6 +409,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   datastore_note_.clear();
   datastore_cores_.clear();
   datastore_errors_.clear();
+  no_datastore_.clear();
   // Every holder's datastore first: a device is served by its datastores when each holder's was
   // read or the holder has none (a monitoring tool), and at least one was read; then its cores'
   // busy time and FLOPs are the datastores' sum and a holder without one uses none of its cores.

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,9 @@ class Host {
   // holding memory there), and its runtime version.
   std::map<std::uint32_t, std::vector<std::uint32_t>> datastore_cores_;
   std::map<std::uint32_t, std::string> runtime_versions_;
+  // Processes holding devices whose datastores were read at the last read, with none of their own
+  // there (v1::Process::no_datastore).
+  std::set<std::uint32_t> no_datastore_;
   // Every runtime's figures came from datastores at the last read (so executions are measured on
   // any driver and on shared devices, and time in collectives is known).
   bool figures_from_datastores_ = false;

@@ -278,6 +278,21 @@ TEST(RenderTable, NonRuntimeProcessesOnlyWithShowAllProcs) {
       << all;
 }
 
+// On a real host whose runtime datastores were read, a holder without one is not a runtime,
+// whatever its name: listed only with --show-all-procs. One with a runtime version always is.
+TEST(NeuronLsProcesses, AHolderWithoutADatastoreIsNotAnApplication) {
+  v1::Inventory inventory = Inf2_48xlarge();
+  AddProcess(inventory, 9090, "/usr/local/bin/my-exporter --neuron", "", {1});
+  const std::string before = RenderTable(inventory, {});
+  EXPECT_NE(before.find("my-exporter"), std::string::npos);
+  inventory.mutable_processes(inventory.processes_size() - 1)->set_no_datastore(true);
+  EXPECT_EQ(RenderTable(inventory, {}).find("my-exporter"), std::string::npos);
+  EXPECT_NE(RenderTable(inventory, {.show_all_procs = true}).find("my-exporter"),
+            std::string::npos);
+  inventory.mutable_processes(0)->set_no_datastore(true);  // contradicted by its version
+  EXPECT_NE(RenderTable(inventory, {}).find("4242"), std::string::npos);
+}
+
 TEST(IsMonitoringTool, TheToolsByTheirProgramsName) {
   for (const char* tool : {"neuron-monitor", "neuron-monitor -c /etc/neuron-monitor.json",
                            "neuron-ls --show-all-procs", "/opt/aws/neuron/bin/neuron-top",

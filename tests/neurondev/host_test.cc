@@ -969,6 +969,10 @@ TEST(Host, AHolderWithoutADatastoreUsesNoneOfAServedDevicesCores) {
   ASSERT_EQ(s.runtimes.size(), 2u);
   EXPECT_EQ(s.runtimes[0].cores, (std::vector<std::uint32_t>{0, 1}));
   EXPECT_EQ(s.runtimes[1].cores, (std::vector<std::uint32_t>{2, 3})) << "ND1's, from the driver";
+  // It has no datastore anywhere while 5100's was read: not a runtime (neuron-ls hides it).
+  const v1::Inventory inv = (*host)->Inventory(Now());
+  EXPECT_TRUE(FindProcess(inv, 5300)->no_datastore());
+  EXPECT_FALSE(FindProcess(inv, 5100)->no_datastore());
 }
 
 // The daemon's own datastore reads open the devices read-only, which the process scan sees: the
