@@ -87,8 +87,16 @@ Result<std::span<const std::byte>> DriverDatastores::Image(int index, std::uint3
   }
   auto it = devices_.find(index);
   if (it == devices_.end()) {
+    if (const auto failed = failed_opens_.find(index);
+        failed != failed_opens_.end() && reads_ < failed->second.retry_at) {
+      return failed->second.why;
+    }
     Result<UniqueFd> fd = calls_.open(index);
-    if (!fd.ok()) return fd.status();
+    if (!fd.ok()) {
+      failed_opens_[index] = {reads_ + kOpenRetryReads, fd.status()};
+      return fd.status();
+    }
+    failed_opens_.erase(index);
     it = devices_.emplace(index, Device{}).first;
     it->second.fd = std::move(*fd);
   }
@@ -138,6 +146,8 @@ bool DriverDatastores::StillItsOwn(int index, std::uint32_t pid) {
 }
 
 void DriverDatastores::RetainDevices(const std::set<int>& held) {
+  ++reads_;
+  std::erase_if(failed_opens_, [&](const auto& entry) { return !held.contains(entry.first); });
   for (auto it = devices_.begin(); it != devices_.end();) {
     if (held.contains(it->first)) {
       ++it;

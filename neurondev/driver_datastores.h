@@ -56,6 +56,10 @@ class DriverDatastores final : public DatastoreSource {
   // A device has at most this many datastores (NEURON_MAX_DATASTORE_ENTRIES_PER_DEVICE): the
   // mappings kept per device.
   static constexpr std::size_t kMaxMappingsPerDevice = 16;
+  // A device whose node could not be opened is tried again after this many reads (RetainDevices
+  // calls): a failed open can cost the driver a kernel-log line (all 16 process slots taken) or
+  // wait out a reset, and the reason stands meanwhile.
+  static constexpr std::uint64_t kOpenRetryReads = 60;
 
   DriverDatastores(std::string dev_root, DriverCalls calls);
   ~DriverDatastores() override;
@@ -85,6 +89,12 @@ class DriverDatastores final : public DatastoreSource {
   std::string dev_root_;
   DriverCalls calls_;
   std::map<int, Device> devices_;
+  std::uint64_t reads_ = 0;  // RetainDevices calls
+  struct FailedOpen {
+    std::uint64_t retry_at = 0;  // reads_
+    Status why;
+  };
+  std::map<int, FailedOpen> failed_opens_;
 };
 
 }  // namespace neuronmon::neurondev

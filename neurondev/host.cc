@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -87,6 +88,23 @@ bool HasNeuronDevices(const std::string& sysfs_root) {
   return devices.ok() && !devices->empty();
 }
 
+namespace {
+
+// The daemon's pid as the process table names it: /proc/self in that table (the pid namespace
+// whose /proc is mounted there), else getpid().
+std::uint32_t OwnPid(const std::string& proc_root) {
+  char target[32] = {};
+  const ssize_t n = ::readlink((proc_root + "/self").c_str(), target, sizeof target - 1);
+  std::uint32_t pid = 0;
+  if (n > 0) {
+    const auto [end, ec] = std::from_chars(target, target + n, pid);
+    if (ec == std::errc() && end == target + n && pid != 0) return pid;
+  }
+  return static_cast<std::uint32_t>(::getpid());
+}
+
+}  // namespace
+
 Host::Host(HostOptions options)
     : options_(std::move(options)),
       sampler_(options_.sysfs_root, options_.tree_limits, SamplerFor(options_)),
@@ -98,7 +116,7 @@ Host::Host(HostOptions options)
     datastores_ = std::make_unique<Datastores>(
         std::make_unique<DriverDatastores>(options_.dev_root, LiveDriverCalls(options_.dev_root)));
   }
-  if (options_.own_pid == 0) options_.own_pid = static_cast<std::uint32_t>(::getpid());
+  if (options_.own_pid == 0) options_.own_pid = OwnPid(options_.proc_root);
 }
 
 Host::~Host() = default;
@@ -292,25 +310,26 @@ void Host::ForgetReusedRuntimePids() {
 }
 
 std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> Host::ReadDatastores(
+    const std::vector<const NeuronProcess*>& live,
     std::map<std::uint32_t, DeviceDatastores>& devices) {
   std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> out;
   if (datastores_ == nullptr) return out;
   const std::size_t cores = std::size_t{inventory_.hardware_info().neuroncore_per_device_count()} *
                             static_cast<std::size_t>(lnc_);
   std::size_t reads = 0;
-  std::vector<std::uint32_t> without;  // processes none of whose devices has their datastore
-  for (const NeuronProcess& p : processes_.processes) {
+  std::vector<const NeuronProcess*> without;  // none of whose devices has its datastore
+  for (const NeuronProcess* p : live) {
     std::size_t none = 0;
-    for (std::uint32_t d : p.devices) {
+    for (std::uint32_t d : p->devices) {
       DeviceDatastores& device = devices[d];
       if (reads++ >= options_.datastore_max_reads) {
         ++device.unread;
         continue;
       }
-      Result<Datastores::Read> got = datastores_->ReadDatastore(static_cast<int>(d), p.pid, cores);
+      Result<Datastores::Read> got = datastores_->ReadDatastore(static_cast<int>(d), p->pid, cores);
       if (got.ok()) {
         ++device.read;
-        out.emplace(std::pair(p.pid, d), std::move(*got));
+        out.emplace(std::pair(p->pid, d), std::move(*got));
       } else if (got.status().code() == StatusCode::kNotFound) {
         ++device.none;
         ++none;
@@ -319,17 +338,22 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> Host::ReadDa
         datastore_note_ = got.status().message();
       }
     }
-    if (!p.devices.empty() && none == p.devices.size()) without.push_back(p.pid);
+    if (!p->devices.empty() && none == p->devices.size()) without.push_back(p);
   }
-  // Only when some datastore was read: the source answers, and for the pids the process table
-  // names (a daemon in another pid namespace would find none for anyone).
-  if (!out.empty()) no_datastore_.insert(without.begin(), without.end());
+  // Not a runtime: a holder with no datastore on devices where another holder's was read (so the
+  // source answers, for the pids the process table names).
+  for (const NeuronProcess* p : without) {
+    if (std::all_of(p->devices.begin(), p->devices.end(),
+                    [&](std::uint32_t d) { return devices[d].read > 0; })) {
+      no_datastore_.insert(p->pid);
+    }
+  }
   return out;
 }
 
 void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std::uint32_t d,
-                            const DeviceReading* sysfs, bool alone, RuntimeSample& r,
-                            RuntimeMemory& memory, DatastoreTotals& totals) {
+                            const DeviceReading* sysfs, bool alone, std::uint64_t interval_ns,
+                            RuntimeSample& r, RuntimeMemory& memory, DatastoreTotals& totals) {
   const std::uint32_t per_device = inventory_.hardware_info().neuroncore_per_device_count();
   const auto lnc = static_cast<std::uint32_t>(lnc_);
   const datastore::Reading& ds = got.reading;
@@ -352,7 +376,7 @@ void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std:
     bool busy = false;
     std::uint64_t collective_us = 0;
     std::size_t physical_cores = 0;
-    CoreCounters& core = datastore_core_totals_[m.core];
+    CoreCounters& core = datastore_growth_[m.core];
     if (lnc > 1) core.physical_busy_ns.resize(lnc, 0);
     std::uint64_t busy_ns = 0;
     for (std::uint32_t k = 0; k < lnc; ++k) {
@@ -361,7 +385,8 @@ void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std:
       ++physical_cores;
       if (counting) {
         // TIME_IN_USE is µs (the driver adds it to nc_time_in_use); one MAC is two FLOPs.
-        const std::uint64_t ns = grew(physical, datastore::kTimeInUse) * 1000;
+        const std::uint64_t ns =
+            std::min(grew(physical, datastore::kTimeInUse), interval_ns / 1000 + 1) * 1000;
         busy_ns += ns;
         if (lnc > 1) core.physical_busy_ns[k] += ns;
         core.flops += 2.0 * static_cast<double>(grew(physical, datastore::kMacCount));
@@ -397,10 +422,25 @@ void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std:
   }
 }
 
-std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading) {
-  std::map<std::uint32_t, int> holders;
+std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading,
+                                                       std::uint64_t interval_ns) {
+  // Between scans, a process that exited, or whose pid another process has taken, is gone at
+  // once: it is neither read nor counted as a holder.
+  std::vector<const NeuronProcess*> live;
+  std::vector<Result<procfs::ProcessStat>> stats;
   for (const NeuronProcess& p : processes_.processes) {
-    for (std::uint32_t d : p.devices) ++holders[d];
+    Result<procfs::ProcessStat> stat = procfs::ReadProcessStat(options_.proc_root, p.pid);
+    if (stat.ok()
+            ? p.start_ticks != 0 && stat->start_ticks != p.start_ticks
+            : ::access((options_.proc_root + "/" + std::to_string(p.pid)).c_str(), F_OK) != 0) {
+      continue;
+    }
+    live.push_back(&p);
+    stats.push_back(std::move(stat));
+  }
+  std::map<std::uint32_t, int> holders;
+  for (const NeuronProcess* p : live) {
+    for (std::uint32_t d : p->devices) ++holders[d];
   }
   const std::uint32_t per_device = inventory_.hardware_info().neuroncore_per_device_count();
   std::vector<RuntimeSample> runtimes;
@@ -409,26 +449,36 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   datastore_note_.clear();
   datastore_cores_.clear();
   datastore_errors_.clear();
+  datastore_growth_.clear();
   no_datastore_.clear();
   // Every holder's datastore first: a device is served by its datastores when each holder's was
   // read or the holder has none (a monitoring tool), and at least one was read; then its cores'
   // busy time and FLOPs are the datastores' sum and a holder without one uses none of its cores.
+  // A device served at the last read stays served for a few reads while one holder's cannot be
+  // read (a runtime mid-start, or one that writes garbage): that holder's figures are lost, not
+  // its neighbours'.
   std::map<std::uint32_t, DeviceDatastores> devices;
   const std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> read =
-      ReadDatastores(devices);
+      ReadDatastores(live, devices);
+  std::set<std::uint32_t> served;
+  for (const auto& [d, device] : devices) {
+    int& misses = served_misses_[d];
+    if (device.served()) {
+      misses = 0;
+      served.insert(d);
+    } else if (device.read > 0 && served_.contains(d) && misses < kServedGrace) {
+      ++misses;
+      served.insert(d);
+    }
+  }
+  served_ = served;
   figures_from_datastores_ = datastores_ != nullptr;
   for (const auto& [d, device] : devices) {
     figures_from_datastores_ = figures_from_datastores_ && device.served();
   }
-  for (const NeuronProcess& p : processes_.processes) {
-    // Between scans, a process that exited, or whose pid another process has taken, is gone at
-    // once.
-    const Result<procfs::ProcessStat> stat = procfs::ReadProcessStat(options_.proc_root, p.pid);
-    if (stat.ok()
-            ? p.start_ticks != 0 && stat->start_ticks != p.start_ticks
-            : ::access((options_.proc_root + "/" + std::to_string(p.pid)).c_str(), F_OK) != 0) {
-      continue;
-    }
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    const NeuronProcess& p = *live[i];
+    const Result<procfs::ProcessStat>& stat = stats[i];
     RuntimeSample r;
     r.pid = p.pid;
     r.tag = p.tag.empty() ? std::to_string(p.pid) : p.tag;
@@ -441,11 +491,11 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
                              [&](const DeviceReading& dr) { return dr.index == int(d); });
       const DeviceReading* sysfs = it == reading.devices.end() ? nullptr : &*it;
       // The runtime's own figures, shared device or not, when the device's datastores serve.
-      if (devices[d].served()) {
+      if (served.contains(d)) {
         datastore = true;
         const auto got = read.find(std::pair(p.pid, d));
         if (got != read.end()) {
-          AddFromDatastore(got->second, p.pid, d, sysfs, holders[d] == 1, r, *memory,
+          AddFromDatastore(got->second, p.pid, d, sysfs, holders[d] == 1, interval_ns, r, *memory,
                            from_datastores);
         }
         continue;
@@ -499,16 +549,23 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     alive.insert(p.pid);
     runtimes.push_back(std::move(r));
   }
+  // This read's growth, per core at most the time since the last read whatever the processes'
+  // datastores claim (several may claim one core; a hostile one may claim any), into the totals.
+  for (auto& [core, growth] : datastore_growth_) {
+    CoreCounters& total = datastore_core_totals_[core];
+    total.busy_ns += std::min(growth.busy_ns, interval_ns);
+    total.flops += growth.flops;
+    total.physical_busy_ns.resize(growth.physical_busy_ns.size(), 0);
+    for (std::size_t k = 0; k < growth.physical_busy_ns.size(); ++k) {
+      total.physical_busy_ns[k] += std::min(growth.physical_busy_ns[k], interval_ns);
+    }
+  }
   datastore_core_map_.clear();
   // The devices the datastores serve need not have their activity files read every second.
-  std::set<int> served;
-  for (const auto& [d, device] : devices) {
-    if (device.served()) served.insert(static_cast<int>(d));
-  }
-  sampler_.SetQuietDevices(served);
-  tracker_->SetQuietDevices(served);
-  for (const auto& [d, device] : devices) {
-    if (!device.served()) continue;
+  const std::set<int> quiet(served.begin(), served.end());
+  sampler_.SetQuietDevices(quiet);
+  tracker_->SetQuietDevices(quiet);
+  for (std::uint32_t d : served) {
     for (std::uint32_t c = 0; c < per_device; ++c) {
       CoreCounters& core = datastore_core_totals_[d * per_device + c];
       if (lnc_ > 1) core.physical_busy_ns.resize(static_cast<std::size_t>(lnc_), 0);
@@ -543,7 +600,12 @@ Snapshot Host::Read(MonoTime now) {
   // else from neuron-monitor while its figures are current; else from the process table and the
   // driver's tree.
   if (!std::exchange(scan_stepped_, false)) ScanProcessesIfDue();
-  std::vector<RuntimeSample> runtimes = RuntimesFromProcesses(reading);
+  const std::uint64_t interval_ns =
+      last_read_
+          ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, (now - *last_read_).count()))
+          : 0;
+  last_read_ = now;
+  std::vector<RuntimeSample> runtimes = RuntimesFromProcesses(reading, interval_ns);
   datastore_runtimes_ = figures_from_datastores_ && !runtimes.empty();
   if (datastore_runtimes_ && runtime_figures) {
     AddLatency(runtime_source_->integrator().Runtimes(), runtimes);
@@ -555,12 +617,18 @@ Snapshot Host::Read(MonoTime now) {
   s.epoch = tracker_->epoch();
   // Busy time and FLOPs per core: the datastores' where they cover a device, else neuron-monitor's
   // while it is current, else the driver's counters.
-  if (!datastore_core_map_.empty()) {
-    s.cores = MergeCores(datastore_core_map_, CoreSource::kDatastores);
-  } else if (runtime_figures) {
-    s.cores = MergeCores(runtime_source_->integrator().Cores(), CoreSource::kNeuronMonitor);
-  } else {
-    s.cores = MergeCores({}, CoreSource::kDriver);
+  {
+    std::map<std::uint32_t, CoreCounters> cores;
+    std::map<std::uint32_t, CoreSource> sources;
+    if (runtime_figures) {
+      cores = runtime_source_->integrator().Cores();
+      for (const auto& [c, counters] : cores) sources[c] = CoreSource::kNeuronMonitor;
+    }
+    for (const auto& [c, counters] : datastore_core_map_) {
+      cores[c] = counters;
+      sources[c] = CoreSource::kDatastores;
+    }
+    s.cores = MergeCores(cores, sources);
   }
   s.devices = tracker_->devices();
   AddDatastoreErrors(s);
@@ -632,22 +700,25 @@ void Host::AddKernelLog(const TreeReading& reading, Snapshot& s) {
 }
 
 std::vector<CoreCounters> Host::MergeCores(const std::map<std::uint32_t, CoreCounters>& runtime,
-                                           CoreSource source) {
+                                           const std::map<std::uint32_t, CoreSource>& sources) {
   const std::vector<CoreCounters>& now = tracker_->cores();
   if (merged_cores_.size() != now.size() || merged_epoch_ != tracker_->epoch()) {
     merged_cores_.assign(now.size(), CoreCounters{});
     previous_tracker_cores_.clear();
     merged_epoch_ = tracker_->epoch();
   }
-  // Two sources' cumulative counts are never subtracted from one another.
-  if (source != core_source_) previous_runtime_cores_.clear();
-  core_source_ = source;
   auto grown = [](double a, double b) { return a >= b ? a - b : a; };
   for (std::size_t c = 0; c < now.size(); ++c) {
     CoreCounters& out = merged_cores_[c];
     auto r = runtime.find(static_cast<std::uint32_t>(c));
     auto before = previous_runtime_cores_.find(static_cast<std::uint32_t>(c));
-    const bool from_runtime = r != runtime.end() && before != previous_runtime_cores_.end();
+    // Two sources' cumulative counts are never subtracted from one another.
+    const auto source = sources.find(static_cast<std::uint32_t>(c));
+    const auto was = previous_core_sources_.find(static_cast<std::uint32_t>(c));
+    const bool same_source = source != sources.end() && was != previous_core_sources_.end() &&
+                             source->second == was->second;
+    const bool from_runtime =
+        r != runtime.end() && before != previous_runtime_cores_.end() && same_source;
     // A core the runtime source had at the last read and has no more goes back to the driver's
     // counter from its value now: an old driver adds a runtime's whole busy time to it when the
     // runtime exits, which that source counted already.
@@ -671,6 +742,7 @@ std::vector<CoreCounters> Host::MergeCores(const std::map<std::uint32_t, CoreCou
   }
   previous_tracker_cores_ = now;
   previous_runtime_cores_ = runtime;
+  previous_core_sources_ = sources;
   return merged_cores_;
 }
 

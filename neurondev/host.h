@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -134,7 +135,9 @@ class Host {
   // Allocations and the processes' pods from the kubelet's last answer, into `inv`.
   void AddKubernetes(v1::Inventory& inv) const;
   // Runtimes from the process table and the driver's tree (without neuron-monitor).
-  std::vector<RuntimeSample> RuntimesFromProcesses(const TreeReading& reading);
+  // `interval_ns`: since the last read (0 at the first).
+  std::vector<RuntimeSample> RuntimesFromProcesses(const TreeReading& reading,
+                                                   std::uint64_t interval_ns);
   // A runtime's datastores summed over its devices.
   struct DatastoreTotals {
     ExecutionCounters executions;     // its own since it started
@@ -148,19 +151,23 @@ class Host {
     bool served() const { return unread == 0 && read > 0; }
   };
   std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> ReadDatastores(
+      const std::vector<const NeuronProcess*>& live,
       std::map<std::uint32_t, DeviceDatastores>& devices);
+  // Reads a device stays served while one holder's datastore cannot be read.
+  static constexpr int kServedGrace = 3;
   // What process `pid`'s datastore on device `d` says of it, into `r` (the cores it uses),
   // `memory` and `totals`. `sysfs` is the device's reading; `alone`: no other process holds it.
   void AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std::uint32_t d,
-                        const DeviceReading* sysfs, bool alone, RuntimeSample& r,
-                        RuntimeMemory& memory, DatastoreTotals& totals);
+                        const DeviceReading* sysfs, bool alone, std::uint64_t interval_ns,
+                        RuntimeSample& r, RuntimeMemory& memory, DatastoreTotals& totals);
   std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
-  // Where a core's busy time and FLOPs came from at a read.
-  enum class CoreSource { kDriver, kNeuronMonitor, kDatastores };
-  // Busy time and FLOPs per logical core: `runtime`'s cumulative counts for the cores it has,
-  // the driver's for the rest.
+  // Where a core's busy time and FLOPs came from at a read (the driver's, for a core in neither).
+  enum class CoreSource { kNeuronMonitor, kDatastores };
+  // Busy time and FLOPs per logical core: `runtime`'s cumulative counts for the cores it has, from
+  // the source `sources` names for each, the driver's for the rest. A core whose source changed
+  // counts from the next read on.
   std::vector<CoreCounters> MergeCores(const std::map<std::uint32_t, CoreCounters>& runtime,
-                                       CoreSource source);
+                                       const std::map<std::uint32_t, CoreSource>& sources);
   // On a driver whose per-core status counters move only when a process exits (before 2.30.2),
   // the hardware errors the live processes' datastores count on each device, into its errors.
   void AddDatastoreErrors(Snapshot& s);
@@ -192,7 +199,11 @@ class Host {
   // started (cumulative), and those of the devices whose every holder was read at the last read.
   std::map<std::uint32_t, CoreCounters> datastore_core_totals_;
   std::map<std::uint32_t, CoreCounters> datastore_core_map_;
-  CoreSource core_source_ = CoreSource::kDriver;
+  std::map<std::uint32_t, CoreCounters> datastore_growth_;  // this read's, before the cap
+  std::set<std::uint32_t> served_;                          // devices served at the last read
+  std::map<std::uint32_t, int> served_misses_;              // reads served in grace, by device
+  std::optional<MonoTime> last_read_;
+  std::map<std::uint32_t, CoreSource> previous_core_sources_;
   // The hardware errors the datastores read at the last read count, by device; and per device
   // what this epoch showed at least (AddDatastoreErrors).
   std::map<std::uint32_t, HardwareErrors> datastore_errors_;

@@ -290,6 +290,28 @@ TEST(DriverDatastores, MapsEachSlotOnceReadOnlyAndNeverTakesAHandedOnSlotForTheO
   ::close(driver.memfd);
 }
 
+// A device node that cannot be opened is not tried again at every read: its reason stands for
+// kOpenRetryReads reads, then it is tried again.
+TEST(DriverDatastores, AFailedOpenIsRetriedOnlyAfterAWhile) {
+  int opens = 0;
+  neurondev::DriverCalls calls;
+  calls.open = [&](int) -> Result<UniqueFd> {
+    ++opens;
+    return Status::Unavailable("/dev/neuron0: Device or resource busy");
+  };
+  calls.acquire = [](int, std::uint32_t, neurondev::DatastoreLocation*) { return ENOENT; };
+  neurondev::DriverDatastores live("/dev", std::move(calls));
+  EXPECT_EQ(live.Image(0, 4242).status().message(), "/dev/neuron0: Device or resource busy");
+  for (std::uint64_t read = 1; read < neurondev::DriverDatastores::kOpenRetryReads; ++read) {
+    live.RetainDevices({0});
+    EXPECT_FALSE(live.Image(0, 4242).ok());
+  }
+  EXPECT_EQ(opens, 1);
+  live.RetainDevices({0});
+  EXPECT_FALSE(live.Image(0, 4242).ok());
+  EXPECT_EQ(opens, 2);
+}
+
 // The real calls send the ioctl to character devices only; what is missing, not a device, or a
 // device that is not the driver's is named.
 TEST(DriverDatastores, TheRealCallsAskOnlyACharacterDeviceAndSayWhy) {

@@ -683,14 +683,20 @@ std::string StatLine(int pid, std::uint64_t start_ticks) {
          std::to_string(start_ticks) + " 1000000 100 18446744073709551615\n";
 }
 
+// A process holding `devices`, with its stat line (started at `start_ticks`).
+void WriteHolder(const FakeTree& tree, int pid, const std::vector<int>& devices,
+                 const std::string& cgroup, std::uint64_t start_ticks) {
+  WriteProcess(tree, pid, devices, cgroup);
+  tree.Write("proc/" + std::to_string(pid) + "/stat", StatLine(pid, start_ticks));
+}
+
 // Each process says when it started (stat field 22), in the inventory; a pid another process
 // takes between two scans (a different start time) leaves the runtimes at once, never inheriting
 // the first one's place.
 TEST(Host, AProcessIsItsPidAndStartTime) {
   FakeTree tree;
   tree.WriteTrn1_32xlarge_Driver226();
-  WriteProcess(tree, 5100, {0}, "/user.slice");
-  tree.Write("proc/5100/stat", StatLine(5100, 777));
+  WriteHolder(tree, 5100, {0}, "/user.slice", 777);
   HostOptions o = OptionsFor(tree, "");
   o.process_scan_every = 1000;  // one scan, at the first read
   Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
@@ -714,12 +720,9 @@ TEST(Host, AProcessIsItsPidAndStartTime) {
 TEST(Host, ARuntimesDeviceMemoryIsEveryCategoryOfTheDevicesItHoldsAlone) {
   FakeTree tree;
   tree.WriteTrn1_32xlarge_Driver226();
-  WriteProcess(tree, 5100, {0}, "/user.slice");
-  tree.Write("proc/5100/stat", StatLine(5100, 500));
-  WriteProcess(tree, 5200, {1, 2}, "/user.slice");
-  tree.Write("proc/5200/stat", StatLine(5200, 600));
-  WriteProcess(tree, 5300, {2}, "/user.slice");
-  tree.Write("proc/5300/stat", StatLine(5300, 700));
+  WriteHolder(tree, 5100, {0}, "/user.slice", 500);
+  WriteHolder(tree, 5200, {1, 2}, "/user.slice", 600);
+  WriteHolder(tree, 5300, {2}, "/user.slice", 700);
   Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
   ASSERT_TRUE(host.ok()) << host.status().message();
   const Snapshot s = (*host)->Read(Now());
@@ -785,14 +788,10 @@ void WriteDatastore(const FakeTree& tree, int device, int pid, std::vector<int> 
 TEST(Host, RuntimeDatastoresGiveEachApplicationItsOwnFigures) {
   FakeTree tree;
   tree.WriteTrn2_48xlarge_Driver228();  // 8 physical cores a device, 4 logical (lnc 2)
-  WriteProcess(tree, 5100, {0}, "/user.slice");
-  tree.Write("proc/5100/stat", StatLine(5100, 500));
-  WriteProcess(tree, 5200, {1}, "/user.slice");
-  tree.Write("proc/5200/stat", StatLine(5200, 600));
-  WriteProcess(tree, 5300, {1}, "/user.slice");
-  tree.Write("proc/5300/stat", StatLine(5300, 700));
-  WriteProcess(tree, 5400, {2}, "/user.slice");
-  tree.Write("proc/5400/stat", StatLine(5400, 800));
+  WriteHolder(tree, 5100, {0}, "/user.slice", 500);
+  WriteHolder(tree, 5200, {1}, "/user.slice", 600);
+  WriteHolder(tree, 5300, {1}, "/user.slice", 700);
+  WriteHolder(tree, 5400, {2}, "/user.slice", 800);
   WriteDatastore(tree, 0, 5100, {0, 1, 2, 3, 4, 5, 6, 7}, 1000, 100, 7);
   WriteDatastore(tree, 1, 5200, {0, 1, 2, 3}, 1000, 50, 3);  // logical cores 4, 5
   WriteDatastore(tree, 1, 5300, {4, 5, 6, 7}, 2000, 60, 4);  // logical cores 6, 7
@@ -844,8 +843,7 @@ TEST(Host, RuntimeDatastoresGiveEachApplicationItsOwnFigures) {
 TEST(Host, DatastoresGiveLiveBusyTimeAndFlopsOnAnOldDriver) {
   FakeTree tree;
   tree.WriteTrn2_48xlarge_Driver228();  // lnc 2: logical core 8 is device 2's physical 0 and 1
-  WriteProcess(tree, 5100, {2}, "/user.slice");
-  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteHolder(tree, 5100, {2}, "/user.slice", 500);
   WriteDatastore(tree, 2, 5100, {0, 1, 2, 3}, 900'000'000, 10, 1, 1'000'000);
   HostOptions o = OptionsFor(tree, "");
   o.datastore_root = tree.root() + "/datastore";
@@ -874,8 +872,7 @@ TEST(Host, DatastoresGiveLiveBusyTimeAndFlopsOnAnOldDriver) {
 TEST(Host, ADeviceTheDatastoresStopServingGoesBackToTheDriversCountersWithoutABurst) {
   FakeTree tree;
   tree.WriteTrn2_48xlarge_Driver230();
-  WriteProcess(tree, 5100, {2}, "/user.slice");
-  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteHolder(tree, 5100, {2}, "/user.slice", 500);
   WriteDatastore(tree, 2, 5100, {0, 1, 2, 3, 4, 5, 6, 7}, 1000, 10, 1);
   HostOptions o = OptionsFor(tree, "");
   o.datastore_root = tree.root() + "/datastore";
@@ -950,16 +947,51 @@ TEST(Host, OnAnOldDriverTheDatastoresMakeHardwareErrorsCurrent) {
   }
 }
 
+// Whatever a datastore claims, a core is busy at most the time since the last read (its writer may
+// be hostile, and several may claim one core); and one holder whose datastore turns to garbage
+// loses its own figures for a few reads, not its neighbours' on the same device.
+TEST(Host, DatastoreBusyTimeIsBoundedAndOneBadDatastoreDoesNotCostItsNeighbours) {
+  FakeTree tree;
+  tree.WriteTrn2_48xlarge_Driver228();
+  WriteHolder(tree, 5100, {2}, "/user.slice", 500);
+  WriteHolder(tree, 5200, {2}, "/user.slice", 600);
+  WriteDatastore(tree, 2, 5100, {0, 1}, 1000, 10, 1);
+  WriteDatastore(tree, 2, 5200, {2, 3}, 1000, 10, 1);
+  HostOptions o = OptionsFor(tree, "");
+  o.datastore_root = tree.root() + "/datastore";
+  MonoTime t = Now();
+  Result<std::unique_ptr<Host>> host = Host::Open(o, t);
+  ASSERT_TRUE(host.ok()) << host.status().message();
+  const Snapshot first = (*host)->Read(t);
+  // 5200 claims a million seconds on its cores in ten.
+  WriteDatastore(tree, 2, 5100, {0, 1}, 1000 + 4'000'000, 10, 1);
+  WriteDatastore(tree, 2, 5200, {2, 3}, 1000 + 1'000'000'000'000, 10, 1);
+  t += std::chrono::seconds(10);
+  const Snapshot second = (*host)->Read(t);
+  EXPECT_EQ(second.cores[8].busy_ns - first.cores[8].busy_ns, 4'000'000'000u);
+  EXPECT_EQ(second.cores[9].busy_ns - first.cores[9].busy_ns, 10'000'000'000u) << "the interval";
+  // 5200's datastore turns to garbage: 5100's core still counts from its datastore.
+  tree.Write("datastore/neuron2/5200", "garbage");
+  WriteDatastore(tree, 2, 5100, {0, 1}, 1000 + 7'000'000, 10, 1);
+  t += std::chrono::seconds(10);
+  const Snapshot third = (*host)->Read(t);
+  EXPECT_EQ(third.cores[8].busy_ns - second.cores[8].busy_ns, 3'000'000'000u);
+  const auto runtime = [&](std::uint32_t pid) -> const RuntimeSample& {
+    return *std::find_if(third.runtimes.begin(), third.runtimes.end(),
+                         [&](const RuntimeSample& r) { return r.pid == pid; });
+  };
+  EXPECT_EQ(runtime(5100).cores, (std::vector<std::uint32_t>{8}));
+  EXPECT_TRUE(runtime(5200).cores.empty()) << "its own figures are what it loses";
+}
+
 // A holder without a datastore (a monitoring tool such as AWS's neuron-monitor) uses none of the
 // cores of a device whose other holders' datastores were read; on a device where no holder has one
 // (the datastores cannot tell), it keeps the driver's figures, as without datastores.
 TEST(Host, AHolderWithoutADatastoreUsesNoneOfAServedDevicesCores) {
   FakeTree tree;
   tree.WriteTrn1_32xlarge_Driver226();  // 2 cores a device
-  WriteProcess(tree, 5100, {0}, "/user.slice");
-  tree.Write("proc/5100/stat", StatLine(5100, 500));
-  WriteProcess(tree, 5300, {0, 1}, "/user.slice");
-  tree.Write("proc/5300/stat", StatLine(5300, 600));
+  WriteHolder(tree, 5100, {0}, "/user.slice", 500);
+  WriteHolder(tree, 5300, {0, 1}, "/user.slice", 600);
   WriteDatastore(tree, 0, 5100, {0, 1}, 1000, 10, 2);
   HostOptions o = OptionsFor(tree, "");
   o.datastore_root = tree.root() + "/datastore";
@@ -969,10 +1001,18 @@ TEST(Host, AHolderWithoutADatastoreUsesNoneOfAServedDevicesCores) {
   ASSERT_EQ(s.runtimes.size(), 2u);
   EXPECT_EQ(s.runtimes[0].cores, (std::vector<std::uint32_t>{0, 1}));
   EXPECT_EQ(s.runtimes[1].cores, (std::vector<std::uint32_t>{2, 3})) << "ND1's, from the driver";
-  // It has no datastore anywhere while 5100's was read: not a runtime (neuron-ls hides it).
+  // 5300 has none where 5100's was read, but ND1's datastores cannot tell: unknown, listed.
   const v1::Inventory inv = (*host)->Inventory(Now());
-  EXPECT_TRUE(FindProcess(inv, 5300)->no_datastore());
+  EXPECT_FALSE(FindProcess(inv, 5300)->no_datastore());
   EXPECT_FALSE(FindProcess(inv, 5100)->no_datastore());
+  // A holder of ND0 alone without one, where 5100's was read: not a runtime (neuron-ls hides it).
+  WriteHolder(tree, 5400, {0}, "/user.slice", 700);
+  HostOptions rescan = o;
+  Result<std::unique_ptr<Host>> again = Host::Open(rescan, Now());
+  ASSERT_TRUE(again.ok());
+  (*again)->Read(Now());
+  EXPECT_TRUE(FindProcess((*again)->Inventory(Now()), 5400)->no_datastore());
+  EXPECT_FALSE(FindProcess((*again)->Inventory(Now()), 5300)->no_datastore());
 }
 
 // The daemon's own datastore reads open the devices read-only, which the process scan sees: the
@@ -980,10 +1020,8 @@ TEST(Host, AHolderWithoutADatastoreUsesNoneOfAServedDevicesCores) {
 TEST(Host, TheDaemonsOwnPidIsNeverAnApplication) {
   FakeTree tree;
   tree.WriteTrn1_32xlarge_Driver226();
-  WriteProcess(tree, 5100, {0}, "/user.slice");
-  tree.Write("proc/5100/stat", StatLine(5100, 500));
-  WriteProcess(tree, 5200, {0, 1}, "/system.slice/neuron-monitord.service");
-  tree.Write("proc/5200/stat", StatLine(5200, 600));
+  WriteHolder(tree, 5100, {0}, "/user.slice", 500);
+  WriteHolder(tree, 5200, {0, 1}, "/system.slice/neuron-monitord.service", 600);
   HostOptions o = OptionsFor(tree, "");
   o.own_pid = 5200;
   Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
@@ -1001,8 +1039,7 @@ TEST(Host, TheDaemonsOwnPidIsNeverAnApplication) {
 TEST(Host, ARefusedDatastoreIoctlIsNamedAndTheDriversFiguresStay) {
   FakeTree tree;
   tree.WriteTrn1_32xlarge_Driver226();
-  WriteProcess(tree, 5100, {0}, "/user.slice");
-  tree.Write("proc/5100/stat", StatLine(5100, 500));
+  WriteHolder(tree, 5100, {0}, "/user.slice", 500);
   tree.Symlink("/dev/null", "dev/neuron0");
   Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
   ASSERT_TRUE(host.ok()) << host.status().message();
@@ -1024,8 +1061,7 @@ TEST(Host, ARefusedDatastoreIoctlIsNamedAndTheDriversFiguresStay) {
 TEST(HostWithNeuronMonitor, DatastoresComeFirstAndNeuronMonitorAddsLatency) {
   FakeTree tree;
   tree.WriteTrn1_32xlarge_Driver226();
-  WriteProcess(tree, 41200, {0}, "/user.slice");
-  tree.Write("proc/41200/stat", StatLine(41200, 500));
+  WriteHolder(tree, 41200, {0}, "/user.slice", 500);
   WriteDatastore(tree, 0, 41200, {0, 1}, 1000, 10, 7);
   const std::string monitor =
       FakeMonitor(tree, std::string("--period-ms 50 --replay ") + NEURONMON_TESTDATA_DIR +
@@ -1056,11 +1092,9 @@ TEST(Host, TheScanStepCanFollowTheRead) {
   Result<std::unique_ptr<Host>> host = Host::Open(o, Now());
   ASSERT_TRUE(host.ok()) << host.status().message();
   EXPECT_TRUE((*host)->Read(Now()).runtimes.empty());
-  WriteProcess(tree, 5200, {0}, "/user.slice");
-  tree.Write("proc/5200/stat", StatLine(5200, 500));
+  WriteHolder(tree, 5200, {0}, "/user.slice", 500);
   (*host)->AfterRead();  // its step finds 5200
-  WriteProcess(tree, 5300, {1}, "/user.slice");
-  tree.Write("proc/5300/stat", StatLine(5300, 600));
+  WriteHolder(tree, 5300, {1}, "/user.slice", 600);
   Snapshot s = (*host)->Read(Now());  // no step of its own: 5300 is not seen yet
   ASSERT_EQ(s.runtimes.size(), 1u);
   EXPECT_EQ(s.runtimes[0].pid, 5200u);
