@@ -5,7 +5,8 @@
 //     write-only (a write-only open is its "free access" mode, for query ioctls alone), and such an
 //     open attaches the daemon's pid to the device (one of its 16 process slots) — the daemon is
 //     therefore never counted as a holder (Host drops its own pid). Closing it makes the driver run
-//     its process-exit clean-up for the daemon's pid (with a 10 ms sleep), so a device is closed
+//     its process-exit clean-up for the daemon's pid (with a 10 ms sleep, 1 s on first-generation
+//     devices), so a device is closed
 //     only when no other process holds it. While it is open the driver refuses a reset through
 //     sysfs (it resets only unopened devices), as it does while any runtime holds the device.
 //   - NEURON_IOCTL_ACQUIRE_NEURON_DS with the runtime's pid returns the mmap offset and size of
