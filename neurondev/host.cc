@@ -367,8 +367,8 @@ void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std:
     const std::uint64_t was = since != nullptr ? since->Core(physical, k) : 0;
     return now >= was ? now - was : now;
   };
-  for (const datastore::MemoryCounter& m : datastore::kHostMemoryCounters) {
-    if (std::uint64_t* field = HostField(memory.host, m.category)) *field += ds.device[m.counter];
+  for (const datastore::HostMemoryCounter& h : datastore::kHostMemoryCounters) {
+    memory.host.*h.field += ds.device[h.counter];
   }
   for (std::uint32_t c = 0; c < per_device; ++c) {
     CoreMemory m;
@@ -393,8 +393,8 @@ void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std:
       }
       busy = busy || ds.Core(physical, datastore::kTimeInUse) > 0;
       collective_us += ds.Core(physical, datastore::kCcTime);
-      for (const datastore::MemoryCounter& mc : datastore::kDeviceMemoryCounters) {
-        CoreField(m, mc.category) += ds.cores[physical][mc.counter];
+      for (const datastore::DeviceMemoryCounter& mc : datastore::kDeviceMemoryCounters) {
+        m.*mc.field += ds.cores[physical][mc.counter];
       }
       for (const datastore::ExecutionCounter& e : datastore::kExecutionCounters) {
         totals.executions.*e.field += ds.cores[physical][e.counter];
@@ -460,15 +460,13 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   std::map<std::uint32_t, DeviceDatastores> devices;
   const std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> read =
       ReadDatastores(live, devices);
-  std::set<std::uint32_t> served;
+  std::map<std::uint32_t, int> served;  // device -> reads of grace it used
   for (const auto& [d, device] : devices) {
-    int& misses = served_misses_[d];
+    const auto before = served_.find(d);
     if (device.served()) {
-      misses = 0;
-      served.insert(d);
-    } else if (device.read > 0 && served_.contains(d) && misses < kServedGrace) {
-      ++misses;
-      served.insert(d);
+      served[d] = 0;
+    } else if (device.read > 0 && before != served_.end() && before->second < kServedGrace) {
+      served[d] = before->second + 1;
     }
   }
   served_ = served;
@@ -560,18 +558,11 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
       total.physical_busy_ns[k] += std::min(growth.physical_busy_ns[k], interval_ns);
     }
   }
-  datastore_core_map_.clear();
   // The devices the datastores serve need not have their activity files read every second.
-  const std::set<int> quiet(served.begin(), served.end());
+  std::set<int> quiet;
+  for (const auto& [d, grace] : served) quiet.insert(static_cast<int>(d));
   sampler_.SetQuietDevices(quiet);
   tracker_->SetQuietDevices(quiet);
-  for (std::uint32_t d : served) {
-    for (std::uint32_t c = 0; c < per_device; ++c) {
-      CoreCounters& core = datastore_core_totals_[d * per_device + c];
-      if (lnc_ > 1) core.physical_busy_ns.resize(static_cast<std::size_t>(lnc_), 0);
-      datastore_core_map_[d * per_device + c] = core;
-    }
-  }
   std::erase_if(baselines_, [&](const auto& entry) { return !alive.contains(entry.first); });
   std::erase_if(runtime_versions_, [&](const auto& entry) { return !alive.contains(entry.first); });
   if (datastores_ != nullptr) {
@@ -618,17 +609,21 @@ Snapshot Host::Read(MonoTime now) {
   // Busy time and FLOPs per core: the datastores' where they cover a device, else neuron-monitor's
   // while it is current, else the driver's counters.
   {
-    std::map<std::uint32_t, CoreCounters> cores;
-    std::map<std::uint32_t, CoreSource> sources;
+    std::map<std::uint32_t, SourcedCores> cores;
     if (runtime_figures) {
-      cores = runtime_source_->integrator().Cores();
-      for (const auto& [c, counters] : cores) sources[c] = CoreSource::kNeuronMonitor;
+      for (const auto& [c, counters] : runtime_source_->integrator().Cores()) {
+        cores[c] = {CoreSource::kNeuronMonitor, counters};
+      }
     }
-    for (const auto& [c, counters] : datastore_core_map_) {
-      cores[c] = counters;
-      sources[c] = CoreSource::kDatastores;
+    const std::uint32_t per_device = inventory_.hardware_info().neuroncore_per_device_count();
+    for (const auto& [d, grace] : served_) {
+      for (std::uint32_t c = d * per_device; c < (d + 1) * per_device; ++c) {
+        CoreCounters counters = datastore_core_totals_[c];
+        if (lnc_ > 1) counters.physical_busy_ns.resize(static_cast<std::size_t>(lnc_), 0);
+        cores[c] = {CoreSource::kDatastores, std::move(counters)};
+      }
     }
-    s.cores = MergeCores(cores, sources);
+    s.cores = MergeCores(cores);
   }
   s.devices = tracker_->devices();
   AddDatastoreErrors(s);
@@ -699,8 +694,7 @@ void Host::AddKernelLog(const TreeReading& reading, Snapshot& s) {
   }
 }
 
-std::vector<CoreCounters> Host::MergeCores(const std::map<std::uint32_t, CoreCounters>& runtime,
-                                           const std::map<std::uint32_t, CoreSource>& sources) {
+std::vector<CoreCounters> Host::MergeCores(const std::map<std::uint32_t, SourcedCores>& runtime) {
   const std::vector<CoreCounters>& now = tracker_->cores();
   if (merged_cores_.size() != now.size() || merged_epoch_ != tracker_->epoch()) {
     merged_cores_.assign(now.size(), CoreCounters{});
@@ -713,21 +707,17 @@ std::vector<CoreCounters> Host::MergeCores(const std::map<std::uint32_t, CoreCou
     auto r = runtime.find(static_cast<std::uint32_t>(c));
     auto before = previous_runtime_cores_.find(static_cast<std::uint32_t>(c));
     // Two sources' cumulative counts are never subtracted from one another.
-    const auto source = sources.find(static_cast<std::uint32_t>(c));
-    const auto was = previous_core_sources_.find(static_cast<std::uint32_t>(c));
-    const bool same_source = source != sources.end() && was != previous_core_sources_.end() &&
-                             source->second == was->second;
-    const bool from_runtime =
-        r != runtime.end() && before != previous_runtime_cores_.end() && same_source;
+    const bool from_runtime = r != runtime.end() && before != previous_runtime_cores_.end() &&
+                              r->second.source == before->second.source;
     // A core the runtime source had at the last read and has no more goes back to the driver's
     // counter from its value now: an old driver adds a runtime's whole busy time to it when the
     // runtime exits, which that source counted already.
     if (!from_runtime && before != previous_runtime_cores_.end()) continue;
     const CoreCounters zero;
-    const CoreCounters& a = from_runtime                         ? before->second
+    const CoreCounters& a = from_runtime                         ? before->second.counters
                             : c < previous_tracker_cores_.size() ? previous_tracker_cores_[c]
                                                                  : zero;
-    const CoreCounters& b = from_runtime ? r->second : now[c];
+    const CoreCounters& b = from_runtime ? r->second.counters : now[c];
     out.busy_ns += static_cast<std::uint64_t>(
         grown(static_cast<double>(b.busy_ns), static_cast<double>(a.busy_ns)));
     out.flops += grown(b.flops, a.flops);
@@ -742,7 +732,6 @@ std::vector<CoreCounters> Host::MergeCores(const std::map<std::uint32_t, CoreCou
   }
   previous_tracker_cores_ = now;
   previous_runtime_cores_ = runtime;
-  previous_core_sources_ = sources;
   return merged_cores_;
 }
 

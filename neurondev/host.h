@@ -161,13 +161,16 @@ class Host {
                         const DeviceReading* sysfs, bool alone, std::uint64_t interval_ns,
                         RuntimeSample& r, RuntimeMemory& memory, DatastoreTotals& totals);
   std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
-  // Where a core's busy time and FLOPs came from at a read (the driver's, for a core in neither).
+  // Where a core's busy time and FLOPs came from at a read (the driver's, for a core in neither),
+  // and that source's cumulative counts.
   enum class CoreSource { kNeuronMonitor, kDatastores };
-  // Busy time and FLOPs per logical core: `runtime`'s cumulative counts for the cores it has, from
-  // the source `sources` names for each, the driver's for the rest. A core whose source changed
-  // counts from the next read on.
-  std::vector<CoreCounters> MergeCores(const std::map<std::uint32_t, CoreCounters>& runtime,
-                                       const std::map<std::uint32_t, CoreSource>& sources);
+  struct SourcedCores {
+    CoreSource source = CoreSource::kNeuronMonitor;
+    CoreCounters counters;
+  };
+  // Busy time and FLOPs per logical core: `runtime`'s cumulative counts for the cores it has, the
+  // driver's for the rest. A core whose source changed counts from the next read on.
+  std::vector<CoreCounters> MergeCores(const std::map<std::uint32_t, SourcedCores>& runtime);
   // On a driver whose per-core status counters move only when a process exits (before 2.30.2),
   // the hardware errors the live processes' datastores count on each device, into its errors.
   void AddDatastoreErrors(Snapshot& s);
@@ -196,14 +199,12 @@ class Host {
   // ... and there was at least one runtime: the snapshot's runtimes are the datastores'.
   bool datastore_runtimes_ = false;
   // Busy time and FLOPs per logical core summed from the datastores' growth since the daemon
-  // started (cumulative), and those of the devices whose every holder was read at the last read.
+  // started (cumulative).
   std::map<std::uint32_t, CoreCounters> datastore_core_totals_;
-  std::map<std::uint32_t, CoreCounters> datastore_core_map_;
   std::map<std::uint32_t, CoreCounters> datastore_growth_;  // this read's, before the cap
-  std::set<std::uint32_t> served_;                          // devices served at the last read
-  std::map<std::uint32_t, int> served_misses_;              // reads served in grace, by device
+  // The devices the datastores served at the last read, each with the reads of grace it used.
+  std::map<std::uint32_t, int> served_;
   std::optional<MonoTime> last_read_;
-  std::map<std::uint32_t, CoreSource> previous_core_sources_;
   // The hardware errors the datastores read at the last read count, by device; and per device
   // what this epoch showed at least (AddDatastoreErrors).
   std::map<std::uint32_t, HardwareErrors> datastore_errors_;
@@ -215,7 +216,7 @@ class Host {
   // read (neuron-monitor's utilization, else the driver's counters), so switching is seamless.
   std::vector<CoreCounters> merged_cores_;
   std::vector<CoreCounters> previous_tracker_cores_;
-  std::map<std::uint32_t, CoreCounters> previous_runtime_cores_;
+  std::map<std::uint32_t, SourcedCores> previous_runtime_cores_;
   std::uint64_t merged_epoch_ = 0;
   v1::Inventory inventory_;
   std::vector<int> device_indices_;

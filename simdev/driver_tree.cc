@@ -371,11 +371,9 @@ Status DriverTreeWriter::WriteDatastores(const View& view) {
               static_cast<std::uint32_t>(v[2]));
         }
         if (first_device) {
-          const HostMemory& h = r.memory->host;
-          image.device[datastore::kHostCode] = h.dma_buffers;
-          image.device[datastore::kHostTensors] = h.tensors;
-          image.device[datastore::kHostConstants] = h.constants;
-          image.device[datastore::kHostMisc] = h.application_memory;
+          for (const datastore::HostMemoryCounter& h : datastore::kHostMemoryCounters) {
+            image.device[h.counter] = r.memory->host.*h.field;
+          }
         }
       }
       const CoreCounters& counters = view.snapshot.cores[g];
@@ -389,11 +387,9 @@ Status DriverTreeWriter::WriteDatastores(const View& view) {
         c[datastore::kMacCount] = RoundToCount(counters.flops / core.lnc / 2);
         c[datastore::kCcTime] = collectives_ns / 1000;
         if (memory != r.memory->cores.end()) {
-          c[datastore::kDeviceCode] = Share(memory->model_code, core.lnc, j);
-          c[datastore::kDeviceTensors] = Share(memory->tensors, core.lnc, j);
-          c[datastore::kDeviceConstants] = Share(memory->constants, core.lnc, j);
-          c[datastore::kDeviceScratchpad] = Share(memory->model_shared_scratchpad, core.lnc, j);
-          c[datastore::kDeviceMisc] = Share(memory->runtime_memory, core.lnc, j);
+          for (const datastore::DeviceMemoryCounter& m : datastore::kDeviceMemoryCounters) {
+            c[m.counter] = Share((*memory).*m.field, core.lnc, j);
+          }
         }
         if (first_core) {
           for (const datastore::ExecutionCounter& e : datastore::kExecutionCounters) {

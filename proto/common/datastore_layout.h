@@ -17,6 +17,7 @@
 
 #include "proto/common/execution_counters.h"
 #include "proto/common/hardware_errors.h"
+#include "proto/common/snapshot.h"
 
 namespace neuronmon::datastore {
 
@@ -152,24 +153,32 @@ inline constexpr HardwareErrorCounter kHardwareErrorCounters[] = {
     {kHwErrCollectives, &HardwareErrors::collectives},
 };
 
-// The device memory categories a core's counters hold, with the driver's sysfs category names.
-struct MemoryCounter {
-  std::uint32_t counter;  // a CoreCounter, or a DeviceCounter for host memory
-  const char* category;
+// The runtime's five device memory categories a core's counters hold, by the field of the
+// snapshot's CoreMemory (the driver's sysfs category of the same name).
+struct DeviceMemoryCounter {
+  std::uint32_t counter;  // a CoreCounter
+  std::uint64_t CoreMemory::*field;
 };
-inline constexpr MemoryCounter kDeviceMemoryCounters[] = {
-    {kDeviceCode, "model_code"},     {kDeviceTensors, "tensors"},
-    {kDeviceConstants, "constants"}, {kDeviceScratchpad, "model_shared_scratchpad"},
-    {kDeviceMisc, "runtime_memory"},
+inline constexpr DeviceMemoryCounter kDeviceMemoryCounters[] = {
+    {kDeviceCode, &CoreMemory::model_code},
+    {kDeviceTensors, &CoreMemory::tensors},
+    {kDeviceConstants, &CoreMemory::constants},
+    {kDeviceScratchpad, &CoreMemory::model_shared_scratchpad},
+    {kDeviceMisc, &CoreMemory::runtime_memory},
 };
 
-// The host memory categories of the device counters, with the driver's sysfs names (its sysfs has
-// no host scratchpad category: kHostScratchpad is not shown there).
-inline constexpr MemoryCounter kHostMemoryCounters[] = {
-    {kHostCode, "dma_buffers"},
-    {kHostTensors, "tensors"},
-    {kHostConstants, "constants"},
-    {kHostMisc, "application_memory"},
+// The host memory categories of the device counters, by the field of the snapshot's HostMemory
+// (code is the driver's dma_buffers, misc its application_memory; its sysfs has no host
+// scratchpad category: kHostScratchpad is not read).
+struct HostMemoryCounter {
+  std::uint32_t counter;  // a DeviceCounter
+  std::uint64_t HostMemory::*field;
+};
+inline constexpr HostMemoryCounter kHostMemoryCounters[] = {
+    {kHostCode, &HostMemory::dma_buffers},
+    {kHostTensors, &HostMemory::tensors},
+    {kHostConstants, &HostMemory::constants},
+    {kHostMisc, &HostMemory::application_memory},
 };
 
 }  // namespace neuronmon::datastore
