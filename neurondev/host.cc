@@ -351,9 +351,25 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, Datastores::Read> Host::ReadDa
   return out;
 }
 
-void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std::uint32_t d,
-                            const DeviceReading* sysfs, bool alone, std::uint64_t interval_ns,
-                            RuntimeSample& r, RuntimeMemory& memory, DatastoreTotals& totals) {
+void Host::AddShare(const DatastoreShare& share, RuntimeSample& r, RuntimeMemory& memory,
+                    DatastoreTotals& totals) {
+  totals.executions += share.totals.executions;
+  totals.collective_us += share.totals.collective_us;
+  totals.cores += share.totals.cores;
+  for (const datastore::HostMemoryCounter& h : datastore::kHostMemoryCounters) {
+    memory.host.*h.field += share.host.*h.field;
+  }
+  for (const CoreMemory& m : share.cores) {
+    r.cores.push_back(m.core);
+    memory.cores.push_back(m);
+  }
+}
+
+Host::DatastoreShare Host::FromDatastore(const Datastores::Read& got, std::uint32_t pid,
+                                         std::uint32_t d, const DeviceReading* sysfs, bool alone,
+                                         std::uint64_t interval_ns) {
+  DatastoreShare share;
+  DatastoreTotals& totals = share.totals;
   const std::uint32_t per_device = inventory_.hardware_info().neuroncore_per_device_count();
   const auto lnc = static_cast<std::uint32_t>(lnc_);
   const datastore::Reading& ds = got.reading;
@@ -368,7 +384,7 @@ void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std:
     return now >= was ? now - was : now;
   };
   for (const datastore::HostMemoryCounter& h : datastore::kHostMemoryCounters) {
-    memory.host.*h.field += ds.device[h.counter];
+    share.host.*h.field += ds.device[h.counter];
   }
   for (std::uint32_t c = 0; c < per_device; ++c) {
     CoreMemory m;
@@ -414,12 +430,12 @@ void Host::AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std:
     if (!busy && m.Total() == m.other) continue;
     totals.collective_us += collective_us;
     totals.cores += physical_cores;
-    r.cores.push_back(m.core);
-    memory.cores.push_back(m);
+    share.cores.push_back(m);
   }
   if (const datastore::Version v = ds.runtime_version(); v.known()) {
     runtime_versions_[pid] = v.Text();
   }
+  return share;
 }
 
 std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& reading,
@@ -470,6 +486,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
     }
   }
   served_ = served;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, DatastoreShare> shares;
   figures_from_datastores_ = datastores_ != nullptr;
   for (const auto& [d, device] : devices) {
     figures_from_datastores_ = figures_from_datastores_ && device.served();
@@ -493,8 +510,14 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
         datastore = true;
         const auto got = read.find(std::pair(p.pid, d));
         if (got != read.end()) {
-          AddFromDatastore(got->second, p.pid, d, sysfs, holders[d] == 1, interval_ns, r, *memory,
-                           from_datastores);
+          DatastoreShare& share = shares[std::pair(p.pid, d)];
+          share = FromDatastore(got->second, p.pid, d, sysfs, holders[d] == 1, interval_ns);
+          AddShare(share, r, *memory, from_datastores);
+        } else if (const auto last = last_shares_.find(std::pair(p.pid, d));
+                   last != last_shares_.end()) {
+          // Not read this time (the device's grace): what it said at its last read.
+          shares[last->first] = last->second;
+          AddShare(last->second, r, *memory, from_datastores);
         }
         continue;
       }
@@ -563,6 +586,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   for (const auto& [d, grace] : served) quiet.insert(static_cast<int>(d));
   sampler_.SetQuietDevices(quiet);
   tracker_->SetQuietDevices(quiet);
+  last_shares_ = std::move(shares);
   std::erase_if(baselines_, [&](const auto& entry) { return !alive.contains(entry.first); });
   std::erase_if(runtime_versions_, [&](const auto& entry) { return !alive.contains(entry.first); });
   if (datastores_ != nullptr) {

@@ -155,11 +155,20 @@ class Host {
       std::map<std::uint32_t, DeviceDatastores>& devices);
   // Reads a device stays served while one holder's datastore cannot be read.
   static constexpr int kServedGrace = 3;
-  // What process `pid`'s datastore on device `d` says of it, into `r` (the cores it uses),
-  // `memory` and `totals`. `sysfs` is the device's reading; `alone`: no other process holds it.
-  void AddFromDatastore(const Datastores::Read& got, std::uint32_t pid, std::uint32_t d,
-                        const DeviceReading* sysfs, bool alone, std::uint64_t interval_ns,
-                        RuntimeSample& r, RuntimeMemory& memory, DatastoreTotals& totals);
+  // What a process's datastore on one device says of it: its counts there, its host memory, and
+  // the cores it uses there with their memory.
+  struct DatastoreShare {
+    DatastoreTotals totals;
+    HostMemory host;
+    std::vector<CoreMemory> cores;
+  };
+  // What process `pid`'s datastore on device `d` says of it. `sysfs` is the device's reading;
+  // `alone`: no other process holds it.
+  DatastoreShare FromDatastore(const Datastores::Read& got, std::uint32_t pid, std::uint32_t d,
+                               const DeviceReading* sysfs, bool alone, std::uint64_t interval_ns);
+  // `share` into the runtime `r` (the cores it uses), its `memory` and `totals`.
+  static void AddShare(const DatastoreShare& share, RuntimeSample& r, RuntimeMemory& memory,
+                       DatastoreTotals& totals);
   std::shared_ptr<const Unmeasured> UnmeasuredNow(bool exclusive, bool runtime_figures);
   // Where a core's busy time and FLOPs came from at a read (the driver's, for a core in neither),
   // and that source's cumulative counts.
@@ -190,6 +199,10 @@ class Host {
   // holding memory there), and its runtime version.
   std::map<std::uint32_t, std::vector<std::uint32_t>> datastore_cores_;
   std::map<std::uint32_t, std::string> runtime_versions_;
+  // Each runtime's share of each served device at its last read, by (pid, device): a read in which
+  // one of its datastores cannot be read (a device's grace) keeps that share, so its cumulative
+  // executions and time in collectives never fall and count again.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, DatastoreShare> last_shares_;
   // Processes holding devices whose datastores were read at the last read, with none of their own
   // there (v1::Process::no_datastore).
   std::set<std::uint32_t> no_datastore_;
