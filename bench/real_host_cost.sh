@@ -6,8 +6,9 @@
 # samples sim:trn2.48xlarge instead, with the same clients: the difference is the real backend's.
 # With `datastores` it reads a tree of 64 runtime processes (bench/scenarios/serving-per-core.json:
 # one per logical core) with each runtime's datastore image (--datastore-root); `no-datastores`
-# reads the same 64 processes from the driver's tree alone.
-# Usage: bench/real_host_cost.sh BUILD_DIR [DURATION] [neuron|sim|datastores|no-datastores]
+# reads the same 64 processes from the driver's tree alone; `sim-serving` simulates that scenario
+# (the daemon's own cost for 64 runtimes, with no backend reading anything).
+# Usage: bench/real_host_cost.sh BUILD_DIR [DURATION] [neuron|sim|datastores|no-datastores|sim-serving]
 set -euo pipefail
 build=${1:?usage: real_host_cost.sh BUILD_DIR [DURATION]}
 duration=${2:-60}
@@ -32,6 +33,10 @@ else
 fi
 device=neuron
 [ "$backend" = sim ] && device=sim:trn2.48xlarge
+if [ "$backend" = sim-serving ]; then
+  device=sim:trn2.48xlarge
+  extra=(--scenario "$(dirname "$0")/scenarios/serving-per-core.json")
+fi
 "$build/daemon/neuron-monitord" --record off --device "$device" --sysfs-root "$dir/sys" --proc-root "$dir/proc" \
   --neuron-monitor "" --socket "$dir/d.sock" --metrics-listen "127.0.0.1:$port" "${extra[@]}" \
   >"$dir/daemon.log" 2>&1 &

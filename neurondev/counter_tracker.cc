@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "proto/common/datastore_layout.h"
 #include "proto/common/driver_version.h"
 
 namespace neuronmon::neurondev {
@@ -129,10 +130,9 @@ void FillHealthCounters(const DeviceReading& d, DeviceCounters& out) {
   e.events = d.hw_error_event.value_or(0);
   for (const CoreReading& c : d.cores) {
     for (const NamedCounter& o : c.outcomes) {
-      if (o.name == "hw_nc_ue_error") e.nc_uncorrectable += o.total;
-      if (o.name == "hw_hbm_ue_error") e.hbm_uncorrectable += o.total;
-      if (o.name == "hw_dma_abort_error") e.dma_abort += o.total;
-      if (o.name == "hw_collectives_error") e.collectives += o.total;
+      for (const datastore::HardwareErrorCounter& h : datastore::kHardwareErrorCounters) {
+        if (o.name == h.sysfs_name) e.*h.field += o.total;
+      }
     }
   }
   std::string missing;

@@ -225,12 +225,13 @@ v1::Inventory Host::Inventory(MonoTime now) {
       if (used != datastore_cores_.end()) continue;
       for (std::uint32_t c = 0; c < per_device; ++c) out->add_core_ids(d * per_device + c);
     }
-    // The cores its datastores show it using (busy or holding memory), and its runtime version.
+    // The cores its datastores show it using (busy or holding memory), and its versions.
     if (used != datastore_cores_.end()) {
       for (std::uint32_t c : used->second) out->add_core_ids(c);
     }
-    if (const auto v = runtime_versions_.find(p.pid); v != runtime_versions_.end()) {
-      out->set_runtime_version(v->second);
+    if (const auto v = versions_.find(p.pid); v != versions_.end()) {
+      out->set_runtime_version(v->second.runtime);
+      out->set_framework_version(v->second.framework);
     }
     out->set_no_datastore(no_datastore_.contains(p.pid));
   }
@@ -432,8 +433,8 @@ Host::DatastoreShare Host::FromDatastore(const Datastores::Read& got, std::uint3
     totals.cores += physical_cores;
     share.cores.push_back(m);
   }
-  if (const datastore::Version v = ds.runtime_version(); v.known()) {
-    runtime_versions_[pid] = v.Text();
+  if (ds.runtime_version().known() || ds.framework_version().known()) {
+    versions_[pid] = {ds.runtime_version().Text(), ds.framework_version().Text()};
   }
   return share;
 }
@@ -588,7 +589,7 @@ std::vector<RuntimeSample> Host::RuntimesFromProcesses(const TreeReading& readin
   tracker_->SetQuietDevices(quiet);
   last_shares_ = std::move(shares);
   std::erase_if(baselines_, [&](const auto& entry) { return !alive.contains(entry.first); });
-  std::erase_if(runtime_versions_, [&](const auto& entry) { return !alive.contains(entry.first); });
+  std::erase_if(versions_, [&](const auto& entry) { return !alive.contains(entry.first); });
   if (datastores_ != nullptr) {
     datastores_->Retain([&](std::uint32_t pid) { return alive.contains(pid); });
     std::set<int> held;

@@ -196,9 +196,12 @@ class Host {
   std::unique_ptr<KernelLog> kernel_log_;              // null: kernel_log off
   std::unique_ptr<Datastores> datastores_;             // null: none read
   // From the datastores at the last read, by pid: the logical cores a runtime uses (busy or
-  // holding memory there), and its runtime version.
+  // holding memory there), and its runtime and framework versions.
   std::map<std::uint32_t, std::vector<std::uint32_t>> datastore_cores_;
-  std::map<std::uint32_t, std::string> runtime_versions_;
+  struct Versions {
+    std::string runtime, framework;  // "" when the datastore names none
+  };
+  std::map<std::uint32_t, Versions> versions_;
   // Each runtime's share of each served device at its last read, by (pid, device): a read in which
   // one of its datastores cannot be read (a device's grace) keeps that share, so its cumulative
   // executions and time in collectives never fall and count again.

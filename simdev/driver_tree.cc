@@ -33,6 +33,16 @@ std::uint64_t PhysicalKey(std::uint32_t device, std::uint32_t k) {
   return std::uint64_t{device} << 32 | k;
 }
 
+// A version as the datastore counts it ("2.21.41.0" -> 2.21.41); 0 (none) for "" or a version
+// without three parts.
+std::uint64_t VersionCounter(const std::string& text) {
+  const std::optional<DriverVersion> v = ParseDriverVersion(text);
+  if (!v || v->parts.size() < 3) return 0;
+  return datastore::EncodeVersion(static_cast<std::uint32_t>(v->parts[0]),
+                                  static_cast<std::uint32_t>(v->parts[1]),
+                                  static_cast<std::uint32_t>(v->parts[2]));
+}
+
 }  // namespace
 
 DriverTreeWriter::DriverTreeWriter(std::string sysfs_root, std::string proc_root,
@@ -324,15 +334,10 @@ Status DriverTreeWriter::WriteCore(const View& view, const std::string& dir, std
       core.position == 0 && j == 0 && core.device < view.snapshot.devices.size()
           ? view.snapshot.devices[core.device].errors
           : none;
-  const std::pair<const char*, std::uint64_t> hardware[] = {
-      {"hw_collectives_error", hw.collectives},
-      {"hw_hbm_ue_error", hw.hbm_uncorrectable},
-      {"hw_nc_ue_error", hw.nc_uncorrectable},
-      {"hw_dma_abort_error", hw.dma_abort}};
   for (const Outcome& o : kOutcomes) {
     std::uint64_t value = o.field ? outcomes.*o.field : 0;
-    for (const auto& [name, n] : hardware) {
-      if (std::string_view(o.name) == name) value = n;
+    for (const datastore::HardwareErrorCounter& h : datastore::kHardwareErrorCounters) {
+      if (o.name == h.sysfs_name) value = hw.*h.field;
     }
     counter(std::string("status/") + o.name, value, false);
   }
@@ -352,8 +357,7 @@ Status DriverTreeWriter::WriteDatastores(const View& view) {
     std::map<std::uint32_t, DatastoreImage> images;  // by device
     std::uint64_t collectives_ns = 0;
     for (const CollectiveCounters& c : r.collectives) collectives_ns += c.busy_ns;
-    const std::optional<DriverVersion> runtime_version =
-        ParseDriverVersion(view.processes.at(r.pid)->runtime_version());
+    const v1::Process& process = *view.processes.at(r.pid);
     bool first_core = true;
     for (std::uint32_t g : r.cores) {
       const auto where = view.cores.find(g);
@@ -364,12 +368,8 @@ Status DriverTreeWriter::WriteDatastores(const View& view) {
       if (image.cores.empty()) {
         image.cores.resize(std::min<std::size_t>(hw.neuroncore_per_device_count() * core.lnc,
                                                  datastore::kMaxCores));
-        if (runtime_version && runtime_version->parts.size() >= 3) {
-          const std::vector<int>& v = runtime_version->parts;
-          image.device[datastore::kRuntimeVersion] = datastore::EncodeVersion(
-              static_cast<std::uint32_t>(v[0]), static_cast<std::uint32_t>(v[1]),
-              static_cast<std::uint32_t>(v[2]));
-        }
+        image.device[datastore::kRuntimeVersion] = VersionCounter(process.runtime_version());
+        image.device[datastore::kFrameworkVersion] = VersionCounter(process.framework_version());
         if (first_device) {
           for (const datastore::HostMemoryCounter& h : datastore::kHostMemoryCounters) {
             image.device[h.counter] = r.memory->host.*h.field;

@@ -394,6 +394,7 @@ v1::Inventory Instance::Inventory(Nanos t) const {
     p->set_tag(w->tag);
     p->set_command(w->spec->command);
     p->set_runtime_version(w->spec->runtime_version);
+    p->set_framework_version(w->spec->framework_version);
     FillAttribution(*w->spec, *p->mutable_attribution());
     for (int d : w->layout.devices) p->add_device_indices(static_cast<std::uint32_t>(d));
     for (std::uint32_t c : w->layout.cores) p->add_core_ids(c);

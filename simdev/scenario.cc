@@ -213,6 +213,7 @@ RuntimeSpec ParseRuntime(const json& value, const std::string& path, std::vector
   if (!rt.pod_namespace.empty() && rt.pod.empty()) r.Problem("namespace", "needs \"pod\"");
   rt.model_name = r.String("model_name");
   rt.runtime_version = r.String("runtime_version", rt.runtime_version);
+  rt.framework_version = r.String("framework_version", rt.framework_version);
   if (const json* devices = r.Raw("devices")) {
     rt.devices = DevicesFrom(*devices, r.PathOf("devices"), p);
   }

@@ -94,7 +94,8 @@ struct RuntimeSpec {
   std::string slurm_job;
   std::string model_name;  // NEFF path shown in loaded_models
   std::string runtime_version = "2.21.41.0";
-  std::vector<int> devices;  // empty: every device
+  std::string framework_version = "2.5.1";  // "" for none: written into its datastore
+  std::vector<int> devices;                 // empty: every device
   Workers workers = Workers::kPerDevice;
   Nanos start{0};  // may be negative: the job was running before the monitor started
   Nanos load_duration{std::chrono::seconds(10)};

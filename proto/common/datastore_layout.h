@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "proto/common/execution_counters.h"
 #include "proto/common/hardware_errors.h"
@@ -140,17 +141,21 @@ inline constexpr ExecutionCounter kExecutionCounters[] = {
     {kErrRt, &ExecutionCounters::runtime},
 };
 
-// The hardware errors of the extension counted per core, by the device's counter they add to
-// (the driver's per-core stats/status hw_* counters, which it adds these to when a process exits).
+// The hardware errors of the extension counted per core, by the device's counter they add to, and
+// the driver's per-core `stats/status/<name>` counter of the same number (which the driver adds a
+// process's counts to when it exits, and from 2.30.2 while it runs): one table for the datastore
+// reader, the sysfs reader and the simulator's writers of both.
 struct HardwareErrorCounter {
   std::uint32_t counter;  // a CoreCounter
   std::uint64_t HardwareErrors::*field;
+  std::string_view sysfs_name;
 };
 inline constexpr HardwareErrorCounter kHardwareErrorCounters[] = {
-    {kHwErrNcUe, &HardwareErrors::nc_uncorrectable},
-    {kHwErrHbmUe, &HardwareErrors::hbm_uncorrectable},
-    {kHwErrDmaAbort, &HardwareErrors::dma_abort},
-    {kHwErrCollectives, &HardwareErrors::collectives},
+    {kHwErrNcUe, &HardwareErrors::nc_uncorrectable, "hw_nc_ue_error"},
+    {kHwErrHbmUe, &HardwareErrors::hbm_uncorrectable, "hw_hbm_ue_error"},
+    {kHwErrDmaAbort, &HardwareErrors::dma_abort, "hw_dma_abort_error"},
+    {kHwErrCollectives, &HardwareErrors::collectives, "hw_collectives_error"},
+    {kHwErrRepairableHbmUe, &HardwareErrors::hbm_repairable, "hw_repairable_hbm_ue_error"},
 };
 
 // The runtime's five device memory categories a core's counters hold, by the field of the

@@ -16,8 +16,8 @@ namespace neuronmon {
 
 // The counts: uncorrectable HBM and SRAM ECC (the driver's totals: EccCounters may count only since
 // the daemon started), repairable HBM ECC, executions that hit an uncorrectable NeuronCore, HBM,
-// DMA or collectives error, hardware error events, and the NEURON_HW_ERR events the driver logged
-// in the kernel log naming the device, by type.
+// DMA or collectives error or an uncorrectable HBM error a reset repairs, hardware error events,
+// and the NEURON_HW_ERR events the driver logged in the kernel log naming the device, by type.
 struct HardwareErrors {
   std::uint64_t mem_ecc_uncorrected = 0;
   std::uint64_t sram_ecc_uncorrected = 0;
@@ -32,6 +32,7 @@ struct HardwareErrors {
   std::uint64_t kernel_hbm_uncorrectable = 0;
   std::uint64_t kernel_dma = 0;
   std::uint64_t kernel_other = 0;
+  std::uint64_t hbm_repairable = 0;
   // What each counter grew by since `earlier` (one that went backwards counts its own value).
   HardwareErrors Minus(const HardwareErrors& earlier) const;
   // The driver's counters (the kernel log's events repeat what they count).
@@ -81,7 +82,7 @@ struct HardwareErrorField {
 };
 
 // In the order of v1.HardwareErrorCounts' fields.
-inline constexpr std::array<HardwareErrorField, 13> kHardwareErrorFields = {{
+inline constexpr std::array<HardwareErrorField, 14> kHardwareErrorFields = {{
     {.name = "mem_ecc_uncorrected",
      .member = &HardwareErrors::mem_ecc_uncorrected,
      .kernel_type = "HBM_UNCORRECTABLE_ERROR",
@@ -164,6 +165,13 @@ inline constexpr std::array<HardwareErrorField, 13> kHardwareErrorFields = {{
      .member = &HardwareErrors::kernel_other,
      .source = ErrorSource::kKernelLog,
      .health = {.code = "kernel_hw_error"}},
+    {.name = "hbm_repairable",
+     .member = &HardwareErrors::hbm_repairable,
+     .execution = true,
+     .health = {.action = HealthAction::kReset,
+                .one = "execution",
+                .many = "executions",
+                .what = " hit an uncorrectable HBM error a reset repairs"}},
 }};
 
 // Every member has a row: a counter added to the struct without one does not compile.

@@ -105,6 +105,8 @@ TEST(DeviceHealth, EachRuleGivesItsStateAndAction) {
        v1::HEALTH_STATE_DEGRADED, v1::HEALTH_ACTION_RESET},
       {[](DeviceCounters& d) { d.errors.dma_abort = 1; }, "dma_abort", v1::HEALTH_STATE_DEGRADED,
        v1::HEALTH_ACTION_RESET},
+      {[](DeviceCounters& d) { d.errors.hbm_repairable = 2; }, "hbm_repairable",
+       v1::HEALTH_STATE_DEGRADED, v1::HEALTH_ACTION_RESET},
       {[](DeviceCounters& d) { d.errors.collectives = 1; }, "collectives_error",
        v1::HEALTH_STATE_DEGRADED, v1::HEALTH_ACTION_DRAIN},
       {[](DeviceCounters& d) { d.errors.events = 1; }, "hw_error_event", v1::HEALTH_STATE_DEGRADED,

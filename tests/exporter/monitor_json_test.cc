@@ -542,7 +542,7 @@ TEST(MonitorJson, DeviceHealthLayout) {
   bad.set_kernel_log_unavailable("cannot read /dev/kmsg: Operation not permitted");
   const std::string kernel_zero =
       R"("kernel_sram_uncorrectable":0,"kernel_nc_uncorrectable":0,)"
-      R"("kernel_hbm_uncorrectable":0,"kernel_dma":0,"kernel_other":0})";
+      R"("kernel_hbm_uncorrectable":0,"kernel_dma":0,"kernel_other":0,"hbm_repairable":0})";
   const std::string zero = R"({"mem_ecc_uncorrected":0,"mem_ecc_repairable":0,)"
                            R"("sram_ecc_uncorrected":0,"nc_uncorrectable":0,"hbm_uncorrectable":0,)"
                            R"("dma_abort":0,"collectives":0,"events":0,)" +
@@ -551,7 +551,8 @@ TEST(MonitorJson, DeviceHealthLayout) {
                           R"("sram_ecc_uncorrected":0,"nc_uncorrectable":0,"hbm_uncorrectable":0,)"
                           R"("dma_abort":0,"collectives":0,"events":0,)"
                           R"("kernel_sram_uncorrectable":0,"kernel_nc_uncorrectable":0,)"
-                          R"("kernel_hbm_uncorrectable":2,"kernel_dma":0,"kernel_other":0})";
+                          R"("kernel_hbm_uncorrectable":2,"kernel_dma":0,"kernel_other":0,)"
+                          R"("hbm_repairable":0})";
   EXPECT_EQ(
       Render(report),
       R"({"neuron_runtime_data":[],"system_data":{"device_health":{"period":5,)"

@@ -122,6 +122,7 @@ void ExpectSimulatorsFigures(const std::string& device, const std::string& scena
         }
       }
       EXPECT_EQ(readings.second.runtime_version().Text(), "2.21.41") << "device " << d;
+      EXPECT_EQ(readings.second.framework_version().Text(), "2.5.1") << "device " << d;
     }
     EXPECT_EQ(executions, r.executions);
   }

@@ -171,6 +171,7 @@ TEST(Host, HealthCountersAndPowerAreTheDriversOwn) {
   tree.WriteTrn1_32xlarge_Driver226();  // device 3: 2 uncorrected, 4 repairable HBM ECC errors
   tree.Write(tree.Device(5, "neuron_core1/stats/status/hw_nc_ue_error/total"), "3\n");
   tree.Write(tree.Device(5, "neuron_core0/stats/status/hw_dma_abort_error/total"), "1\n");
+  tree.Write(tree.Device(5, "neuron_core1/stats/status/hw_repairable_hbm_ue_error/total"), "2\n");
   Result<std::unique_ptr<Host>> host = Host::Open(OptionsFor(tree, ""), Now());
   ASSERT_TRUE(host.ok()) << host.status().message();
   const Snapshot s = (*host)->Read(Now());
@@ -180,6 +181,7 @@ TEST(Host, HealthCountersAndPowerAreTheDriversOwn) {
   EXPECT_EQ(s.devices[2].errors.Total(), 0u);
   EXPECT_EQ(s.devices[5].errors.nc_uncorrectable, 3u);
   EXPECT_EQ(s.devices[5].errors.dma_abort, 1u);
+  EXPECT_EQ(s.devices[5].errors.hbm_repairable, 2u);
   // Driver 2.26 has no health_status: its event counter is named as missing.
   EXPECT_EQ(s.devices[0].errors_unavailable,
             "the driver does not expose health_status/hw_error_event (driver 2.28+)");
@@ -772,6 +774,8 @@ void WriteDatastore(const FakeTree& tree, int device, int pid, std::vector<int> 
   std::memcpy(image.data() + 4, &version, sizeof version);
   put(datastore::DeviceCounterOffset(datastore::kRuntimeVersion),
       datastore::EncodeVersion(2, 22, 14));
+  put(datastore::DeviceCounterOffset(datastore::kFrameworkVersion),
+      datastore::EncodeVersion(2, 1, 2));
   for (int c : cores) {
     put(datastore::CoreCounterOffset(c, datastore::kTimeInUse), busy_us);
     put(datastore::CoreCounterOffset(c, datastore::kDeviceTensors), tensors);
@@ -822,10 +826,12 @@ TEST(Host, RuntimeDatastoresGiveEachApplicationItsOwnFigures) {
   const v1::Inventory inv = (*host)->Inventory(Now());
   ASSERT_NE(FindProcess(inv, 5200), nullptr);
   EXPECT_EQ(FindProcess(inv, 5200)->runtime_version(), "2.22.14");
+  EXPECT_EQ(FindProcess(inv, 5200)->framework_version(), "2.1.2");
   EXPECT_EQ(std::vector<std::uint32_t>(FindProcess(inv, 5200)->core_ids().begin(),
                                        FindProcess(inv, 5200)->core_ids().end()),
             (std::vector<std::uint32_t>{4, 5}));
   EXPECT_EQ(FindProcess(inv, 5400)->runtime_version(), "");
+  EXPECT_EQ(FindProcess(inv, 5400)->framework_version(), "");
   const std::string described = (*host)->Describe();
   EXPECT_NE(described.find("runtime datastores from image files under " + o.datastore_root),
             std::string::npos);
@@ -929,6 +935,7 @@ TEST(Host, OnAnOldDriverTheDatastoresMakeHardwareErrorsCurrent) {
     WriteDatastore(tree, 0, 5100, {0, 1}, 1000, 10, 1);
     PutCounter(tree, "datastore/neuron0/5100", 1, datastore::kHwErrNcUe, 3);
     PutCounter(tree, "datastore/neuron0/5100", 0, datastore::kHwErrDmaAbort, 2);
+    PutCounter(tree, "datastore/neuron0/5100", 1, datastore::kHwErrRepairableHbmUe, 5);
     HostOptions o = OptionsFor(tree, "");
     o.datastore_root = tree.root() + "/datastore";
     o.process_scan_every = 1;
@@ -939,6 +946,7 @@ TEST(Host, OnAnOldDriverTheDatastoresMakeHardwareErrorsCurrent) {
     const HardwareErrors& other = s.devices[1].errors;  // no process: the driver's alone
     EXPECT_EQ(e.nc_uncorrectable - other.nc_uncorrectable, live ? 0u : 3u);
     EXPECT_EQ(e.dma_abort - other.dma_abort, live ? 0u : 2u);
+    EXPECT_EQ(e.hbm_repairable - other.hbm_repairable, live ? 0u : 5u);
     // The process exits; the tree has not counted it yet: the device's count does not fall.
     tree.Remove("datastore/neuron0/5100");
     tree.Remove("proc/5100");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -433,7 +434,26 @@ bool AddInventoryInfo(const GroupContext& c) {
            {"neuron_device_memory_size", std::to_string(hw.neuron_device_memory_size())},
            {"neuroncore_per_device_count", std::to_string(hw.neuroncore_per_device_count())}}),
       1);
-  return AddAll(c, {&instance, &hardware});
+  // Which runtime and framework versions run here: what the runtime's datastore names (a real
+  // host) or the scenario says (the simulator); absent where neither version is known.
+  FamilyBuilder runtime("neuron_runtime_info",
+                        "The Neuron runtime's version and the framework's it serves, as the "
+                        "runtime names them",
+                        MetricType::kInfo);
+  std::map<std::uint32_t, const v1::Process*> processes;
+  for (const v1::Process& p : c.in.inventory->processes()) processes[p.pid()] = &p;
+  for (std::size_t i = 0; i < c.in.end->runtimes.size() && i < c.runtime_labels.size(); ++i) {
+    const auto p = processes.find(c.in.end->runtimes[i].pid);
+    if (p == processes.end() ||
+        (p->second->runtime_version().empty() && p->second->framework_version().empty())) {
+      continue;
+    }
+    runtime.Add(RuntimeLabels(c, i,
+                              {{"framework_version", p->second->framework_version()},
+                               {"runtime_version", p->second->runtime_version()}}),
+                1);
+  }
+  return AddAll(c, {&instance, &hardware, &runtime});
 }
 
 }  // namespace neuronmon::daemon::metrics_internal
