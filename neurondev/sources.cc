@@ -99,8 +99,9 @@ std::vector<SignalSource> SignalSources(const SourceFacts& f) {
       {{ds, datastore + "device and host memory by category"},
        {nm, monitor + "memory_used"},
        {true, "driver sysfs: memory usage per core, for a process that holds its devices alone"}});
-  add("runtime version", {{ds, datastore + "the runtime version counter"}},
-      "only the runtime's datastore names it (" + f.datastores_unavailable + ")");
+  add("runtime and framework versions",
+      {{ds, datastore + "the runtime and framework version counters"}},
+      "only the runtime's datastore names them (" + f.datastores_unavailable + ")");
   add("execution hardware errors per device",
       {{ds && !f.live_counters,
         datastore + "HW_ERR_* of the live processes, with driver sysfs: stats/status/hw_* for "

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "daemon/core/archive/replay.h"
+#include "daemon/core/probes.h"
 #include "daemon/server/http_server.h"
 #include "daemon/server/stream_server.h"
 #include "daemon/server/tls_context.h"
@@ -153,6 +154,7 @@ Status Daemon::Start() {
   reader_ = std::make_unique<ReadThread>(
       [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); });
   schedule_ = std::make_unique<SampleSchedule>(now, config_.period);
+  started_ = now;
   (void)schedule_->OnWake(now);
   ArmSampler();
   if (mode_.signals) WaitForSignal();
@@ -381,7 +383,6 @@ void Daemon::RecordSample(MonoTime started, WallTime wall) {
   stats_.last_sample_seconds = took;
   stats_.sample_seconds_total += took;
   stats_.last_sample_unix = std::chrono::duration<double>(wall.time_since_epoch()).count();
-  last_sample_ = started;
 }
 
 Status Daemon::SampleNow() {
@@ -400,9 +401,13 @@ void Daemon::ArmWatchdog(std::chrono::microseconds interval) {
   watchdog_timer_.expires_after(interval / 2);
   watchdog_timer_.async_wait([this, interval](const boost::system::error_code& ec) {
     if (ec || stopping_) return;
-    // Keep systemd's watchdog fed only while the sampler is making progress.
-    const Nanos since = Clock::now() - last_sample_;
-    if (since <= std::max<Nanos>(2 * config_.period, interval)) (void)notifier_.Watchdog();
+    // Keep systemd's watchdog fed only while /healthz would say the daemon is alive: sampling on
+    // schedule (daemon/core/probes.h), so systemd restarts it WatchdogSec after it stops.
+    const ProbeInput in{.history = &core_->history(),
+                        .period = core_->period(),
+                        .now = Clock::now(),
+                        .started = started_};
+    if (Liveness(in).ok) (void)notifier_.Watchdog();
     ArmWatchdog(interval);
   });
 }

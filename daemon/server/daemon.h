@@ -123,8 +123,8 @@ class Daemon {
   asio::steady_timer sample_timer_;
   asio::steady_timer watchdog_timer_;
   asio::signal_set signals_;
-  MonoTime last_sample_;
   MonoTime read_started_;
+  MonoTime started_;                    // sampling began (the probes' start-up grace)
   bool read_stalled_ = false;           // clients were told the read in flight is overdue
   bool history_budget_logged_ = false;  // the history outgrew max_history_bytes: said once
   bool clamp_logged_ = false;           // a busy-time reading was clamped: said once

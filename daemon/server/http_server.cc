@@ -91,7 +91,7 @@ class HttpSession final : public HttpConnection,
       : stream_(std::move(stream)), server_(std::move(server)), id_(id) {}
 
   ~HttpSession() override {
-    if (holds_scrape_) server_->handler.ScrapeDone();
+    server_->handler.Release(slot_);
     server_->sessions.erase(id_);
     server_->pending.erase(id_);
   }
@@ -111,14 +111,11 @@ class HttpSession final : public HttpConnection,
   }
   std::optional<std::chrono::steady_clock::time_point> StalledScrapeSince(
       std::chrono::steady_clock::time_point now, Nanos stalled) const override {
-    if (!holds_scrape_ || now - write_started_ < Steady(stalled)) return std::nullopt;
+    if (slot_ != ReplySlot::kScrape || now - write_started_ < Steady(stalled)) return std::nullopt;
     return write_started_;
   }
   void AbandonScrape() override {
-    if (holds_scrape_) {
-      holds_scrape_ = false;
-      server().handler.ScrapeDone();
-    }
+    server().handler.Release(std::exchange(slot_, ReplySlot::kNone));
     Close();
   }
   void Close() override {
@@ -231,7 +228,7 @@ class HttpSession final : public HttpConnection,
 
   void Write(HttpReply reply, unsigned version, bool keep_alive, bool head) {
     server().handler.CountResponse(reply.status);
-    holds_scrape_ = reply.holds_scrape;
+    slot_ = reply.slot;
     response_ = {};
     response_.result(static_cast<http::status>(reply.status));
     response_.version(version);
@@ -250,10 +247,7 @@ class HttpSession final : public HttpConnection,
   }
 
   void OnWritten(beast::error_code ec) {
-    if (holds_scrape_) {
-      holds_scrape_ = false;
-      server().handler.ScrapeDone();
-    }
+    server().handler.Release(std::exchange(slot_, ReplySlot::kNone));
     if (ec || server().stopped) return;
     // A 2xx reply it has read in full: an authorized client, no longer the first to be evicted. A
     // client that asks and never reads stays evictable while it holds a scrape slot.
@@ -291,8 +285,8 @@ class HttpSession final : public HttpConnection,
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
-  bool holds_scrape_ = false;
-  bool certified_ = false;  // TLS: the client's certificate authenticates it
+  ReplySlot slot_ = ReplySlot::kNone;  // the handler's slot the reply being written holds
+  bool certified_ = false;             // TLS: the client's certificate authenticates it
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point write_started_;
   std::size_t requests_ = 0;
@@ -442,6 +436,7 @@ void HttpServer::SetLimits(const HttpServerOptions& options) {
   o.connection_lifetime = options.connection_lifetime;
   o.max_requests = options.max_requests;
   impl_->handler.set_max_scrapes(options.handler.max_scrapes);
+  impl_->handler.set_max_probes(options.handler.max_probes);
 }
 
 void HttpServer::Shutdown() {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/core/metrics/exposition_format.h"
+#include "daemon/core/probes.h"
 #include "daemon/server/gzip.h"
 #include "proto/common/secret.h"
 #include "proto/common/text.h"
@@ -21,6 +22,20 @@ namespace {
 constexpr std::string_view kAllow = "GET, HEAD";
 // Smaller replies are sent as they are: gzip's header and trailer would outweigh the saving.
 constexpr std::size_t kGzipFrom = 1024;
+
+// Whether an Accept header asks for JSON (application/json, with or without parameters, among
+// other types).
+bool AcceptsJson(std::string_view accept) {
+  while (!accept.empty()) {
+    const std::size_t comma = accept.find(',');
+    std::string_view type = accept.substr(0, comma);
+    type = Trim(type.substr(0, type.find(';')), " \t");
+    if (EqualsIgnoringCase(type, "application/json")) return true;
+    if (comma == std::string_view::npos) break;
+    accept.remove_prefix(comma + 1);
+  }
+  return false;
+}
 
 HttpReply Text(int status, std::string body) {
   HttpReply r;
@@ -123,8 +138,8 @@ Result<ProcessMetrics> ReadProcessMetrics(const HostConstants& host, const std::
 }
 
 MetricsHandler::MetricsHandler(const DaemonCore& core, const DaemonStats& stats,
-                               MetricsHandlerOptions options)
-    : core_(core), stats_(stats), options_(std::move(options)) {
+                               MetricsHandlerOptions options, MonoTime started)
+    : core_(core), stats_(stats), options_(std::move(options)), started_(started) {
   Result<HostConstants> host = ReadHostConstants();
   if (host.ok()) {
     host_ = *host;
@@ -134,14 +149,15 @@ MetricsHandler::MetricsHandler(const DaemonCore& core, const DaemonStats& stats,
 }
 
 HttpReply MetricsHandler::Handle(const HttpRequestHead& request, MonoTime now) {
-  if (!Authorized(request, options_.token)) {
+  const std::string_view path = request.target.substr(0, request.target.find('?'));
+  const bool probe = path == "/healthz" || path == "/readyz" || path == "/-/healthy";
+  if (!probe && !Authorized(request, options_.token)) {
     HttpReply r = Text(401, "401 Unauthorized: send Authorization: Bearer <token>\n");
     r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"neuron-monitord\"");
     return r;
   }
-  const std::string_view path = request.target.substr(0, request.target.find('?'));
-  if (path != "/metrics" && path != "/-/healthy" && path != "/") {
-    return Text(404, "404 Not Found: try /metrics or /-/healthy\n");
+  if (!probe && path != "/metrics" && path != "/") {
+    return Text(404, "404 Not Found: try /metrics, /healthz or /readyz\n");
   }
   if (request.method != "GET" && request.method != "HEAD") {
     HttpReply r = Text(405, "405 Method Not Allowed: use GET or HEAD\n");
@@ -149,7 +165,7 @@ HttpReply MetricsHandler::Handle(const HttpRequestHead& request, MonoTime now) {
     return r;
   }
   if (path == "/metrics") return Metrics(request);
-  if (path == "/-/healthy") return Health(now);
+  if (probe) return Probe(request, path, now);
   return Index();
 }
 
@@ -185,18 +201,40 @@ HttpReply MetricsHandler::Metrics(const HttpRequestHead& request) {
       r.headers.emplace_back("Content-Encoding", "gzip");
     }
   }
-  r.holds_scrape = true;
+  r.slot = ReplySlot::kScrape;
   ++scrapes_in_flight_;
   return r;
 }
 
-void MetricsHandler::ScrapeDone() {
-  if (scrapes_in_flight_ > 0) --scrapes_in_flight_;
+void MetricsHandler::Release(ReplySlot slot) {
+  std::size_t* in_flight = slot == ReplySlot::kScrape  ? &scrapes_in_flight_
+                           : slot == ReplySlot::kProbe ? &probes_in_flight_
+                                                       : nullptr;
+  if (in_flight != nullptr && *in_flight > 0) --*in_flight;
 }
 
-HttpReply MetricsHandler::Health(MonoTime now) const {
-  const SamplingHealth health = CheckSampling(core_.history(), now, core_.period());
-  return Text(health.healthy ? 200 : 503, health.text + "\n");
+HttpReply MetricsHandler::Probe(const HttpRequestHead& request, std::string_view path,
+                                MonoTime now) {
+  if (probes_in_flight_ >= options_.max_probes) {
+    HttpReply r = Text(503, "503 Service Unavailable: too many probes at once\n");
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+  }
+  const ProbeInput in{
+      .history = &core_.history(), .period = core_.period(), .now = now, .started = started_};
+  const ProbeResult result = path == "/readyz" ? Readiness(in) : Liveness(in);
+  HttpReply r;
+  r.status = result.ok ? 200 : 503;
+  if (AcceptsJson(request.accept)) {
+    r.content_type = "application/json";
+    r.body = ProbeJson(result);
+  } else {
+    r.body = ProbeText(result);
+  }
+  r.headers.emplace_back("Cache-Control", "no-store");
+  r.slot = ReplySlot::kProbe;
+  ++probes_in_flight_;
+  return r;
 }
 
 HttpReply MetricsHandler::Index() const {
@@ -207,7 +245,8 @@ HttpReply MetricsHandler::Index() const {
       "<body><h1>neuron-monitord " +
       HtmlEscaped(options_.version) + "</h1>\n<p>Sampling " + HtmlEscaped(core_.Describe()) +
       ".</p>\n<ul><li><a href=\"/metrics\">/metrics</a> (Prometheus)</li>\n"
-      "<li><a href=\"/-/healthy\">/-/healthy</a></li></ul></body></html>\n";
+      "<li><a href=\"/healthz\">/healthz</a> (alive)</li>\n"
+      "<li><a href=\"/readyz\">/readyz</a> (ready)</li></ul></body></html>\n";
   return r;
 }
 

@@ -1,13 +1,15 @@
 // MetricsHandler: what the metrics endpoint answers, apart from the HTTP transport (HttpServer
 // parses requests, enforces size and time limits and writes the replies). Routes: GET/HEAD
 // /metrics (BuildMetrics over the newest retained window, rendered as the Accept header asks),
-// /-/healthy (200 "ok", or 503 when sampling stalled) and / (a page linking both); anything else
-// is 404, other methods 405 with Allow. A listener that requires a token gets 401 for any
-// request without `Authorization: Bearer <token>`. It builds the exposition from what DaemonCore
-// already holds (the snapshots and the analyzer's latest findings) and never samples. It also
-// counts concurrent scrapes against the cap (503 beyond it) and the responses by status code, which
-// /metrics shows. Borrows `core` and `stats`, which must outlive it. Not thread-safe: the
-// io_context thread.
+// /healthz and /readyz (daemon/core/probes.h: 200 or 503, plain text, or JSON with every check
+// when the Accept header asks for application/json; /-/healthy is /healthz's old name) and / (a
+// page linking them); anything else is 404, other methods 405 with Allow. A listener that requires
+// a token gets 401 for any request without `Authorization: Bearer <token>` — except the probes,
+// which reveal nothing and which kubelet probes send without one. It builds the exposition from
+// what DaemonCore already holds (the snapshots and the analyzer's latest findings) and never
+// samples. It also counts concurrent scrapes and probe replies against their caps (503 beyond them)
+// and the responses by status code, which /metrics shows. Borrows `core` and `stats`, which must
+// outlive it. Not thread-safe: the io_context thread.
 #pragma once
 
 #include <cstdint>
@@ -26,39 +28,46 @@ namespace neuronmon::daemon {
 
 // The parts of a request the handler reads. Views into the transport's request.
 struct HttpRequestHead {
-  std::string_view method;  // "GET", "HEAD", ...
-  std::string_view target;  // "/metrics", "/metrics?x=1"
-  std::string_view accept;
-  std::string_view accept_encoding;
-  std::string_view authorization;
+  std::string_view method = {};  // "GET", "HEAD", ...
+  std::string_view target = {};  // "/metrics", "/metrics?x=1"
+  std::string_view accept = {};
+  std::string_view accept_encoding = {};
+  std::string_view authorization = {};
   bool requires_token = false;  // the listener is off loopback
 };
+
+// The handler's bounded slot a reply holds until it is written: its caller must Release() it.
+enum class ReplySlot : std::uint8_t { kNone, kScrape, kProbe };
 
 struct HttpReply {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;  // for HEAD, the body a GET would get (the transport sends only its length)
   std::vector<std::pair<std::string, std::string>> headers;  // extra: Allow, WWW-Authenticate
-  bool holds_scrape = false;  // the caller must call ScrapeDone() once the reply is written
+  ReplySlot slot = ReplySlot::kNone;
 };
 
 class MetricsHandler {
  public:
-  MetricsHandler(const DaemonCore& core, const DaemonStats& stats, MetricsHandlerOptions options);
+  // `started`: when the daemon began sampling (the probes' start-up grace counts from it).
+  MetricsHandler(const DaemonCore& core, const DaemonStats& stats, MetricsHandlerOptions options,
+                 MonoTime started = std::chrono::steady_clock::now());
 
   // The reply to `request` at daemon time `now`.
   HttpReply Handle(const HttpRequestHead& request, MonoTime now);
-  // A reply with `holds_scrape` has been written (or its connection closed).
-  void ScrapeDone();
+  // A reply holding `slot` has been written (or its connection closed); kNone is a no-op.
+  void Release(ReplySlot slot);
   // Counts a response by status, for neuron_monitord_http_responses_total.
   void CountResponse(int status) { ++scrapes_.responses[status]; }
 
   std::size_t scrapes_in_flight() const { return scrapes_in_flight_; }
+  std::size_t probes_in_flight() const { return probes_in_flight_; }
   void set_max_scrapes(std::size_t max) { options_.max_scrapes = max; }
+  void set_max_probes(std::size_t max) { options_.max_probes = max; }
 
  private:
   HttpReply Metrics(const HttpRequestHead& request);
-  HttpReply Health(MonoTime now) const;
+  HttpReply Probe(const HttpRequestHead& request, std::string_view path, MonoTime now);
   HttpReply Index() const;
 
   const DaemonCore& core_;
@@ -68,6 +77,8 @@ class MetricsHandler {
   std::string host_error_;
   ScrapeStats scrapes_;
   std::size_t scrapes_in_flight_ = 0;
+  std::size_t probes_in_flight_ = 0;
+  MonoTime started_;
 };
 
 // Reads the process_* values of the calling process from `proc_root`/self. Errors name the file.

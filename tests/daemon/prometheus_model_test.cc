@@ -172,17 +172,5 @@ TEST(SelectWindow, ReachesBackTheWindowOrToTheOldest) {
   EXPECT_EQ(w.start->seq, 1u) << "the oldest retained";
 }
 
-TEST(CheckSampling, StaleAfterThreePeriods) {
-  History history(4);
-  const MonoTime t0(seconds(100));
-  EXPECT_FALSE(CheckSampling(history, t0, seconds(1)).healthy);
-  EXPECT_EQ(CheckSampling(history, t0, seconds(1)).text, "no sample yet");
-  history.Append(At(1, t0));
-  EXPECT_TRUE(CheckSampling(history, t0 + seconds(3), seconds(1)).healthy);
-  const SamplingHealth stale = CheckSampling(history, t0 + milliseconds(4200), seconds(1));
-  EXPECT_FALSE(stale.healthy);
-  EXPECT_EQ(stale.text, "last sample 4.2 s ago (period 1 s)");
-}
-
 }  // namespace
 }  // namespace neuronmon::daemon

@@ -166,7 +166,7 @@ void HandleDirectly(World& w, FuzzInput& in) {
   daemon::HttpRequestHead head{method, target, accept, accept_encoding, authorization, in.Bool()};
   const auto now = RealClock::now() + seconds(in.U8() % 16);  // sometimes stale sampling
   daemon::HttpReply reply = w.handler->Handle(head, now);
-  if (reply.holds_scrape) w.handler->ScrapeDone();
+  w.handler->Release(reply.slot);
   if (reply.status < 200 || reply.status > 599) Die("status " + std::to_string(reply.status));
 }
 

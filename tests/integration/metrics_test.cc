@@ -1,5 +1,6 @@
 // The /metrics HTTP endpoint over real loopback TCP: the daemon serves text and OpenMetrics, HEAD,
-// health and an index page; every bad request gets its status (404, 405, 431, 413, 401, 503 over
+// the probes (/healthz, /readyz: text or JSON, without the token, with their own cap) and an index
+// page; every bad request gets its status (404, 405, 431, 413, 401, 503 over
 // the scrape cap) and a slowloris is cut off without delaying anyone else's scrape. The auth and
 // stale-sampling paths run an HttpServer of their own over a DaemonCore the test samples.
 #include <gtest/gtest.h>
@@ -143,17 +144,35 @@ TEST(MetricsHttp, HeadHealthIndexAndKeepAlive) {
   EXPECT_EQ(head->status, 200);
   EXPECT_GT(std::stoul(head->Header("content-length")), 1000u);
   EXPECT_EQ(head->body, "");
-  c.Send("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n");  // same connection
+  c.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");  // same connection
   const auto health = c.Read();
   ASSERT_TRUE(health.has_value());
   EXPECT_EQ(health->status, 200);
   EXPECT_EQ(health->body, "ok\n");
+  EXPECT_EQ(health->Header("cache-control"), "no-store");
+  c.Send("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n");  // the old name still answers
+  const auto old = c.Read();
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->body, "ok\n");
+  // Ready once two samples are in (the fixture's daemon has been sampling for a while).
+  std::optional<HttpResponse> ready;
+  for (int i = 0; i < 100; ++i) {
+    ready = Fetch(port, "/readyz", "Accept: text/plain, application/json;q=0.9\r\n");
+    if (!ready || ready->status == 200) break;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  ASSERT_TRUE(ready.has_value());
+  EXPECT_EQ(ready->status, 200) << ready->body;
+  EXPECT_EQ(ready->Header("content-type"), "application/json");
+  EXPECT_EQ(ready->body.find(R"({"status":"ok","checks":[{"name":"sampling","ok":true,)"), 0u)
+      << ready->body;
   c.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
   const auto index = c.Read();
   ASSERT_TRUE(index.has_value());
   EXPECT_EQ(index->Header("content-type"), "text/html; charset=utf-8");
   EXPECT_NE(index->body.find("<a href=\"/metrics\">"), std::string::npos);
-  EXPECT_NE(index->body.find("<a href=\"/-/healthy\">"), std::string::npos);
+  EXPECT_NE(index->body.find("<a href=\"/healthz\">"), std::string::npos);
+  EXPECT_NE(index->body.find("<a href=\"/readyz\">"), std::string::npos);
 }
 
 TEST(MetricsHttp, WrongMethodAndUnknownPath) {
@@ -281,9 +300,16 @@ TEST(MetricsHttp, OffLoopbackListenerRequiresTheBearerToken) {
   const auto wrong = Fetch(h.port(), "/metrics", "Authorization: Bearer s3cre\r\n");
   ASSERT_TRUE(wrong.has_value());
   EXPECT_EQ(wrong->status, 401);
-  const auto basic = Fetch(h.port(), "/-/healthy", "Authorization: Basic czNjcmV0\r\n");
+  const auto basic = Fetch(h.port(), "/", "Authorization: Basic czNjcmV0\r\n");
   ASSERT_TRUE(basic.has_value());
   EXPECT_EQ(basic->status, 401);
+  // The probes answer without it (kubelet probes carry none), and say nothing of the host.
+  for (const char* probe : {"/healthz", "/readyz"}) {
+    const auto answer = Fetch(h.port(), probe, "Accept: application/json\r\n");
+    ASSERT_TRUE(answer.has_value()) << probe;
+    EXPECT_EQ(answer->status, 200) << probe << ": " << answer->body;
+    EXPECT_EQ(answer->body.find("trn1"), std::string::npos) << answer->body;
+  }
   const auto right = Fetch(h.port(), "/metrics", "Authorization: Bearer s3cret\r\n");
   ASSERT_TRUE(right.has_value());
   EXPECT_EQ(right->status, 200);
@@ -292,13 +318,54 @@ TEST(MetricsHttp, OffLoopbackListenerRequiresTheBearerToken) {
 
 TEST(MetricsHttp, HealthIs503WhenSamplingStalled) {
   Harness h(/*requires_token=*/false, std::chrono::steady_clock::now() - seconds(10));
-  const auto health = Fetch(h.port(), "/-/healthy");
+  const auto health = Fetch(h.port(), "/healthz");
   ASSERT_TRUE(health.has_value());
   EXPECT_EQ(health->status, 503);
-  EXPECT_EQ(health->body.find("last sample 10"), 0u) << health->body;
+  EXPECT_EQ(health->body.find("not ok: sampling: last sample 10"), 0u) << health->body;
+  const auto ready = Fetch(h.port(), "/readyz");
+  ASSERT_TRUE(ready.has_value());
+  EXPECT_EQ(ready->status, 503);
   const auto metrics = Fetch(h.port(), "/metrics");
   ASSERT_TRUE(metrics.has_value());
   EXPECT_EQ(metrics->status, 200) << "the last good snapshot is still served";
+}
+
+// Probe replies hold a slot of their own until written: beyond limits.max_probes at once a probe
+// gets 503, and a written one gives its slot back; scrapes are not counted against it.
+TEST(MetricsHandler, ProbesHaveTheirOwnCap) {
+  auto backend = daemon::MakeBackend({"sim:trn1.2xlarge", "healthy-training", 1, 1}, MonoTime{});
+  ASSERT_TRUE(backend.ok()) << backend.status().message();
+  daemon::DaemonCore core(daemon::CoreOptions{seconds(1), seconds(60), "test"}, std::move(*backend),
+                          nullptr);
+  const MonoTime t0 = MonoTime{} + seconds(50);
+  core.Sample(t0, std::chrono::system_clock::now());
+  daemon::DaemonStats stats;
+  daemon::MetricsHandlerOptions options;
+  options.max_probes = 2;
+  daemon::MetricsHandler handler(core, stats, options, t0);
+  const daemon::HttpRequestHead probe{.method = "GET", .target = "/healthz"};
+  const daemon::HttpReply a = handler.Handle(probe, t0);
+  const daemon::HttpReply b = handler.Handle(probe, t0);
+  EXPECT_EQ(a.status, 200);
+  EXPECT_EQ(b.status, 200);
+  EXPECT_EQ(b.slot, daemon::ReplySlot::kProbe);
+  const daemon::HttpReply scrape = handler.Handle({.method = "GET", .target = "/metrics"}, t0);
+  EXPECT_EQ(scrape.status, 200) << "scrapes have their own cap";
+  const daemon::HttpReply refused = handler.Handle(probe, t0);
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_EQ(refused.slot, daemon::ReplySlot::kNone);
+  handler.Release(a.slot);
+  EXPECT_EQ(handler.Handle(probe, t0).status, 200);
+  // Stale sampling: /healthz and /readyz 503, /readyz's JSON names the check.
+  handler.Release(b.slot);
+  handler.Release(daemon::ReplySlot::kProbe);
+  const daemon::HttpReply stale =
+      handler.Handle({.method = "GET", .target = "/readyz?verbose", .accept = "application/json"},
+                     t0 + seconds(4));
+  EXPECT_EQ(stale.status, 503);
+  EXPECT_NE(stale.body.find(R"({"name":"sampling","ok":false,"detail":"last sample 4.0 s ago)"),
+            std::string::npos)
+      << stale.body;
 }
 
 TEST(MetricsHttp, ScrapesBeyondTheCapGet503) {
@@ -315,9 +382,9 @@ TEST(MetricsHttp, ScrapesBeyondTheCapGet503) {
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->status, 503);
   EXPECT_EQ(refused->Header("retry-after"), "1");
-  const auto health = Fetch(h.port(), "/-/healthy");
+  const auto health = Fetch(h.port(), "/healthz");
   ASSERT_TRUE(health.has_value());
-  EXPECT_EQ(health->status, 200) << "the cap is on scrapes only";
+  EXPECT_EQ(health->status, 200) << "the scrape cap is on scrapes only";
   const auto rest = stuck.Read(seconds(10));  // draining frees the slot
   ASSERT_TRUE(rest.has_value());
   EXPECT_GT(rest->body.size(), 100'000u);

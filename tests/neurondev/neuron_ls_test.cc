@@ -145,7 +145,8 @@ TEST(NeuronLsDriver, ReportsTheLayoutOfTheLocalDriver) {
       << without.str();
   EXPECT_NE(without.str().find("  NeuronCore busy time: driver sysfs: nc_time_in_use\n"),
             std::string::npos);
-  EXPECT_NE(without.str().find("  runtime version: unavailable: only the runtime's datastore"),
+  EXPECT_NE(without.str().find(
+                "  runtime and framework versions: unavailable: only the runtime's datastore"),
             std::string::npos);
   std::ostringstream none, why;
   host.sysfs_root = root.root() + "/nowhere";

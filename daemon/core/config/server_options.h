@@ -43,6 +43,7 @@ struct UnixListenOptions {
 // The metrics endpoint's answers (server/metrics_handler.h); token and version are set at start.
 struct MetricsHandlerOptions {
   std::size_t max_scrapes = 16;                 // /metrics replies being built or written at once
+  std::size_t max_probes = 4;                   // /healthz and /readyz replies being written
   Nanos rate_window = std::chrono::seconds(5);  // ratios and percentiles (neuron-monitor's period)
   std::string token;                            // what a listener that requires one expects
   std::string version;                          // neuron_monitord_build_info

@@ -495,6 +495,9 @@ void AddStreamLimits(Table& t) {
 void AddMetricsLimits(Table& t) {
   t.Doc({"/metrics scrapes served at once, 1 to 1024."})
       .Integer("limits.max_scrapes", MEMBER(metrics.handler.max_scrapes), 1, 1024)
+      .Doc({"/healthz and /readyz replies being written at once, 1 to 1024 (their own cap: a",
+            "scrape flood does not fail a liveness probe)."})
+      .Integer("limits.max_probes", MEMBER(metrics.handler.max_probes), 1, 1024)
       .Doc({"/metrics connections open at once, 1 to 100000."})
       .Integer("limits.metrics_max_connections", MEMBER(metrics.max_connections), 1, 100000)
       .Doc({"Of those, connections that have not yet completed one authorized request, 1 to "

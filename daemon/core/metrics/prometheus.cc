@@ -335,16 +335,4 @@ MetricsWindow SelectWindow(const History& history, Nanos window, Nanos period) {
   return {history.AtOrBefore(from), end};
 }
 
-SamplingHealth CheckSampling(const History& history, MonoTime now, Nanos period) {
-  const Snapshot* newest = history.newest();
-  if (newest == nullptr) return {false, "no sample yet"};
-  const Nanos age = now - newest->mono;
-  if (age <= 3 * period) return {true, "ok"};
-  char text[96];
-  std::snprintf(text, sizeof text, "last sample %.1f s ago (period %.3g s)",
-                std::chrono::duration<double>(age).count(),
-                std::chrono::duration<double>(period).count());
-  return {false, text};
-}
-
 }  // namespace neuronmon::daemon

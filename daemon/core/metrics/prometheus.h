@@ -52,12 +52,4 @@ struct MetricsWindow {
 // one snapshot. Pointers are valid until the history changes. REQUIRES: period > 0.
 MetricsWindow SelectWindow(const History& history, Nanos window, Nanos period);
 
-struct SamplingHealth {
-  bool healthy = false;
-  std::string text;  // "ok", or why not: "no sample yet", "last sample 4.2 s ago (period 1 s)"
-};
-
-// Healthy while the newest snapshot is at most 3 periods older than `now` (daemon clock).
-SamplingHealth CheckSampling(const History& history, MonoTime now, Nanos period);
-
 }  // namespace neuronmon::daemon
