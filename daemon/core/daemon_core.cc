@@ -48,9 +48,18 @@ std::uint64_t DaemonCore::Append(Reading reading, std::uint64_t generation, Mono
                          std::make_shared<const Analysis>(analyzer_.analysis()));
   while (!analyses_.empty() && analyses_.front().first < history_.oldest_seq())
     analyses_.pop_front();
+  for (v1::Event& e : event_detector_.Detect(*history_.newest(), analyzer_.analysis())) {
+    events_.Add(std::move(e), now, history_.newest()->wall);
+  }
+  events_.Expire(now);
   frames_.clear();
   record_frames_ = {};
   return history_.newest_seq();
+}
+
+const v1::Event& DaemonCore::AddEvent(v1::Event event, MonoTime now, WallTime wall) {
+  events_.Expire(now);
+  return events_.Add(std::move(event), now, wall);
 }
 
 std::shared_ptr<const std::string> DaemonCore::RecordFrames(bool full) {
@@ -203,6 +212,7 @@ void DaemonCore::ReplaceBackend(std::unique_ptr<Backend> backend, MonoTime now) 
   description_ = backend_->Describe();
   analyzer_.Reset();
   analyses_.clear();
+  event_detector_ = EventDetector();  // the new backend's state is learnt, not a change
   frames_.clear();
 }
 

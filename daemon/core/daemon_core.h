@@ -16,6 +16,7 @@
 
 #include "daemon/core/analysis/analyzer.h"
 #include "daemon/core/backend.h"
+#include "daemon/core/events.h"
 #include "daemon/core/host_reader.h"
 #include "daemon/core/report/history.h"
 #include "daemon/core/report/subscription.h"
@@ -121,6 +122,11 @@ class DaemonCore {
   const Analysis* AnalysisAt(std::uint64_t seq) const;
   const Analysis* latest_analysis() const;
   const Analyzer& analyzer() const { return analyzer_; }
+  // What changed, as it changed (events.h): each Append adds the changes its analysis shows; the
+  // daemon adds its own (started, stopping, reloaded, stale, current) and saved incidents.
+  const EventLog& events() const { return events_; }
+  const v1::Event& AddEvent(v1::Event event, MonoTime now, WallTime wall);
+  void SetEventOptions(EventLogOptions options) { events_.set_options(options); }
 
  private:
   v1::Report Build(const Subscription& sub, const Snapshot& end, bool all_groups,
@@ -147,6 +153,8 @@ class DaemonCore {
   Analyzer analyzer_;
   // The analysis at each retained snapshot, oldest first, trimmed with the history.
   std::deque<std::pair<std::uint64_t, std::shared_ptr<const Analysis>>> analyses_;
+  EventLog events_;
+  EventDetector event_detector_;
   std::string last_error_;
 };
 

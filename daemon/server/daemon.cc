@@ -126,6 +126,7 @@ Status Daemon::Start() {
       CoreOptions{config_.period, config_.history_retention, NEURONMON_VERSION, instance_id,
                   config_.max_history_bytes},
       std::move(*backend), std::move(host));
+  core_->SetEventOptions(config_.events);
   std::string token;
   if (!config_.auth_token_file.empty()) {
     Result<std::string> t = ReadSecretFile(config_.auth_token_file);
@@ -163,6 +164,8 @@ Status Daemon::Start() {
     if (auto interval = notifier_.WatchdogInterval()) ArmWatchdog(*interval);
   }
   log_.Info("sampling " + core_->Describe() + " every " + FormatDuration(config_.period));
+  AddEvent(DaemonEvent(
+      "started", "sampling " + core_->Describe() + " every " + FormatDuration(config_.period)));
   for (const std::string& l : server_->listening_on()) log_.Info("listening on " + l);
   UpdateStatus();
   return Status::Ok();
@@ -246,6 +249,7 @@ void Daemon::OnSampleTimer() {
       notice.set_kind(v1::NOTICE_KIND_HEALTH);
       notice.set_text(text);
       server_->NoticeAll(notice);
+      AddEvent(DaemonEvent("stale", text));
     }
     return;
   }
@@ -274,6 +278,7 @@ void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now,
     notice.set_kind(v1::NOTICE_KIND_HEALTH);
     notice.set_text("reading the device resumed after " + FormatElapsed(done - now));
     server_->NoticeAll(notice);
+    AddEvent(DaemonEvent("current", notice.text()));
     log_.Info(notice.text());
   }
   try {
@@ -352,7 +357,8 @@ void Daemon::StartIncidents() {
   if (incidents_ == nullptr) {
     incidents_ = std::make_unique<IncidentSaver>(
         [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); }, log_, stats_,
-        [this](const v1::Notice& notice) {
+        [this](const v1::Notice& notice, const v1::Event& event) {
+          AddEvent(event);
           if (!stopping_) server_->NoticeAll(notice);
         });
   }
@@ -435,9 +441,14 @@ void Daemon::WaitForSignal() {
   });
 }
 
+void Daemon::AddEvent(v1::Event event) {
+  core_->AddEvent(std::move(event), Clock::now(), std::chrono::system_clock::now());
+}
+
 void Daemon::Stop(std::function<void()> done) {
   if (stopping_) return;
   stopping_ = true;
+  AddEvent(DaemonEvent("stopping", "the daemon is stopping"));
   if (mode_.notify) (void)notifier_.Stopping();
   sample_timer_.cancel();
   watchdog_timer_.cancel();
@@ -501,6 +512,7 @@ void Daemon::Reload() {
     schedule_->SetPeriod(Clock::now(), next->period);
     ArmSampler();
   }
+  core_->SetEventOptions(next->events);
   server_->SetLimits(next->stream);
   if (http_) http_->SetLimits(MetricsServerOptions(*next, ""));
   if (tls->tcp) server_->SetTcpTls(tls->tcp);
@@ -517,6 +529,7 @@ void Daemon::Reload() {
   notice.set_text("configuration reloaded: sampling " + core_->Describe() + " every " +
                   FormatDuration(config_.period));
   server_->NoticeAll(notice);
+  AddEvent(DaemonEvent("reloaded", notice.text()));
   log_.Info(notice.text());
   if (mode_.notify) (void)notifier_.Ready();
   UpdateStatus();

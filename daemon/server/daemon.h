@@ -102,6 +102,9 @@ class Daemon {
   v1::ArchiveHeader MakeArchiveHeader() const;
   // Starts (or stops) watching for incidents as config_.incidents says.
   void StartIncidents();
+  // One of the daemon's own events (started, stale, current, reloaded, stopping) or an incident,
+  // into the core's event log.
+  void AddEvent(v1::Event event);
   void ArmWatchdog(std::chrono::microseconds interval);
   void WaitForSignal();
   void UpdateStatus();

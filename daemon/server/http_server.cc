@@ -205,6 +205,8 @@ class HttpSession final : public HttpConnection,
     head.accept_encoding = std::string_view(accept_encoding.data(), accept_encoding.size());
     const auto authorization = req[http::field::authorization];
     head.authorization = std::string_view(authorization.data(), authorization.size());
+    const auto last_event_id = req["Last-Event-ID"];
+    head.last_event_id = std::string_view(last_event_id.data(), last_event_id.size());
     head.requires_token = server().requires_token && !certified_;
     const auto now = std::chrono::steady_clock::now();
     if (server().handler.scrapes_in_flight() >= server().options.handler.max_scrapes) {

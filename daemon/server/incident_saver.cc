@@ -92,7 +92,7 @@ void IncidentSaver::Save(const DaemonCore& core, v1::Incident incident, const Da
       notice.set_kind(v1::NOTICE_KIND_INCIDENT);
       notice.set_text("incident saved: " + (*result)->path + " (" + summary + ")");
       log_.Warn(SanitizeForTerminal(notice.text()));
-      announce_(notice);
+      announce_(notice, IncidentEvent((*result)->path, notice.text()));
     }
     WriteNext();
   };

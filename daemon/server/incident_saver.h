@@ -25,7 +25,7 @@ namespace neuronmon::daemon {
 class IncidentSaver {
  public:
   using Post = std::function<void(std::function<void()>)>;
-  using Announce = std::function<void(const v1::Notice&)>;
+  using Announce = std::function<void(const v1::Notice&, const v1::Event&)>;
   IncidentSaver(Post post, Logger& log, DaemonStats& stats, Announce announce);
   ~IncidentSaver();
 

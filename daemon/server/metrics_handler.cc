@@ -23,14 +23,16 @@ constexpr std::string_view kAllow = "GET, HEAD";
 // Smaller replies are sent as they are: gzip's header and trailer would outweigh the saving.
 constexpr std::size_t kGzipFrom = 1024;
 
-// Whether an Accept header asks for JSON (application/json, with or without parameters, among
-// other types).
-bool AcceptsJson(std::string_view accept) {
+// The events one /events reply carries at most; a client asks again after the last.
+constexpr std::size_t kMaxEventsPerReply = 1000;
+
+// Whether an Accept header lists `wanted` (with or without parameters, among other types).
+bool AcceptsType(std::string_view accept, std::string_view wanted) {
   while (!accept.empty()) {
     const std::size_t comma = accept.find(',');
     std::string_view type = accept.substr(0, comma);
     type = Trim(type.substr(0, type.find(';')), " \t");
-    if (EqualsIgnoringCase(type, "application/json")) return true;
+    if (EqualsIgnoringCase(type, wanted)) return true;
     if (comma == std::string_view::npos) break;
     accept.remove_prefix(comma + 1);
   }
@@ -156,8 +158,8 @@ HttpReply MetricsHandler::Handle(const HttpRequestHead& request, MonoTime now) {
     r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"neuron-monitord\"");
     return r;
   }
-  if (!probe && path != "/metrics" && path != "/") {
-    return Text(404, "404 Not Found: try /metrics, /healthz or /readyz\n");
+  if (!probe && path != "/metrics" && path != "/events" && path != "/") {
+    return Text(404, "404 Not Found: try /metrics, /events, /healthz or /readyz\n");
   }
   if (request.method != "GET" && request.method != "HEAD") {
     HttpReply r = Text(405, "405 Method Not Allowed: use GET or HEAD\n");
@@ -165,6 +167,7 @@ HttpReply MetricsHandler::Handle(const HttpRequestHead& request, MonoTime now) {
     return r;
   }
   if (path == "/metrics") return Metrics(request);
+  if (path == "/events") return Events(request);
   if (probe) return Probe(request, path, now);
   return Index();
 }
@@ -206,6 +209,59 @@ HttpReply MetricsHandler::Metrics(const HttpRequestHead& request) {
   return r;
 }
 
+HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
+  // The resume point: ?after=SEQ, else an SSE client's Last-Event-ID, else from the oldest kept.
+  std::string_view after_text = request.last_event_id;
+  const std::size_t q = request.target.find('?');
+  if (q != std::string_view::npos) {
+    std::string_view query = request.target.substr(q + 1);
+    while (!query.empty()) {
+      const std::size_t amp = query.find('&');
+      const std::string_view pair = query.substr(0, amp);
+      if (pair.starts_with("after=")) after_text = pair.substr(6);
+      if (amp == std::string_view::npos) break;
+      query.remove_prefix(amp + 1);
+    }
+  }
+  std::uint64_t after = 0;
+  if (!after_text.empty()) {
+    if (after_text.size() > 19 || after_text.find_first_not_of("0123456789") != std::string::npos) {
+      return Text(400, "400 Bad Request: after must be an event's seq (digits)\n");
+    }
+    after = std::stoull(std::string(after_text));
+  }
+  if (scrapes_in_flight_ >= options_.max_scrapes) {
+    HttpReply r = Text(503, "503 Service Unavailable: too many scrapes at once\n");
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+  }
+  const EventLog& log = core_.events();
+  const bool sse = AcceptsType(request.accept, "text/event-stream");
+  HttpReply r;
+  r.content_type = sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  if (sse) r.body = "retry: 1000\n\n";  // the stream ends: reconnect with Last-Event-ID
+  // Events after `after` that are no longer kept are said to be missing, not skipped silently.
+  if (after + 1 < log.oldest_seq() && after < log.newest_seq()) {
+    const std::string gap = R"({"kind":"gap","first_seq":)" + std::to_string(after + 1) +
+                            R"(,"last_seq":)" + std::to_string(log.oldest_seq() - 1) +
+                            R"(,"summary":"events no longer retained"})";
+    r.body += sse ? "event: gap\ndata: " + gap + "\n\n" : gap + "\n";
+  }
+  for (const v1::Event* e : log.After(after, kMaxEventsPerReply)) {
+    const std::string json = EventJson(*e);
+    if (sse) {
+      r.body += "id: " + std::to_string(e->seq()) + "\nevent: " + EventKindName(e->kind()) +
+                "\ndata: " + json + "\n\n";
+    } else {
+      r.body += json + "\n";
+    }
+  }
+  r.slot = ReplySlot::kScrape;
+  ++scrapes_in_flight_;
+  return r;
+}
+
 void MetricsHandler::Release(ReplySlot slot) {
   std::size_t* in_flight = slot == ReplySlot::kScrape  ? &scrapes_in_flight_
                            : slot == ReplySlot::kProbe ? &probes_in_flight_
@@ -225,7 +281,7 @@ HttpReply MetricsHandler::Probe(const HttpRequestHead& request, std::string_view
   const ProbeResult result = path == "/readyz" ? Readiness(in) : Liveness(in);
   HttpReply r;
   r.status = result.ok ? 200 : 503;
-  if (AcceptsJson(request.accept)) {
+  if (AcceptsType(request.accept, "application/json")) {
     r.content_type = "application/json";
     r.body = ProbeJson(result);
   } else {
@@ -245,6 +301,7 @@ HttpReply MetricsHandler::Index() const {
       "<body><h1>neuron-monitord " +
       HtmlEscaped(options_.version) + "</h1>\n<p>Sampling " + HtmlEscaped(core_.Describe()) +
       ".</p>\n<ul><li><a href=\"/metrics\">/metrics</a> (Prometheus)</li>\n"
+      "<li><a href=\"/events\">/events</a> (what changed)</li>\n"
       "<li><a href=\"/healthz\">/healthz</a> (alive)</li>\n"
       "<li><a href=\"/readyz\">/readyz</a> (ready)</li></ul></body></html>\n";
   return r;

@@ -2,14 +2,16 @@
 // parses requests, enforces size and time limits and writes the replies). Routes: GET/HEAD
 // /metrics (BuildMetrics over the newest retained window, rendered as the Accept header asks),
 // /healthz and /readyz (daemon/core/probes.h: 200 or 503, plain text, or JSON with every check
-// when the Accept header asks for application/json; /-/healthy is /healthz's old name) and / (a
-// page linking them); anything else is 404, other methods 405 with Allow. A listener that requires
-// a token gets 401 for any request without `Authorization: Bearer <token>` — except the probes,
-// which reveal nothing and which kubelet probes send without one. It builds the exposition from
-// what DaemonCore already holds (the snapshots and the analyzer's latest findings) and never
-// samples. It also counts concurrent scrapes and probe replies against their caps (503 beyond them)
-// and the responses by status code, which /metrics shows. Borrows `core` and `stats`, which must
-// outlive it. Not thread-safe: the io_context thread.
+// when the Accept header asks for application/json; /-/healthy is /healthz's old name), /events
+// (the retained events after `?after=SEQ` or Last-Event-ID, as NDJSON or, for Accept:
+// text/event-stream, Server-Sent Events; docs/events.md) and / (a page linking them); anything else
+// is 404, other methods 405 with Allow. A listener that requires a token gets 401 for any request
+// without `Authorization: Bearer <token>` — except the probes, which reveal nothing and which
+// kubelet probes send without one. It builds the exposition from what DaemonCore already holds (the
+// snapshots and the analyzer's latest findings) and never samples. It also counts concurrent
+// scrapes and probe replies against their caps (503 beyond them) and the responses by status code,
+// which /metrics shows. Borrows `core` and `stats`, which must outlive it. Not thread-safe: the
+// io_context thread.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +35,8 @@ struct HttpRequestHead {
   std::string_view accept = {};
   std::string_view accept_encoding = {};
   std::string_view authorization = {};
-  bool requires_token = false;  // the listener is off loopback
+  std::string_view last_event_id = {};  // an SSE client's resume point
+  bool requires_token = false;          // the listener is off loopback
 };
 
 // The handler's bounded slot a reply holds until it is written: its caller must Release() it.
@@ -68,6 +71,7 @@ class MetricsHandler {
  private:
   HttpReply Metrics(const HttpRequestHead& request);
   HttpReply Probe(const HttpRequestHead& request, std::string_view path, MonoTime now);
+  HttpReply Events(const HttpRequestHead& request);
   HttpReply Index() const;
 
   const DaemonCore& core_;

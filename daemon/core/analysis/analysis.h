@@ -65,6 +65,9 @@ struct Analysis {
   // Kubernetes allocated devices no application uses, as an idle_allocated finding whose subject
   // is "pod NAMESPACE/NAME". Reports list them after the instance summary.
   std::vector<v1::Finding> allocations;
+  // Each device's health over the analyzer's window (by driver index), as the instance summary
+  // judged it.
+  std::vector<v1::DeviceHealth> devices;
 };
 
 }  // namespace neuronmon::daemon

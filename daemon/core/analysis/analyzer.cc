@@ -66,6 +66,7 @@ void Analyzer::Update(const History& history, const v1::Inventory& inventory) {
   }
   round.next.instance = analysis_internal::Summarize(round.next, !round.end->runtimes.empty(),
                                                      round.now_ns, round.gaps, devices);
+  round.next.devices = std::move(devices);
   analysis_ = std::move(round.next);
   evaluation_ = std::move(round.evaluation);
 }

@@ -20,6 +20,7 @@
 #include "daemon/core/backend.h"
 #include "daemon/core/config/server_options.h"
 #include "daemon/core/config/tls_options.h"
+#include "daemon/core/events.h"
 #include "proto/common/clock.h"
 #include "proto/common/status.h"
 
@@ -93,6 +94,7 @@ struct DaemonConfig {
   HttpServerOptions metrics;    // limits.max_scrapes, limits.metrics_*
   RecorderConfig recorder;
   IncidentsConfig incidents;
+  EventLogOptions events;  // events.*: what /events and a resuming client can still get
   LogLevel log_level = LogLevel::kInfo;
   bool operator==(const DaemonConfig&) const = default;
 };

@@ -593,6 +593,16 @@ void AddIncidents(Table& t) {
                std::int64_t{1} << 50);
 }
 
+void AddEvents(Table& t) {
+  t.Doc({"Events (docs/events.md): what changed, kept so a client can resume after the last one it",
+         "saw (/events?after=SEQ, Last-Event-ID)."})
+      .Section("events")
+      .Doc({"Events kept at most, 1 to 1000000; the oldest go first."})
+      .Integer("events.max_retained", MEMBER(events.max_events), 1, 1000000)
+      .Doc({"How long an event is kept, 1m to 7d."})
+      .Duration("events.retention", MEMBER(events.retention), minutes(1), hours(24 * 7));
+}
+
 Table MakeTable() {
   Table t;
   AddDevice(t);
@@ -602,6 +612,7 @@ Table MakeTable() {
   AddLimits(t);
   AddRecorder(t);
   AddIncidents(t);
+  AddEvents(t);
   t.Doc({"Messages to log: \"error\", \"warn\", \"info\" or \"debug\"."})
       .Parsed("log_level", MEMBER(log_level), LogLevelSyntax());
   return t;
