@@ -64,23 +64,23 @@ TEST(EventsHttp, AFailingDeviceIsToldAsEvents) {
         c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
         c.backend.scenario = "ecc-degradation";  // uncorrectable HBM errors on ND3 from 3 min
         c.backend.speed = 60;
-        c.period = milliseconds(100);  // 6 simulated seconds a sample
+        c.period = milliseconds(200);  // 12 simulated seconds a sample
       },
       "sim:trn1.32xlarge");
   const std::uint16_t port = d.metrics_port().value_or(0);
   bool failed = false, counted = false;
-  const auto deadline = std::chrono::steady_clock::now() + seconds(20);
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
   std::vector<nlohmann::json> events;
   while (!(failed && counted) && std::chrono::steady_clock::now() < deadline) {
     const auto r = Fetch(port, "/events");
-    ASSERT_TRUE(r.has_value());
+    ASSERT_TRUE(r.has_value()) << "no answer from /events";
     events = Lines(r->body);
     for (const nlohmann::json& e : events) {
       if (e["kind"] == "device_health" && e["after"] == "failed") {
         failed = true;
         EXPECT_EQ(e["subject"]["neuron_device_index"], 3);
         ASSERT_FALSE(e["reasons"].empty());
-        EXPECT_EQ(e["reasons"][0]["code"], "mem_ecc_uncorrected");
+        EXPECT_EQ(e["reasons"][0]["code"], "mem_ecc_uncorrected") << e.dump();
       }
       if (e["kind"] == "hardware_error" &&
           e["after"].get<std::string>().find("mem_ecc_uncorrected") != std::string::npos) {
@@ -92,7 +92,7 @@ TEST(EventsHttp, AFailingDeviceIsToldAsEvents) {
     }
     std::this_thread::sleep_for(milliseconds(200));
   }
-  EXPECT_TRUE(failed) << "no device_health failed event";
+  EXPECT_TRUE(failed) << "no device_health failed event in " << nlohmann::json(events).dump();
   EXPECT_TRUE(counted) << "no hardware_error event in " << nlohmann::json(events).dump();
   // Seqs are consecutive from 1.
   for (std::size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i]["seq"], i + 1);
