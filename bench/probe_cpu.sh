@@ -28,8 +28,10 @@ ticks() { awk '{print $14 + $15}' "/proc/$daemon_pid/stat"; }
 run() {
   local name=$1 path=$2 header=${3:-}
   : >"$dir/urls"
-  for _ in $(seq "$requests"); do echo "url = \"http://127.0.0.1:$port$path\"" >>"$dir/urls"; done
-  local args=(-s -o /dev/null -K "$dir/urls")
+  for _ in $(seq "$requests"); do
+    printf 'url = "http://127.0.0.1:%s%s"\noutput = "/dev/null"\n' "$port" "$path" >>"$dir/urls"
+  done
+  local args=(-s -K "$dir/urls")
   [ -n "$header" ] && args+=(-H "$header")
   local t0 c0 t1 c1 c2
   t0=$(date +%s.%N) c0=$(ticks)

@@ -174,37 +174,25 @@ std::vector<v1::Event> EventDetector::Detect(const Snapshot& end, const Analysis
   return out;
 }
 
-v1::Event DaemonEvent(const std::string& state, const std::string& summary) {
-  v1::Event e = Make(v1::EVENT_KIND_DAEMON, 0);
+namespace {
+
+// An event about the instance, seen at no sample: the daemon's own, a saved incident.
+v1::Event InstanceEvent(v1::EventKind kind, const std::string& after, const std::string& summary) {
+  v1::Event e = Make(kind, 0);
   e.mutable_subject()->set_instance(true);
-  e.set_after(state);
+  e.set_after(after);
   e.set_summary(summary);
   return e;
+}
+
+}  // namespace
+
+v1::Event DaemonEvent(const std::string& state, const std::string& summary) {
+  return InstanceEvent(v1::EVENT_KIND_DAEMON, state, summary);
 }
 
 v1::Event IncidentEvent(const std::string& path, const std::string& summary) {
-  v1::Event e = Make(v1::EVENT_KIND_INCIDENT, 0);
-  e.mutable_subject()->set_instance(true);
-  e.set_after(path);
-  e.set_summary(summary);
-  return e;
-}
-
-const char* EventKindName(v1::EventKind kind) {
-  switch (kind) {
-    case v1::EVENT_KIND_VERDICT:
-      return "verdict";
-    case v1::EVENT_KIND_DEVICE_HEALTH:
-      return "device_health";
-    case v1::EVENT_KIND_HARDWARE_ERROR:
-      return "hardware_error";
-    case v1::EVENT_KIND_INCIDENT:
-      return "incident";
-    case v1::EVENT_KIND_DAEMON:
-      return "daemon";
-    default:
-      return "unspecified";
-  }
+  return InstanceEvent(v1::EVENT_KIND_INCIDENT, path, summary);
 }
 
 std::string EventJson(const v1::Event& event) {

@@ -13,6 +13,7 @@
 #include "daemon/server/gzip.h"
 #include "proto/common/secret.h"
 #include "proto/common/text.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::daemon {
 

@@ -18,6 +18,23 @@ std::string ContainerClause(const std::string& container) {
 
 }  // namespace
 
+const char* EventKindName(v1::EventKind kind) {
+  switch (kind) {
+    case v1::EVENT_KIND_VERDICT:
+      return "verdict";
+    case v1::EVENT_KIND_DEVICE_HEALTH:
+      return "device_health";
+    case v1::EVENT_KIND_HARDWARE_ERROR:
+      return "hardware_error";
+    case v1::EVENT_KIND_INCIDENT:
+      return "incident";
+    case v1::EVENT_KIND_DAEMON:
+      return "daemon";
+    default:
+      return "unspecified";
+  }
+}
+
 const char* FindingKindName(v1::FindingKind kind) {
   switch (kind) {
     case v1::FINDING_KIND_HEALTHY:

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "neuronmon/v1/event.pb.h"
 #include "neuronmon/v1/inventory.pb.h"
 #include "neuronmon/v1/report.pb.h"
 #include "proto/common/snapshot.h"
@@ -48,6 +49,8 @@ double DeviceUtilization(std::span<const double> core_percent, std::uint32_t dev
 v1::CollectiveOp CollectiveOpOf(CollectiveKind kind);
 
 const char* FindingKindName(v1::FindingKind kind);
+// An event kind as docs/events.md and the JSON spell it ("verdict", "device_health", ...).
+const char* EventKindName(v1::EventKind kind);
 // How bad a verdict is, for choosing the one that names a host, a cluster or an incident: hang 7,
 // errors 6, memory_pressure 5, straggler 4, the bottlenecks and idle_allocated 2, healthy 1,
 // anything else 0.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "daemon/core/events.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::daemon {
 namespace {
