@@ -11,6 +11,7 @@
 #include "daemon/core/metrics/exposition_format.h"
 #include "daemon/core/probes.h"
 #include "daemon/server/gzip.h"
+#include "proto/common/http_lists.h"
 #include "proto/common/secret.h"
 #include "proto/common/text.h"
 #include "proto/names/names.h"
@@ -27,15 +28,11 @@ constexpr std::size_t kGzipFrom = 1024;
 // The events one /events reply carries at most; a client asks again after the last.
 constexpr std::size_t kMaxEventsPerReply = 1000;
 
-// Whether an Accept header lists `wanted` (with or without parameters, among other types).
+// Whether an Accept header lists `wanted` with a weight above 0 (parameters aside), read as the
+// /metrics negotiation reads Accept (proto/common/http_lists.h).
 bool AcceptsType(std::string_view accept, std::string_view wanted) {
-  while (!accept.empty()) {
-    const std::size_t comma = accept.find(',');
-    std::string_view type = accept.substr(0, comma);
-    type = Trim(type.substr(0, type.find(';')), " \t");
-    if (EqualsIgnoringCase(type, wanted)) return true;
-    if (comma == std::string_view::npos) break;
-    accept.remove_prefix(comma + 1);
+  for (const WeightedMember& m : ParseWeightedList(accept, WeightSyntax::kLenient, 64)) {
+    if (m.weight > 0 && EqualsIgnoringCase(m.value, wanted)) return true;
   }
   return false;
 }

@@ -162,8 +162,15 @@ void ExpectNoConnections(World& w, const daemon::HttpServer& server) {
 
 void HandleDirectly(World& w, FuzzInput& in) {
   const std::string method = in.String(16), target = in.String(200), accept = in.String(200),
-                    accept_encoding = in.String(200), authorization = in.String(64);
-  daemon::HttpRequestHead head{method, target, accept, accept_encoding, authorization, in.Bool()};
+                    accept_encoding = in.String(200), authorization = in.String(64),
+                    last_event_id = in.String(24);
+  daemon::HttpRequestHead head{.method = method,
+                               .target = target,
+                               .accept = accept,
+                               .accept_encoding = accept_encoding,
+                               .authorization = authorization,
+                               .last_event_id = last_event_id,
+                               .requires_token = in.Bool()};
   const auto now = RealClock::now() + seconds(in.U8() % 16);  // sometimes stale sampling
   daemon::HttpReply reply = w.handler->Handle(head, now);
   w.handler->Release(reply.slot);

@@ -222,6 +222,10 @@ void HttpSeeds() {
   write("keep_alive", 0,
         "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\nGET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"
         "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  write("probes_events", 0,
+        "GET /readyz HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n"
+        "GET /events?after=1 HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
+        "Last-Event-ID: 3\r\n\r\n");
   write("token", 1,
         "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret-fuzz-token\r\n\r\n");
   write("post_body", 0x10,

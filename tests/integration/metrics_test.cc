@@ -366,6 +366,12 @@ TEST(MetricsHandler, ProbesHaveTheirOwnCap) {
   EXPECT_NE(stale.body.find(R"({"name":"sampling","ok":false,"detail":"last sample 4.0 s ago)"),
             std::string::npos)
       << stale.body;
+  // JSON refused with q=0 is not JSON.
+  handler.Release(daemon::ReplySlot::kProbe);
+  const daemon::HttpReply plain = handler.Handle(
+      {.method = "GET", .target = "/healthz", .accept = "application/json;q=0, text/plain"},
+      t0 + seconds(4));
+  EXPECT_EQ(plain.content_type, "text/plain; charset=utf-8");
 }
 
 TEST(MetricsHttp, ScrapesBeyondTheCapGet503) {
