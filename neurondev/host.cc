@@ -401,7 +401,9 @@ Host::DatastoreShare Host::FromDatastore(const Datastores::Read& got, std::uint3
       if (physical >= ds.cores.size()) continue;
       ++physical_cores;
       if (counting) {
-        // TIME_IN_USE is µs (the driver adds it to nc_time_in_use); one MAC is two FLOPs.
+        // TIME_IN_USE is µs (the driver adds it to nc_time_in_use); one MAC is two FLOPs. Each
+        // process's growth is capped here so a hostile count cannot overflow the core's sum,
+        // which is capped at the interval again below.
         const std::uint64_t ns =
             std::min(grew(physical, datastore::kTimeInUse), interval_ns / 1000 + 1) * 1000;
         busy_ns += ns;

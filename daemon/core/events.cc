@@ -1,6 +1,5 @@
 #include "daemon/core/events.h"
 
-#include <ctime>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -8,18 +7,6 @@
 
 namespace neuronmon::daemon {
 namespace {
-
-std::string Rfc3339(std::int64_t unix_ns) {
-  const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", date,
-                static_cast<int>((unix_ns % 1'000'000'000) / 1'000'000));
-  return out;
-}
 
 // A whole number as an integer (nlohmann would print 3.0), any other as it is.
 nlohmann::ordered_json Number(double v) {
@@ -63,8 +50,7 @@ EventLog::EventLog(EventLogOptions options) : options_(options) {}
 
 const v1::Event& EventLog::Add(v1::Event event, MonoTime mono, WallTime wall) {
   event.set_seq(next_seq_++);
-  event.set_unix_ns(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(wall.time_since_epoch()).count());
+  event.set_unix_ns(ToUnixNanos(wall));
   events_.push_back(std::move(event));
   added_.push_back(mono);
   while (events_.size() > std::max<std::size_t>(1, options_.max_events)) {
@@ -220,8 +206,9 @@ std::string EventJson(const v1::Event& event) {
                        {"state", HealthStateName(r.state())},
                        {"action", HealthActionName(r.action())}});
   }
+  const WallTime when(std::chrono::duration_cast<WallTime::duration>(Nanos(event.unix_ns())));
   const nlohmann::ordered_json out = {{"seq", event.seq()},
-                                      {"time", Rfc3339(event.unix_ns())},
+                                      {"time", FormatUtcMillis(when)},
                                       {"sample_seq", event.sample_seq()},
                                       {"kind", EventKindName(event.kind())},
                                       {"subject", std::move(subject)},

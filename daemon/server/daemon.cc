@@ -163,9 +163,10 @@ Status Daemon::Start() {
     (void)notifier_.Ready();
     if (auto interval = notifier_.WatchdogInterval()) ArmWatchdog(*interval);
   }
-  log_.Info("sampling " + core_->Describe() + " every " + FormatDuration(config_.period));
-  AddEvent(DaemonEvent(
-      "started", "sampling " + core_->Describe() + " every " + FormatDuration(config_.period)));
+  const std::string sampling =
+      "sampling " + core_->Describe() + " every " + FormatDuration(config_.period);
+  log_.Info(sampling);
+  AddEvent(DaemonEvent("started", sampling));
   for (const std::string& l : server_->listening_on()) log_.Info("listening on " + l);
   UpdateStatus();
   return Status::Ok();

@@ -28,24 +28,9 @@ const char* JournalPrefix(LogSeverity severity) {
   return "<6>";
 }
 
-// RFC 3339 in UTC with milliseconds, truncated (not rounded) so a line never claims a later time.
-std::string FormatTimestamp(WallTime time) {
-  using namespace std::chrono;
-  const auto day = floor<days>(time);
-  const year_month_day ymd{day};
-  const hh_mm_ss hms{floor<milliseconds>(time - day)};
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ",
-                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
-                static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()),
-                static_cast<int>(hms.subseconds().count()));
-  return buf;
-}
-
 std::string LinePrefix(LogFormat format, LogSeverity severity, WallTime time) {
   if (format == LogFormat::kJournal) return JournalPrefix(severity);
-  return FormatTimestamp(time) + " " + LogSeverityName(severity) + ": ";
+  return FormatUtcMillis(time) + " " + LogSeverityName(severity) + ": ";
 }
 
 bool ParseDecimal(std::string_view text, std::uint64_t& value) {

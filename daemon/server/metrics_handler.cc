@@ -171,11 +171,7 @@ HttpReply MetricsHandler::Handle(const HttpRequestHead& request, MonoTime now) {
 }
 
 HttpReply MetricsHandler::Metrics(const HttpRequestHead& request) {
-  if (scrapes_in_flight_ >= options_.max_scrapes) {
-    HttpReply r = Text(503, "503 Service Unavailable: too many scrapes at once\n");
-    r.headers.emplace_back("Retry-After", "1");
-    return r;
-  }
+  if (std::optional<HttpReply> full = Full(ReplySlot::kScrape)) return *full;
   const MetricsWindow window = SelectWindow(core_.history(), options_.rate_window, core_.period());
   const Result<ProcessMetrics> process =
       host_ ? ReadProcessMetrics(*host_) : Result<ProcessMetrics>(Status::IoError(host_error_));
@@ -202,9 +198,7 @@ HttpReply MetricsHandler::Metrics(const HttpRequestHead& request) {
       r.headers.emplace_back("Content-Encoding", "gzip");
     }
   }
-  r.slot = ReplySlot::kScrape;
-  ++scrapes_in_flight_;
-  return r;
+  return Hold(std::move(r), ReplySlot::kScrape);
 }
 
 HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
@@ -228,11 +222,7 @@ HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
     }
     after = std::stoull(std::string(after_text));
   }
-  if (scrapes_in_flight_ >= options_.max_scrapes) {
-    HttpReply r = Text(503, "503 Service Unavailable: too many scrapes at once\n");
-    r.headers.emplace_back("Retry-After", "1");
-    return r;
-  }
+  if (std::optional<HttpReply> full = Full(ReplySlot::kScrape)) return *full;
   const EventLog& log = core_.events();
   const bool sse = AcceptsType(request.accept, "text/event-stream");
   HttpReply r;
@@ -255,25 +245,38 @@ HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
       r.body += json + "\n";
     }
   }
-  r.slot = ReplySlot::kScrape;
-  ++scrapes_in_flight_;
+  return Hold(std::move(r), ReplySlot::kScrape);
+}
+
+std::size_t* MetricsHandler::InFlight(ReplySlot slot) {
+  return slot == ReplySlot::kScrape  ? &scrapes_in_flight_
+         : slot == ReplySlot::kProbe ? &probes_in_flight_
+                                     : nullptr;
+}
+
+std::optional<HttpReply> MetricsHandler::Full(ReplySlot slot) {
+  const bool scrape = slot == ReplySlot::kScrape;
+  if (*InFlight(slot) < (scrape ? options_.max_scrapes : options_.max_probes)) return std::nullopt;
+  HttpReply r = Text(503, std::string("503 Service Unavailable: too many ") +
+                              (scrape ? "scrapes" : "probes") + " at once\n");
+  r.headers.emplace_back("Retry-After", "1");
+  return r;
+}
+
+HttpReply MetricsHandler::Hold(HttpReply r, ReplySlot slot) {
+  r.slot = slot;
+  ++*InFlight(slot);
   return r;
 }
 
 void MetricsHandler::Release(ReplySlot slot) {
-  std::size_t* in_flight = slot == ReplySlot::kScrape  ? &scrapes_in_flight_
-                           : slot == ReplySlot::kProbe ? &probes_in_flight_
-                                                       : nullptr;
+  std::size_t* in_flight = InFlight(slot);
   if (in_flight != nullptr && *in_flight > 0) --*in_flight;
 }
 
 HttpReply MetricsHandler::Probe(const HttpRequestHead& request, std::string_view path,
                                 MonoTime now) {
-  if (probes_in_flight_ >= options_.max_probes) {
-    HttpReply r = Text(503, "503 Service Unavailable: too many probes at once\n");
-    r.headers.emplace_back("Retry-After", "1");
-    return r;
-  }
+  if (std::optional<HttpReply> full = Full(ReplySlot::kProbe)) return *full;
   const ProbeInput in{
       .history = &core_.history(), .period = core_.period(), .now = now, .started = started_};
   const ProbeResult result = path == "/readyz" ? Readiness(in) : Liveness(in);
@@ -286,9 +289,7 @@ HttpReply MetricsHandler::Probe(const HttpRequestHead& request, std::string_view
     r.body = ProbeText(result);
   }
   r.headers.emplace_back("Cache-Control", "no-store");
-  r.slot = ReplySlot::kProbe;
-  ++probes_in_flight_;
-  return r;
+  return Hold(std::move(r), ReplySlot::kProbe);
 }
 
 HttpReply MetricsHandler::Index() const {

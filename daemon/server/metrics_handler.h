@@ -72,6 +72,12 @@ class MetricsHandler {
   HttpReply Metrics(const HttpRequestHead& request);
   HttpReply Probe(const HttpRequestHead& request, std::string_view path, MonoTime now);
   HttpReply Events(const HttpRequestHead& request);
+  // The count of replies holding `slot` (null for kNone); a 503 with Retry-After when `slot`
+  // (kScrape or kProbe) is at its cap, nullopt when there is room; `r` holding `slot` until
+  // Release.
+  std::size_t* InFlight(ReplySlot slot);
+  std::optional<HttpReply> Full(ReplySlot slot);
+  HttpReply Hold(HttpReply r, ReplySlot slot);
   HttpReply Index() const;
 
   const DaemonCore& core_;

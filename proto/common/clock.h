@@ -5,6 +5,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <string>
 
 namespace neuronmon {
 
@@ -50,5 +52,9 @@ class ManualClock final : public Clock {
 inline std::int64_t ToUnixNanos(WallTime t) {
   return std::chrono::duration_cast<Nanos>(t.time_since_epoch()).count();
 }
+
+// RFC 3339 in UTC with milliseconds ("2026-12-07T16:25:01.000Z"), truncated (not rounded) so a
+// time is never shown later than it was: the daemon's log lines and its events.
+std::string FormatUtcMillis(WallTime time);
 
 }  // namespace neuronmon

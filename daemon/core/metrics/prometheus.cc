@@ -77,16 +77,18 @@ void AddDeviceGroups(const MetricsInput& in, Exposition& out, std::vector<std::s
                      Groups& groups) {
   const bool has_window = in.start != nullptr && in.start != in.end;
   const v1::Report window = WindowReport(in, has_window ? in.start : in.end);
-  GroupContext c{in, window, has_window, {}, {}, {}, out, problems};
+  GroupContext c{in, window, has_window, {}, {}, {}, {}, out, problems};
   c.instance = metrics_internal::InstanceLabels(in.inventory->instance_info());
   c.runtime_tags = metrics_internal::UniqueRuntimeTags(in.end->runtimes);
-  std::map<std::uint32_t, const v1::Attribution*> attribution;
-  for (const v1::Process& p : in.inventory->processes()) attribution[p.pid()] = &p.attribution();
+  std::map<std::uint32_t, const v1::Process*> processes;
+  for (const v1::Process& p : in.inventory->processes()) processes[p.pid()] = &p;
   for (std::size_t i = 0; i < c.runtime_tags.size(); ++i) {
+    const auto process = processes.find(in.end->runtimes[i].pid);
+    c.runtime_processes.push_back(process == processes.end() ? nullptr : process->second);
     std::vector<Label> labels = WithLabels(c.instance, {{"runtime_tag", c.runtime_tags[i]}});
     // Who runs it, dcgm-exporter's label names; only what is known (docs/attribution.md).
-    if (auto it = attribution.find(in.end->runtimes[i].pid); it != attribution.end()) {
-      const v1::Attribution& a = *it->second;
+    if (const v1::Process* p = c.runtime_processes.back()) {
+      const v1::Attribution& a = p->attribution();
       for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"pod", &a.pod()},
                                         {"namespace", &a.namespace_()},
                                         {"container", &a.container()},

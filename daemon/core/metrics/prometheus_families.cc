@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -440,17 +439,12 @@ bool AddInventoryInfo(const GroupContext& c) {
                         "The Neuron runtime's version and the framework's it serves, as the "
                         "runtime names them",
                         MetricType::kInfo);
-  std::map<std::uint32_t, const v1::Process*> processes;
-  for (const v1::Process& p : c.in.inventory->processes()) processes[p.pid()] = &p;
-  for (std::size_t i = 0; i < c.in.end->runtimes.size() && i < c.runtime_labels.size(); ++i) {
-    const auto p = processes.find(c.in.end->runtimes[i].pid);
-    if (p == processes.end() ||
-        (p->second->runtime_version().empty() && p->second->framework_version().empty())) {
-      continue;
-    }
+  for (std::size_t i = 0; i < c.runtime_processes.size(); ++i) {
+    const v1::Process* p = c.runtime_processes[i];
+    if (p == nullptr || (p->runtime_version().empty() && p->framework_version().empty())) continue;
     runtime.Add(RuntimeLabels(c, i,
-                              {{"framework_version", p->second->framework_version()},
-                               {"runtime_version", p->second->runtime_version()}}),
+                              {{"framework_version", p->framework_version()},
+                               {"runtime_version", p->runtime_version()}}),
                 1);
   }
   return AddAll(c, {&instance, &hardware, &runtime});

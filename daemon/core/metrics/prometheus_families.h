@@ -37,6 +37,8 @@ struct GroupContext {
   std::vector<Label> instance;  // AWS's instance labels, sorted by name
   std::vector<std::string> runtime_tags;           // label value of each runtime of `in.end`
   std::vector<std::vector<Label>> runtime_labels;  // `instance` plus each runtime's runtime_tag
+  // Each runtime's process in the inventory (null: none there), by the index of `in.end`.
+  std::vector<const v1::Process*> runtime_processes;
   Exposition& out;
   std::vector<std::string>& problems;
 };
