@@ -128,6 +128,9 @@ struct Client::State {
   std::optional<SteadyTime> next_retry;
   v1::Welcome welcome;
   std::uint64_t last_seq = 0;
+  // With Subscribe.events: the newest event delivered (or the point events start after), to
+  // resume from after a reconnect; unset until the first Subscribe is sent.
+  std::optional<std::uint64_t> events_after;
 
   ~State() {
     conn.reset();
@@ -236,7 +239,11 @@ struct Client::State {
             std::lock_guard lock(mu);
             restarted =
                 welcome.instance_id() != 0 && welcome.instance_id() != e.welcome().instance_id();
-            if (restarted) last_seq = 0;  // a new daemon: its seqs start over, nothing to resume
+            if (restarted) {
+              last_seq = 0;  // a new daemon: its seqs start over, nothing to resume
+              // Its events are all new to us: every one it kept, from its "started".
+              if (events_after) events_after = 0;
+            }
             welcome = e.welcome();
           }
           if (restarted) {
@@ -265,6 +272,13 @@ struct Client::State {
       std::lock_guard lock(mu);
       *e.mutable_subscribe() = options.subscribe;
       if (last_seq != 0) e.mutable_subscribe()->set_resume_after_seq(last_seq);
+      if (options.subscribe.has_events()) {
+        const v1::EventSubscription& asked = options.subscribe.events();
+        if (!events_after) {
+          events_after = asked.has_after_seq() ? asked.after_seq() : welcome.newest_event_seq();
+        }
+        e.mutable_subscribe()->mutable_events()->set_after_seq(*events_after);
+      }
     }
     return conn->Send(e);
   }
@@ -300,11 +314,23 @@ struct Client::State {
           ev.kind =
               e.notice().kind() == v1::NOTICE_KIND_GAP ? Event::Kind::kGap : Event::Kind::kNotice;
           ev.notice = e.notice();
+          if (e.notice().kind() == v1::NOTICE_KIND_EVENTS_GAP) {
+            std::lock_guard lock(mu);
+            events_after = std::max(events_after.value_or(0), e.notice().last_seq());
+          }
           if (e.notice().gap_reason() == v1::GAP_REASON_RESUME_AHEAD) {
             // Our resume point is not this daemon's: start over from what it sends now.
             std::lock_guard lock(mu);
             last_seq = 0;
           }
+          break;
+        case v1::Envelope::kEvent: {
+          if (!options.subscribe.has_events()) continue;  // not asked for
+          std::lock_guard lock(mu);
+          events_after = std::max(events_after.value_or(0), e.event().seq());
+        }
+          ev.kind = Event::Kind::kEvent;
+          ev.event = std::move(*e.mutable_event());
           break;
         case v1::Envelope::kError:
           ev.kind = Event::Kind::kError;

@@ -114,6 +114,9 @@ struct Event {
     kDisconnected,  // lost the daemon: `text`; reconnecting unless reconnect is off
     kInfo,    // something the user should know (`text`), e.g. running the simulator in-process
     kRecord,  // `record`: a snapshot record (Subscribe.snapshots), for a --record file
+    // `event` (Subscribe.events): what changed (docs/events.md). After a reconnect the client
+    // resumes after the last one delivered; after a daemon restart, from the new daemon's first.
+    kEvent,
   };
   Kind kind = Kind::kInfo;
   v1::Welcome welcome;
@@ -121,6 +124,7 @@ struct Event {
   v1::Notice notice;
   v1::Error error;
   v1::ArchiveRecord record;
+  v1::Event event;
   std::string text;
 };
 

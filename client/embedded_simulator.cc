@@ -33,6 +33,7 @@ class Replay final : public ReplaySource {
   WallTime Time() const override { return replayer_->time(); }
   WallTime Start() const override { return replayer_->start(); }
   WallTime LastChunk() const override { return replayer_->last_chunk(); }
+  std::vector<v1::Event> TakeEvents() override { return replayer_->TakeEvents(); }
   std::vector<std::string> TakeNotices() override {
     std::vector<std::string> notices = replayer_->TakeNotices();
     // An incident bundle says once why it was saved.

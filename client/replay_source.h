@@ -42,6 +42,8 @@ class ReplaySource {
   virtual WallTime LastChunk() const = 0;
   // Torn tails and unreadable files met since the last call.
   virtual std::vector<std::string> TakeNotices() = 0;
+  // The events recorded with the snapshots stepped since the last call, oldest first.
+  virtual std::vector<v1::Event> TakeEvents() { return {}; }
   // "recording /var/lib/.../archive (sim:trn2.48xlarge, ... on host-1)"
   virtual std::string Describe() const = 0;
 };

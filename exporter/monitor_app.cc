@@ -39,10 +39,22 @@ std::optional<int> Emit(const MonitorOutput& output, int out_fd, int err_fd) {
 }
 
 // One client per subscription; false (after a note) when one cannot connect.
+// The subscriptions to make: the config's runtime selectors, or with --events one for the events
+// alone (every one the daemon keeps first).
+std::vector<v1::Subscribe> Subscriptions(const MonitorAppOptions& options) {
+  if (!options.events) return MonitorSubscriptions(options.config);
+  v1::Subscribe events;
+  events.mutable_events()->set_only(true);
+  events.mutable_events()->set_after_seq(0);
+  return {events};
+}
+
 bool ConnectClients(MonitorAppOptions& options, const MonitorSink& sink, int err_fd,
                     Clients& clients) {
-  for (const v1::Subscribe& sub : MonitorSubscriptions(options.config)) {
+  for (const v1::Subscribe& sub : Subscriptions(options)) {
     client::ClientOptions co;
+    // --events without --follow prints what the daemon has and ends: a lost daemon ends it too.
+    co.reconnect = !options.events || options.follow;
     co.client_name = std::string("neuron-monitor/") + NEURONMON_VERSION;
     co.endpoint = options.endpoint;
     co.subscribe = sub;
@@ -107,12 +119,18 @@ int RunReplay(const MonitorAppOptions& options, MonitorSink& sink, int out_fd, i
   for (std::size_t i = 0; i < subs.size(); ++i) {
     if (auto status = Emit(sink.Handle(event, i), out_fd, err_fd)) return *status;
   }
-  event.kind = client::Event::Kind::kReport;
   std::vector<std::optional<v1::Report>> reports;
   while ((*source)->Step(reports)) {
     for (const std::string& notice : (*source)->TakeNotices()) {
       (void)WriteAll(err_fd, MonitorNote(notice));
     }
+    event.kind = client::Event::Kind::kEvent;
+    for (v1::Event& recorded : (*source)->TakeEvents()) {
+      event.event = std::move(recorded);
+      if (auto status = Emit(sink.Handle(event, 0), out_fd, err_fd)) return *status;
+    }
+    if (options.events) continue;
+    event.kind = client::Event::Kind::kReport;
     for (std::size_t i = 0; i < reports.size(); ++i) {
       if (!reports[i]) continue;
       event.report = std::move(*reports[i]);
@@ -128,8 +146,11 @@ int RunReplay(const MonitorAppOptions& options, MonitorSink& sink, int out_fd, i
 }  // namespace
 
 int RunMonitor(MonitorAppOptions options, int out_fd, int err_fd) {
-  MonitorSink sink(
-      {.verbose = options.verbose, .count = options.count, .extensions = options.extensions});
+  MonitorSink sink({.verbose = options.verbose,
+                    .count = options.count,
+                    .extensions = options.extensions,
+                    .events = options.events,
+                    .follow = options.follow || options.replay.has_value()});
   if (options.replay) return RunReplay(options, sink, out_fd, err_fd);
   std::unique_ptr<client::RecordingFile> recording;
   if (!options.record.empty()) {

@@ -2,6 +2,7 @@
 // merge reports into the consolidated state, and print one complete JSON document per line to
 // `out_fd`, flushed per line even into a pipe. Notices (lost daemon, reconnects, gaps) go to
 // `err_fd`. A closed stdout (`neuron-monitor | head -1`) ends the program quietly with status 0.
+// With --events it prints events instead, one JSON object per line (proto/names/event_json.h).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,11 @@ struct MonitorAppOptions {
   client::ReplayOpener open_replay;
   // Non-empty: also keep the snapshots received in this file (--record), for --replay.
   std::string record;
+  // --events: print the daemon's events (docs/events.md) as JSON lines instead of documents —
+  // those it keeps, then exit; with `follow` (--follow), then every new one, across restarts.
+  // With `replay`: the events recorded in it.
+  bool events = false;
+  bool follow = false;
 };
 
 // Returns the process exit status.

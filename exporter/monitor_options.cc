@@ -12,6 +12,11 @@ void AddMonitorOptions(CLI::App& app, MonitorCommandLine& c) {
       ->check(CLI::Range(0, 4));
   app.add_option("--count", c.options.count, "exit after N documents");
   app.add_flag("--aws-only", c.aws_only, "print only AWS neuron-monitor's own groups and keys");
+  app.add_flag("--events", c.options.events,
+               "print the daemon's events (docs/events.md) as JSON lines instead of documents: "
+               "those it keeps, then exit (with --replay: those recorded)");
+  app.add_flag("-f,--follow", c.options.follow,
+               "with --events: then keep printing new events, across daemon restarts");
   client::AddReplayOptions(app, c.replay,
                            {"print the documents of a recording (an archive directory or a "
                             "--record file) instead of connecting",
@@ -25,6 +30,12 @@ void AddMonitorOptions(CLI::App& app, MonitorCommandLine& c) {
 client::OptionsOr<MonitorAppOptions> ResolveMonitorOptions(const MonitorCommandLine& c) {
   if (Status st = client::CheckReplayOptions(c.replay); !st.ok()) {
     return client::CommandLineError{st.message(), 2};
+  }
+  if (c.options.follow && !c.options.events) {
+    return client::CommandLineError{"--follow needs --events", 2};
+  }
+  if (c.options.events && !c.options.record.empty()) {
+    return client::CommandLineError{"--record keeps reports, not --events", 2};
   }
   MonitorAppOptions options = c.options;
   options.extensions = !c.aws_only;

@@ -30,7 +30,8 @@ struct MonitorCommandLine {
 void AddMonitorOptions(CLI::App& app, MonitorCommandLine& command_line);
 
 // The options to run, or why not. Refusals, in the order they are checked: exit 2 for a --from or
-// --to without --replay ("--from and --to need --replay"); exit 1 for a configuration file that
+// --to without --replay ("--from and --to need --replay"), for --follow without --events and for
+// --events with --record; exit 1 for a configuration file that
 // cannot be read or parsed; exit 2 for --record with --replay; exit 1 for
 // client::ResolveEndpoint's errors, which reads --token-file. With --replay the daemon options are
 // ignored and no endpoint is resolved.

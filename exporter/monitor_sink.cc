@@ -3,6 +3,7 @@
 #include <string>
 
 #include "proto/common/terminal_text.h"
+#include "proto/names/event_json.h"
 
 namespace neuronmon::exporter {
 
@@ -21,16 +22,30 @@ const MonitorOutput& MonitorSink::Handle(const client::Event& event, std::size_t
   switch (event.kind) {
     case client::Event::Kind::kConnected:
       state_.SetInventory(event.welcome.inventory());
+      if (options_.events && !options_.follow && !events_until_) {
+        events_until_ = event.welcome.newest_event_seq();
+        output_.done = *events_until_ == 0;
+      }
       break;
     case client::Event::Kind::kReport:
-      RenderReport(event.report, source);
+      if (!options_.events) RenderReport(event.report, source);
       break;
     case client::Event::Kind::kGap:
       AddNote("reports " + std::to_string(event.notice.first_seq()) + "-" +
               std::to_string(event.notice.last_seq()) + " were not delivered (" +
               event.notice.text() + ")");
       break;
+    case client::Event::Kind::kEvent:
+      RenderEvent(event.event);
+      break;
     case client::Event::Kind::kNotice:
+      if (event.notice.kind() == v1::NOTICE_KIND_EVENTS_GAP) {
+        AddNote("events " + std::to_string(event.notice.first_seq()) + "-" +
+                std::to_string(event.notice.last_seq()) + " were not delivered (" +
+                event.notice.text() + ")");
+        output_.done = events_until_ && event.notice.last_seq() >= *events_until_;
+        break;
+      }
       // The daemon going away and a saved incident matter at any verbosity; subscribed,
       // reloaded and health are progress.
       if (event.notice.kind() == v1::NOTICE_KIND_SHUTDOWN ||
@@ -69,6 +84,15 @@ void MonitorSink::RenderReport(const v1::Report& report, std::size_t source) {
   output_.document.push_back('\n');
   ++documents_;
   output_.done = options_.count != 0 && documents_ >= options_.count;
+}
+
+void MonitorSink::RenderEvent(const v1::Event& event) {
+  if (!options_.events) return;
+  output_.document = EventJson(event);
+  output_.document.push_back('\n');
+  ++documents_;
+  output_.done = (options_.count != 0 && documents_ >= options_.count) ||
+                 (events_until_ && event.seq() >= *events_until_);
 }
 
 void MonitorSink::AddNote(std::string_view text) { output_.notes += MonitorNote(text); }

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,10 @@ struct MonitorSinkOptions {
   int verbose = 0;          // 1: connections and every daemon notice; 2: also each report's seq
   std::uint64_t count = 0;  // done after this many documents; 0: never
   bool extensions = true;   // render neuronmon's additive groups
+  // Events (--events) rather than reports: each is a document. Without `follow`, done once the
+  // events the daemon kept when first connected are printed.
+  bool events = false;
+  bool follow = false;
 };
 
 // What to write after one event, in this order: `notes` to stderr, then `document` to stdout.
@@ -53,6 +58,7 @@ class MonitorSink {
 
  private:
   void RenderReport(const v1::Report& report, std::size_t source);
+  void RenderEvent(const v1::Event& event);
   void AddNote(std::string_view text);
 
   MonitorSinkOptions options_;
@@ -60,6 +66,7 @@ class MonitorSink {
   MonitorState state_;
   MonitorOutput output_;
   std::uint64_t documents_ = 0;
+  std::optional<std::uint64_t> events_until_;  // without follow: the newest kept at the start
 };
 
 }  // namespace neuronmon::exporter

@@ -140,8 +140,11 @@ void ChangeView(const Command& command, TopState& state) {
     case Action::kHelp:
       v.help = true;
       break;
+    case Action::kEvents:
+      v.events = true;
+      break;
     case Action::kCloseOverlay:
-      v.help = false;
+      v.help = v.events = false;
       break;
     case Action::kFaster:
       v.refresh_seconds = std::max(0.1, v.refresh_seconds / 2);
@@ -180,7 +183,7 @@ SignalTarget SignalTargetFor(const client::Endpoint& endpoint) {
 KeyContext KeysFor(const TopState& state) {
   const ProcessesView& p = state.view.procs;
   KeyContext k;
-  k.help_open = state.view.help;
+  k.help_open = state.view.help || state.view.events;
   k.processes = p.shown;
   k.prompt = p.shown && (p.filtering || p.picking || p.confirm_pid.has_value());
   return k;
@@ -213,6 +216,9 @@ bool Absorb(const client::Event& event, bool standalone, const std::string& endp
       return true;
     case client::Event::Kind::kReport:
       model.Apply(event.report);
+      return true;
+    case client::Event::Kind::kEvent:
+      model.AddEvent(event.event);
       return true;
     case client::Event::Kind::kDisconnected:
       model.connection = ConnectionState::kReconnecting;

@@ -88,6 +88,9 @@ Command CharacterKey(Key k) {
     case 'h':
     case '?':
       return {Action::kHelp};
+    case 'e':
+    case 'E':
+      return {Action::kEvents};
     case '+':
     case '=':
       return {Action::kSlower};
@@ -158,6 +161,7 @@ std::vector<std::string> HelpLines() {
       "  Ctrl-L          repaint the screen",
       "  mouse           click a tab, a tree row or a process",
       "  p               Processes view (again, or Esc, to leave)",
+      "  e               the recent events (E in the Processes view); any key closes",
       "  h, ?, F1        this help; any key but q closes it",
       "",
       "Processes view (p)",

@@ -1,7 +1,7 @@
 // Keymap: terminal input to neuron-top actions — AWS neuron-top's keys (q, arrows, Enter, x, a/d,
-// 1-9, f) plus ours (h/?/F1 help, +/- refresh interval, Space pause, g/G graphs, Ctrl-L repaint,
-// mouse clicks, p the Processes view and its keys). Keys arrive as terminal-independent codes;
-// ncurses_canvas.cc translates. Pure.
+// 1-9, f) plus ours (h/?/F1 help, e the recent events, +/- refresh interval, Space pause, g/G
+// graphs, Ctrl-L repaint, mouse clicks, p the Processes view and its keys). Keys arrive as
+// terminal-independent codes; ncurses_canvas.cc translates. Pure.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +49,7 @@ enum class Action {
   kSelectTab,    // 1-9 (the argument is the tab number)
   kToggleFlops,  // f
   kHelp,         // h, ?, F1
+  kEvents,       // e (E in the Processes view): the recent-event list
   kFaster,       // -: shorter refresh interval
   kSlower,       // +
   kPause,        // Space
@@ -87,7 +88,8 @@ struct Command {
 
 // What the screen shows, as far as keys go.
 struct KeyContext {
-  bool help_open = false;  // every key but the quit keys closes the help overlay
+  // The help or the event list is open: every key but the quit keys closes it.
+  bool help_open = false;
   bool processes = false;  // the Processes view: k signals, s sorts, / filters, e groups
   // A prompt (filter), the sort picker or a signal confirmation is open: every key but Ctrl-C,
   // Ctrl-L and a resize is the prompt's (q types a q).

@@ -45,8 +45,17 @@ void Model::SetWelcome(const v1::Welcome& welcome) {
   inventory_ = welcome.inventory();
   wire::MakeTerminalSafe(inventory_);  // its strings end up on the screen
   has_inventory_ = true;
+  events_at_connect_ = welcome.newest_event_seq();
   device_util_.resize(static_cast<std::size_t>(inventory_.devices_size()));
   device_hbm_.resize(static_cast<std::size_t>(inventory_.devices_size()));
+}
+
+void Model::AddEvent(const v1::Event& daemon_event) {
+  v1::Event event = daemon_event;
+  wire::MakeTerminalSafe(event);
+  if (event.seq() > events_at_connect_) last_notice = event.summary();
+  events_.push_back(std::move(event));
+  while (events_.size() > kMaxEvents) events_.pop_front();
 }
 
 void Model::Apply(const v1::Report& daemon_report) {
@@ -146,6 +155,8 @@ v1::Subscribe TopSubscription(double delay_seconds) {
     gs->set_group(g);
     gs->set_period_ns(period);
   }
+  // The events the daemon kept, for the event list (e), then each new one on the notice row.
+  s.mutable_events()->set_after_seq(0);
   return s;
 }
 

@@ -39,6 +39,12 @@ using RuntimeView = client::ReportAccumulator::Runtime;
 class Model {
  public:
   void SetWelcome(const v1::Welcome& welcome);
+  // Keeps `event` (terminal-safe) among the recent ones; one newer than the daemon's newest when
+  // this client connected (not one it kept from before) also becomes the notice row's text.
+  void AddEvent(const v1::Event& event);
+  // The recent events, oldest first: at most kMaxEvents.
+  static constexpr std::size_t kMaxEvents = 200;
+  const std::deque<v1::Event>& events() const { return events_; }
   // Merges a report; replays (history at start-up) fill the graphs the same way.
   void Apply(const v1::Report& report);
 
@@ -95,6 +101,8 @@ class Model {
   std::vector<Series> device_util_;
   std::vector<Series> device_hbm_;
   std::uint64_t last_seq_ = 0;
+  std::deque<v1::Event> events_;
+  std::uint64_t events_at_connect_ = 0;  // Welcome.newest_event_seq
 };
 
 // What neuron-top subscribes to: every group the Model shows (all but the cumulative totals), each

@@ -49,6 +49,7 @@ bool ReplayPlayer::StepOnce(Model& model) {
     return false;
   }
   shown_ = source_->Time();
+  for (const v1::Event& event : source_->TakeEvents()) model.AddEvent(event);
   if (!reports.empty() && reports[0]) model.Apply(*reports[0]);
   return true;
 }

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <string>
+#include <vector>
 
+#include "proto/common/clock.h"
+#include "proto/names/names.h"
 #include "tui/keymap.h"
 #include "tui/sections.h"
 
@@ -217,9 +221,9 @@ void DrawHelpBar(Ctx& ctx, int y) {
        Role::kHelp);
 }
 
-void DrawHelpOverlay(Ctx& ctx) {
+// `lines` in a framed box over the middle of the screen.
+void DrawOverlay(Ctx& ctx, const std::vector<std::string>& lines) {
   Canvas& c = ctx.canvas;
-  const std::vector<std::string> lines = HelpLines();
   int w = 0;
   for (const std::string& l : lines) w = std::max(w, TextWidth(l));
   w = std::min(w + 4, c.width());
@@ -245,6 +249,41 @@ void DrawHelpOverlay(Ctx& ctx) {
   }
   for (int i = 0; i + 2 < h && i < static_cast<int>(lines.size()); ++i) {
     Text(c, x0 + 2, y0 + 1 + i, w - 4, lines[static_cast<std::size_t>(i)], Role::kHelp);
+  }
+}
+
+// "device 3 core 2", "pid 4242 (train)", "instance": whom an event is about.
+std::string EventSubjectText(const v1::EventSubject& s) {
+  if (s.pid() != 0) {
+    return "pid " + std::to_string(s.pid()) +
+           (s.runtime_tag().empty() ? "" : " (" + s.runtime_tag() + ")");
+  }
+  std::string out;
+  if (s.has_neuron_device_index()) out = "device " + std::to_string(s.neuron_device_index());
+  if (s.has_neuroncore_index()) out += " core " + std::to_string(s.neuroncore_index());
+  return out.empty() ? "instance" : out;
+}
+
+// The recent-event list (e): newest first, as many as the screen holds.
+void DrawEventsOverlay(Ctx& ctx) {
+  const std::deque<v1::Event>& events = ctx.model.events();
+  std::vector<std::string> lines = {"recent events, newest first (times UTC; any key closes)", ""};
+  if (events.empty()) lines.push_back("none since neuron-top connected");
+  const auto room = static_cast<std::size_t>(std::max(1, ctx.canvas.height() - 4));
+  for (auto it = events.rbegin(); it != events.rend() && lines.size() < room + 2; ++it) {
+    const WallTime when(std::chrono::duration_cast<WallTime::duration>(Nanos(it->unix_ns())));
+    std::string change = it->before().empty() ? it->after() : it->before() + " -> " + it->after();
+    lines.push_back(FormatUtcMillis(when).substr(11, 8) + "  " + EventKindName(it->kind()) + "  " +
+                    EventSubjectText(it->subject()) + "  " + change + "  " + it->summary());
+  }
+  DrawOverlay(ctx, lines);
+}
+
+void DrawOverlays(Ctx& ctx) {
+  if (ctx.view.help) {
+    DrawOverlay(ctx, HelpLines());
+  } else if (ctx.view.events) {
+    DrawEventsOverlay(ctx);
   }
 }
 
@@ -309,7 +348,7 @@ void RenderProcesses(Ctx& ctx) {
   RowClip clip(body, 1, rows, &ctx.frame.overflow);
   Ctx section{ctx.model, ctx.view, clip, ctx.pid, ctx.glyphs, ctx.frame};
   DrawProcesses(section, 1, rows);
-  if (ctx.view.help) DrawHelpOverlay(ctx);
+  DrawOverlays(ctx);
 }
 
 // The main view's sections in screen order, with their priorities and the rows they want.
@@ -406,7 +445,7 @@ Frame Render(const Model& model, const ViewState& view, Canvas& target) {
     for (const std::string& n : frame.hidden) names += (names.empty() ? "" : ", ") + n;
     Text(canvas, 0, y, canvas.width(), "hidden (window too small): " + names, Role::kDim);
   }
-  if (view.help) DrawHelpOverlay(ctx);
+  DrawOverlays(ctx);
   return frame;
 }
 

@@ -21,6 +21,7 @@ struct ViewState {
   int tab = 0;  // 0: all; n: the n-th runtime in pid order
   bool flops = false;
   bool help = false;
+  bool events = false;  // the recent-event list (e)
   bool paused = false;
   GraphView graph = GraphView::kUtilization;
   GraphStyle glyphs = GraphStyle::kBraille;

@@ -116,6 +116,7 @@ v1::Welcome DaemonCore::MakeWelcome(MonoTime now) const {
   w.set_newest_seq(history_.newest_seq());
   w.set_retention_ns(static_cast<std::uint64_t>(options_.retention.count()));
   w.set_instance_id(options_.instance_id);
+  w.set_newest_event_seq(events_.newest_seq());
   return w;
 }
 

@@ -82,8 +82,4 @@ v1::Event DaemonEvent(const std::string& state, const std::string& summary);
 // An incident bundle saved at `path` for `subject` (a runtime tag or "instance").
 v1::Event IncidentEvent(const std::string& path, const std::string& summary);
 
-// One event as a JSON object on one line (no newline): seq, time (RFC 3339, UTC), sample_seq,
-// kind, subject, before, after, summary, evidence, reasons.
-std::string EventJson(const v1::Event& event);
-
 }  // namespace neuronmon::daemon

@@ -324,6 +324,7 @@ void Daemon::NoteHistoryBudget() {
 void Daemon::StartRecorder() {
   recorder_.reset();  // writes what is queued, closes the file
   stats_.recorder_enabled = false;
+  recorded_event_seq_ = core_->events().newest_seq();  // a new recording starts with new events
   if (!mode_.record || !config_.recorder.enabled || !config_.backend.replay.empty()) return;
   RecorderOptions options = config_.recorder.options;
   if (options.directory.empty()) options.directory = DefaultArchiveDirectory();
@@ -372,7 +373,13 @@ void Daemon::ArchiveNewest() {
   if (recorder_ == nullptr) return;
   const Snapshot* newest = core_->history().Find(core_->history().newest_seq());
   if (newest == nullptr) return;
-  recorder_->Submit(*newest, core_->inventory(), core_->Describe());
+  // The events since the last snapshot recorded: this one's, and the daemon's own before it.
+  std::vector<v1::Event> events;
+  for (const v1::Event* e : core_->events().After(recorded_event_seq_, archive::kMaxEntryEvents)) {
+    events.push_back(*e);
+  }
+  recorded_event_seq_ = core_->events().newest_seq();
+  recorder_->Submit(*newest, core_->inventory(), core_->Describe(), std::move(events));
   const RecorderThreadStats s = recorder_->stats();
   stats_.recorder_active = s.recorder.active;
   stats_.recorder_snapshots = s.recorder.snapshots;
@@ -444,6 +451,7 @@ void Daemon::WaitForSignal() {
 
 void Daemon::AddEvent(v1::Event event) {
   core_->AddEvent(std::move(event), Clock::now(), std::chrono::system_clock::now());
+  if (server_) server_->PumpEvents();
 }
 
 void Daemon::Stop(std::function<void()> done) {

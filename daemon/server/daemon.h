@@ -72,6 +72,9 @@ class Daemon {
   void Stop(std::function<void()> done);
   // SIGHUP: reload the configuration; an invalid one is reported and the old one kept.
   void Reload();
+  // One of the daemon's own events (started, stale, current, reloaded, stopping) or an incident,
+  // into the core's event log, and to the clients subscribed to events.
+  void AddEvent(v1::Event event);
 
   const DaemonConfig& config() const { return config_; }
   const DaemonStats& stats() const { return stats_; }
@@ -102,9 +105,6 @@ class Daemon {
   v1::ArchiveHeader MakeArchiveHeader() const;
   // Starts (or stops) watching for incidents as config_.incidents says.
   void StartIncidents();
-  // One of the daemon's own events (started, stale, current, reloaded, stopping) or an incident,
-  // into the core's event log.
-  void AddEvent(v1::Event event);
   void ArmWatchdog(std::chrono::microseconds interval);
   void WaitForSignal();
   void UpdateStatus();
@@ -133,6 +133,7 @@ class Daemon {
   bool clamp_logged_ = false;           // a busy-time reading was clamped: said once
   std::unique_ptr<ReadThread> reader_;
   std::unique_ptr<RecorderThread> recorder_;  // null: not recording
+  std::uint64_t recorded_event_seq_ = 0;      // the newest event given to the recorder
   std::unique_ptr<IncidentSaver> incidents_;
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};

@@ -14,6 +14,7 @@
 #include "proto/common/http_lists.h"
 #include "proto/common/secret.h"
 #include "proto/common/text.h"
+#include "proto/names/event_json.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::daemon {

@@ -14,6 +14,7 @@ struct RecorderThread::State {
     Snapshot snapshot;
     std::shared_ptr<const v1::Inventory> inventory;
     std::string description;
+    std::vector<v1::Event> events;
   };
   std::mutex mutex;
   std::condition_variable wake;
@@ -60,7 +61,7 @@ RecorderThread::~RecorderThread() {
 }
 
 void RecorderThread::Submit(Snapshot snapshot, const v1::Inventory& inventory,
-                            const std::string& description) {
+                            const std::string& description, std::vector<v1::Event> events) {
   std::lock_guard lock(state_->mutex);
   if (state_->inventory == nullptr ||
       state_->inventory->SerializeAsString() != inventory.SerializeAsString()) {
@@ -70,7 +71,7 @@ void RecorderThread::Submit(Snapshot snapshot, const v1::Inventory& inventory,
     state_->queue.pop_front();
     ++state_->stats.dropped;
   }
-  state_->queue.push_back({std::move(snapshot), state_->inventory, description});
+  state_->queue.push_back({std::move(snapshot), state_->inventory, description, std::move(events)});
   state_->wake.notify_one();
 }
 
@@ -87,7 +88,8 @@ void RecorderThread::Loop(const std::shared_ptr<State>& state) {
       State::Item item = std::move(state->queue.front());
       state->queue.pop_front();
       lock.unlock();
-      Status st = state->recorder.Append(item.snapshot, *item.inventory, item.description);
+      Status st =
+          state->recorder.Append(item.snapshot, *item.inventory, item.description, item.events);
       lock.lock();
       state->stats.recorder = state->recorder.stats();
       std::string text;

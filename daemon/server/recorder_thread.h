@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "daemon/core/archive/recorder.h"
 
@@ -34,7 +35,10 @@ class RecorderThread {
   RecorderThread(const RecorderThread&) = delete;
   RecorderThread& operator=(const RecorderThread&) = delete;
 
-  void Submit(Snapshot snapshot, const v1::Inventory& inventory, const std::string& description);
+  // Queues `snapshot`, written after `events` (those seen at it, and the daemon's own since the
+  // snapshot before).
+  void Submit(Snapshot snapshot, const v1::Inventory& inventory, const std::string& description,
+              std::vector<v1::Event> events = {});
   RecorderThreadStats stats() const;
   const std::string& directory() const { return directory_; }
 

@@ -17,6 +17,9 @@ constexpr Nanos kCompileRetry = std::chrono::milliseconds(250);
 // Reports a replay builds ahead of the writer: enough to keep one batch going, while the memory
 // a replaying client holds stays small.
 constexpr std::size_t kReplayLookahead = 8;
+// Events queued ahead of the writer: the rest wait in the daemon's event log (events.retention),
+// so a client that reads slowly holds little and, within the retention, loses none.
+constexpr std::size_t kEventLookahead = 32;
 
 std::shared_ptr<const std::string> Encode(const v1::Envelope& envelope) {
   Result<std::string> frame = wire::EncodeFrame(envelope);
@@ -41,6 +44,14 @@ v1::Envelope GapEnvelope(v1::GapReason reason, std::uint64_t first, std::uint64_
   n->set_first_seq(first);
   n->set_last_seq(last);
   n->set_text(std::move(text));
+  return gap;
+}
+
+v1::Envelope EventsGapEnvelope(std::uint64_t first, std::uint64_t last) {
+  v1::Envelope gap = GapEnvelope(v1::GAP_REASON_RETENTION, first, last,
+                                 "events older than the retained ones (events.retention, "
+                                 "events.max_retained) were not delivered");
+  gap.mutable_notice()->set_kind(v1::NOTICE_KIND_EVENTS_GAP);
   return gap;
 }
 
@@ -276,11 +287,22 @@ void Session::ApplySubscribe(const v1::Subscribe& subscribe, Subscription sub, M
   queued_reports_ = 0;
   gap_first_ = gap_last_ = 0;
   replay_next_ = 0;
+  // Events: from the requested point, else on from what this session already sent, else new ones.
+  const std::uint64_t sent = events_next_ != 0 ? events_next_ - 1 : core.events().newest_seq();
+  events_next_ = 0;
+  reports_ = !subscribe.has_events() || !subscribe.events().only();
+  if (subscribe.has_events()) {
+    const std::uint64_t after =
+        subscribe.events().has_after_seq() ? subscribe.events().after_seq() : sent;
+    events_next_ = std::min(after, core.events().newest_seq()) + 1;
+  }
   v1::Envelope ok;
   ok.mutable_notice()->set_kind(v1::NOTICE_KIND_SUBSCRIBED);
-  ok.mutable_notice()->set_text(subscription_->Describe(core.period()));
+  std::string text = reports_ ? subscription_->Describe(core.period()) : "no reports";
+  if (events_next_ != 0) text += "; events";
+  ok.mutable_notice()->set_text(std::move(text));
   Queue(ok);
-  if (closed_ || core.history().empty()) return;
+  if (closed_ || core.history().empty() || !reports_) return MaybeWrite();
   if (subscribe.has_resume_after_seq() &&
       subscribe.resume_after_seq() < core.history().newest_seq()) {
     return StartReplay(subscribe.resume_after_seq());
@@ -330,6 +352,7 @@ void Session::Fail(v1::ErrorCode code, const std::string& message, bool fatal,
     }
     gap_first_ = gap_last_ = 0;
     replay_next_ = 0;
+    events_next_ = 0;
     pending_subscribe_.reset();
     pending_armed_ = false;
     MaybeWrite();
@@ -337,12 +360,12 @@ void Session::Fail(v1::ErrorCode code, const std::string& message, bool fatal,
 }
 
 void Session::Deliver(std::shared_ptr<const std::string> frame, std::uint64_t seq) {
-  if (!subscribed() || replaying()) return;  // a replay catches up to this seq by itself
+  if (!wants_reports() || replaying()) return;  // a replay catches up to this seq by itself
   Enqueue({std::move(frame), seq});
 }
 
 void Session::DeliverRecords(std::shared_ptr<const std::string> frames, std::uint64_t seq) {
-  if (!subscribed() || replaying()) return;
+  if (!wants_reports() || replaying()) return;
   records_started_ = true;
   Enqueue({std::move(frames), seq});
 }
@@ -353,7 +376,7 @@ void Session::Send(const v1::Envelope& envelope) {
 }
 
 void Session::Pump() {
-  if (replaying() && !closing_) Guarded("a replay", [&] { MaybeWrite(); });
+  if ((replaying() || events_next_ != 0) && !closing_) Guarded("a replay", [&] { MaybeWrite(); });
 }
 
 void Session::Shutdown() {
@@ -365,6 +388,7 @@ void Session::Shutdown() {
   closing_ = true;
   close_reason_ = "shutdown";
   replay_next_ = 0;
+  events_next_ = 0;
   MaybeWrite();
 }
 
@@ -450,12 +474,9 @@ void Session::FillFromReplay() {
       // Evicted while this client read slowly: say so rather than skip them silently.
       const std::uint64_t first = replay_next_;
       replay_next_ = history.oldest_seq();
-      if (auto bytes = Encode(GapEnvelope(v1::GAP_REASON_RETENTION, first, replay_next_ - 1,
-                                          "reports evicted from the history during the replay"))) {
-        Account(bytes->size(), true);
-        outbox_.push_back({std::move(bytes), 0});
-        ++queued_controls_;
-      }
+      PushControl(Encode(GapEnvelope(v1::GAP_REASON_RETENTION, first, replay_next_ - 1,
+                                     "reports evicted from the history during the replay")),
+                  false);
     }
     const std::uint64_t seq = replay_next_;
     replay_next_ = seq < history.newest_seq() ? seq + 1 : 0;
@@ -471,8 +492,32 @@ void Session::FillFromReplay() {
   }
 }
 
+void Session::PushControl(std::shared_ptr<const std::string> bytes, bool event) {
+  if (bytes == nullptr) return;
+  Account(bytes->size(), true);
+  outbox_.push_back({std::move(bytes), 0, event});
+  ++(event ? queued_events_ : queued_controls_);
+}
+
+void Session::FillEvents() {
+  const EventLog& log = server_.core().events();
+  if (events_next_ > log.newest_seq() || queued_events_ >= kEventLookahead) return;
+  if (events_next_ < log.oldest_seq()) {
+    // Expired before this client read them: say which, rather than skip them silently.
+    PushControl(Encode(EventsGapEnvelope(events_next_, log.oldest_seq() - 1)), false);
+    events_next_ = log.oldest_seq();
+  }
+  v1::Envelope e;
+  for (const v1::Event* event : log.After(events_next_ - 1, kEventLookahead - queued_events_)) {
+    *e.mutable_event() = *event;
+    PushControl(Encode(e), true);
+    events_next_ = event->seq() + 1;
+  }
+}
+
 void Session::MaybeWrite() {
   if (closed_ || !in_flight_.empty()) return;
+  if (events_next_ != 0 && !closing_) FillEvents();
   if (replay_next_ != 0 && subscription_ && !closing_) FillFromReplay();
   if (gap_first_ != 0) {
     auto bytes = Encode(GapEnvelope(v1::GAP_REASON_SLOW_CLIENT, gap_first_, gap_last_,
@@ -489,7 +534,7 @@ void Session::MaybeWrite() {
     if (outbox_.front().seq != 0) {
       --queued_reports_;
     } else {
-      --queued_controls_;
+      --(outbox_.front().event ? queued_events_ : queued_controls_);
     }
     in_flight_.push_back(std::move(outbox_.front()));
     outbox_.pop_front();

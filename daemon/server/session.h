@@ -54,7 +54,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void DeliverRecords(std::shared_ptr<const std::string> frames, std::uint64_t seq);
   // Sends a control message (Notice, Heartbeat).
   void Send(const v1::Envelope& envelope);
-  // Continues a replay held back by the all-clients byte budget.
+  // Continues a replay held back by the all-clients byte budget, and sends the events logged since
+  // the last call (Subscribe.events).
   void Pump();
   // The daemon is stopping: a shutdown Notice, then close once written.
   void Shutdown();
@@ -69,6 +70,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool subscribed() const { return subscription_.has_value() && !closing_; }
   bool welcomed() const { return welcomed_; }
   bool replaying() const { return replay_next_ != 0; }
+  // Subscribed to reports (not to events only).
+  bool wants_reports() const { return subscribed() && reports_; }
+  // Subscribed to events (Subscribe.events): no health or incident notices then.
+  bool wants_events() const { return events_next_ != 0 && !closing_; }
   const Subscription& subscription() const { return *subscription_; }
   // Whether this client got its first snapshot records (DaemonCore::RecordFrames' full form).
   bool records_started() const { return records_started_; }
@@ -83,7 +88,8 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   struct Frame {
     std::shared_ptr<const std::string> bytes;
-    std::uint64_t seq = 0;  // 0: a control frame, never dropped
+    std::uint64_t seq = 0;  // 0: a control frame or an event, never dropped
+    bool event = false;     // an event (counted in queued_events_, not queued_controls_)
   };
 
   void OnTlsHandshake(const boost::system::error_code& ec);
@@ -103,6 +109,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool DropOldestReport();
   bool OverReportBudget(std::size_t incoming) const;
   void FillFromReplay();
+  void FillEvents();
+  void PushControl(std::shared_ptr<const std::string> bytes, bool event);
   void MaybeWrite();
   void OnWrite(const boost::system::error_code& ec, std::size_t n);
   void Queue(const v1::Envelope& envelope);
@@ -140,6 +148,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::uint64_t gap_first_ = 0;  // pending gap Notice (0: none)
   std::uint64_t gap_last_ = 0;
   std::uint64_t replay_next_ = 0;  // next seq to replay from history (0: not replaying)
+  std::uint64_t events_next_ = 0;  // next event seq to send (0: not subscribed to events)
+  std::size_t queued_events_ = 0;
+  bool reports_ = true;  // false: Subscribe.events.only
   bool records_started_ = false;
   MonoTime last_send_;
   MonoTime last_receive_;

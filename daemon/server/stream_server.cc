@@ -407,11 +407,8 @@ void StreamServer::Broadcast() {
   // A copy: a failing write may remove sessions while we iterate.
   const std::uint64_t seq = core_.history().newest_seq();
   for (auto& s : Sessions()) {
-    if (s->replaying()) {
-      s->Pump();  // a replay held back by the all-clients budget
-      continue;
-    }
-    if (!s->subscribed()) continue;
+    s->Pump();  // this sample's events, and a replay held back by the all-clients budget
+    if (s->replaying() || !s->wants_reports()) continue;
     try {
       // A recording client gets the snapshot before the report made of it: a client that stops
       // after a report has kept what that report showed.
@@ -447,8 +444,17 @@ void StreamServer::Heartbeat(MonoTime now) {
 void StreamServer::NoticeAll(const v1::Notice& notice) {
   v1::Envelope e;
   *e.mutable_notice() = notice;
+  // Clients subscribed to events hear of health and incidents as events, with their structure.
+  const bool told_as_event =
+      notice.kind() == v1::NOTICE_KIND_HEALTH || notice.kind() == v1::NOTICE_KIND_INCIDENT;
   for (auto& s : Sessions()) {
-    if (s->welcomed()) s->Send(e);
+    if (s->welcomed() && !(told_as_event && s->wants_events())) s->Send(e);
+  }
+}
+
+void StreamServer::PumpEvents() {
+  for (auto& s : Sessions()) {
+    if (s->wants_events()) s->Pump();
   }
 }
 

@@ -65,8 +65,12 @@ class StreamServer final : private SessionContext {
   // Heartbeats to sessions with nothing sent for the heartbeat interval; disconnects sessions
   // whose write has been stuck for the write timeout.
   void Heartbeat(MonoTime now);
-  // Sends `notice` to every welcomed session.
+  // Sends `notice` to every welcomed client; health and incident notices only to clients that did
+  // not subscribe to events.
   void NoticeAll(const v1::Notice& notice);
+  // Sends the events logged since the last call to the clients subscribed to them (Broadcast does
+  // it for each sample's).
+  void PumpEvents();
   // Stops accepting, sends every client a shutdown Notice, and calls `done` when all sessions have
   // closed or after `deadline`, whichever is first. Removes the unix socket file.
   void Shutdown(Nanos deadline, std::function<void()> done);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <utility>
 
 #include "proto/common/duration.h"
 #include "proto/wire/frame_codec.h"
@@ -145,7 +146,7 @@ Status ArchiveWriter::Write(const std::string& bytes) {
 }
 
 Status ArchiveWriter::Append(const Snapshot& snapshot, const v1::Inventory& inventory,
-                             const std::string& description) {
+                             const std::string& description, std::span<const v1::Event> events) {
   if (fd_ < 0) return Status::FailedPrecondition("archive file " + path_ + " is closed");
   if (!first_wall_) first_wall_ = snapshot.wall;
   std::string out;
@@ -175,6 +176,10 @@ Status ArchiveWriter::Append(const Snapshot& snapshot, const v1::Inventory& inve
     record.set_description(description);
     AppendRecord(record, records);
     description_ = description;
+  }
+  for (const v1::Event& event : events) {
+    *record.mutable_event() = event;
+    AppendRecord(record, records);
   }
   wire::SnapshotToProto(snapshot, *record.mutable_snapshot());
   AppendRecord(record, records);
@@ -439,6 +444,8 @@ struct ArchiveReader::Chunk {
   bool input_done = false;
   std::size_t hint = 0;  // zstd's last answer: 0 when the frame is whole, else the input it wants
   wire::SnapshotDecoder decoder;
+  std::vector<v1::Event> events;  // read since the last snapshot
+  std::size_t events_dropped = 0;
 
   // Takes the next whole record out of `pending`: its body, valid until Inflate. Nullopt when
   // more must be decompressed first, or, with `*torn` set, when the length is malformed or over
@@ -639,6 +646,13 @@ std::optional<Entry> ArchiveReader::ApplyRecord(std::string_view body, Chunk& c,
     case v1::ArchiveRecord::kDescription:
       description_ = record.description();
       return std::nullopt;
+    case v1::ArchiveRecord::kEvent:
+      if (c.events.size() < kMaxEntryEvents) {
+        c.events.push_back(std::move(*record.mutable_event()));
+      } else {
+        ++c.events_dropped;
+      }
+      return std::nullopt;
     case v1::ArchiveRecord::kSnapshot: {
       Result<Snapshot> s = c.decoder.Decode(record.snapshot());
       if (!s.ok()) {
@@ -646,7 +660,13 @@ std::optional<Entry> ArchiveReader::ApplyRecord(std::string_view body, Chunk& c,
       } else if (inventory_ == nullptr) {
         *torn = "a snapshot comes before any inventory";
       } else {
-        return Entry{std::move(*s), inventory_, description_};
+        if (c.events_dropped != 0) {
+          notices_.push_back(files_[file_] + ": " + std::to_string(c.events_dropped) +
+                             " events before one snapshot were skipped (more than " +
+                             std::to_string(kMaxEntryEvents) + ")");
+          c.events_dropped = 0;
+        }
+        return Entry{std::move(*s), inventory_, description_, std::exchange(c.events, {})};
       }
       return std::nullopt;
     }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,10 +49,11 @@ class ArchiveWriter {
   ArchiveWriter(const ArchiveWriter&) = delete;
   ArchiveWriter& operator=(const ArchiveWriter&) = delete;
 
-  // Appends `snapshot`, taken when the backend had `inventory` and `description`; once this
-  // returns, the record is in the file (one write). After an error the file is torn: close it.
+  // Appends `snapshot`, taken when the backend had `inventory` and `description`, after the
+  // `events` seen at it (docs/events.md); once this returns, the records are in the file (one
+  // write). After an error the file is torn: close it.
   Status Append(const Snapshot& snapshot, const v1::Inventory& inventory,
-                const std::string& description);
+                const std::string& description, std::span<const v1::Event> events = {});
   // Ends the open chunk and syncs the file to disk.
   Status Close();
 
@@ -85,7 +87,12 @@ struct Entry {
   Snapshot snapshot;
   std::shared_ptr<const v1::Inventory> inventory;
   std::string description;
+  // The events recorded with it: seen at it, and the daemon's own since the snapshot before (at
+  // most kMaxEntryEvents; more are counted in the reader's notices).
+  std::vector<v1::Event> events;
 };
+
+inline constexpr std::size_t kMaxEntryEvents = 1000;
 
 // A chunk's place, from its mark.
 struct ChunkMark {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "proto/names/event_json.h"
+
 namespace neuronmon::daemon {
 namespace {
 

@@ -260,6 +260,47 @@ TEST(Replay, ReportsEqualTheLiveDaemonsDocumentForDocument) {
   EXPECT_TRUE((*replayer)->TakeNotices().empty());
 }
 
+TEST(Replay, ShowsTheEventsRecordedWithTheirSnapshots) {
+  TempDir dir;
+  LiveRun run("sim:trn1.32xlarge", "ecc-degradation");  // device 3 fails from 3 min
+  Recorder recorder(Rec(dir.path(), std::chrono::minutes(1)), run.Header());
+  std::vector<std::pair<int, std::string>> recorded;  // (second, event) in order
+  std::uint64_t told = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Snapshot& s = run.Sample(i);
+    std::vector<v1::Event> events;
+    for (const v1::Event* e : run.core->events().After(told, 100)) {
+      events.push_back(*e);
+      recorded.emplace_back(i, e->SerializeAsString());
+    }
+    told = run.core->events().newest_seq();
+    ASSERT_TRUE(recorder.Append(s, run.core->inventory(), run.core->Describe(), events).ok());
+  }
+  recorder.Close();
+  ASSERT_GE(recorded.size(), 2u) << "the health change and the hardware errors";
+
+  auto replayer = Replayer::Open(Play(dir.path()));
+  ASSERT_TRUE(replayer.ok()) << replayer.status().ToString();
+  ASSERT_TRUE((*replayer)->Subscribe(Requests()).ok());
+  EXPECT_EQ((*replayer)->Welcome().newest_event_seq(), 0u) << "the recording's come as recorded";
+  std::vector<std::optional<v1::Report>> reports;
+  std::vector<std::pair<int, std::string>> replayed;
+  for (int step = 0; (*replayer)->Step(reports); ++step) {
+    for (const v1::Event& e : (*replayer)->TakeEvents()) {
+      replayed.emplace_back(step, e.SerializeAsString());
+    }
+  }
+  EXPECT_EQ(replayed, recorded) << "each event, whole, with the snapshot it was seen at";
+
+  // A seek shows the events from the snapshot it lands on, not the minute primed before it.
+  const int at = recorded.back().first;
+  ASSERT_TRUE((*replayer)->Seek(kWallStart + seconds(at)).ok());
+  ASSERT_TRUE((*replayer)->Step(reports));
+  std::size_t here = 0;
+  for (const auto& [second, bytes] : recorded) here += second == at ? 1 : 0;
+  EXPECT_EQ((*replayer)->TakeEvents().size(), here);
+}
+
 TEST(Replay, StartsAnywhereWithTheLiveDaemonsWindowsAndVerdicts) {
   TempDir dir;
   LiveRun run("sim:trn2.48xlarge", "collective-bound");

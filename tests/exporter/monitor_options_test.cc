@@ -48,6 +48,16 @@ TEST_F(MonitorOptionsTest, ATimeNeedsARecordingBeforeAnythingIsRead) {
             "exit 2: --from and --to need --replay");
 }
 
+TEST_F(MonitorOptionsTest, FollowNeedsEventsAndEventsAreNotRecorded) {
+  EXPECT_EQ(Outcome("--follow"), "exit 2: --follow needs --events");
+  EXPECT_EQ(Outcome("-f --standalone"), "exit 2: --follow needs --events");
+  EXPECT_EQ(Outcome("--events --record x"), "exit 2: --record keeps reports, not --events");
+  const MonitorAppOptions o = Options("--events -f --standalone");
+  EXPECT_TRUE(o.events);
+  EXPECT_TRUE(o.follow);
+  EXPECT_TRUE(Options("--events --replay r").events);
+}
+
 TEST_F(MonitorOptionsTest, TheConfigurationFileIsReadThenTheRecordingChecked) {
   const std::string missing = Outcome("-c " + dir_.File("missing") + " --replay r --record x");
   EXPECT_EQ(missing.rfind("exit 1: ", 0), 0u) << missing;

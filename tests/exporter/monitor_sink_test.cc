@@ -164,6 +164,53 @@ TEST(MonitorSink, CountIsDoneWithTheNthDocumentAndOnlyDocumentsCount) {
   EXPECT_EQ(sink.documents(), 2u);
 }
 
+client::Event EventOf(std::uint64_t seq, const std::string& after) {
+  client::Event e;
+  e.kind = client::Event::Kind::kEvent;
+  e.event.set_seq(seq);
+  e.event.set_kind(v1::EVENT_KIND_DAEMON);
+  e.event.mutable_subject()->set_instance(true);
+  e.event.set_after(after);
+  e.event.set_summary("\x1b[2Jsaid");
+  return e;
+}
+
+TEST(MonitorSink, EventsAreLinesAndWithoutFollowDoneAtTheNewestKeptAtConnect) {
+  MonitorSink sink({.events = true});
+  client::Event connected = Connected("trn1.2xlarge");
+  connected.welcome.set_newest_event_seq(2);
+  EXPECT_FALSE(sink.Handle(connected, 0).done);
+  const MonitorOutput& first = sink.Handle(EventOf(1, "started"), 0);
+  EXPECT_EQ(first.document,
+            "{\"seq\":1,\"time\":\"1970-01-01T00:00:00.000Z\",\"sample_seq\":0,\"kind\":"
+            "\"daemon\",\"subject\":{\"instance\":true},\"before\":\"\",\"after\":"
+            "\"started\",\"summary\":\"\\u001b[2Jsaid\",\"evidence\":[],\"reasons\":[]}\n");
+  EXPECT_FALSE(first.done);
+  EXPECT_TRUE(sink.Handle(EventOf(2, "reloaded"), 0).done);
+  EXPECT_EQ(sink.documents(), 2u);
+  // Reports are not events' documents.
+  EXPECT_EQ(sink.Handle(Report(1, 100), 0).document, "");
+
+  MonitorSink empty({.events = true});
+  EXPECT_TRUE(empty.Handle(Connected("trn1.2xlarge"), 0).done) << "nothing kept: nothing to wait";
+
+  MonitorSink follow({.events = true, .follow = true});
+  EXPECT_FALSE(follow.Handle(connected, 0).done);
+  EXPECT_FALSE(follow.Handle(EventOf(2, "reloaded"), 0).done);
+
+  MonitorSink gap({.events = true});
+  (void)gap.Handle(connected, 0);
+  client::Event lost;
+  lost.kind = client::Event::Kind::kNotice;
+  lost.notice.set_kind(v1::NOTICE_KIND_EVENTS_GAP);
+  lost.notice.set_first_seq(1);
+  lost.notice.set_last_seq(2);
+  lost.notice.set_text("expired");
+  const MonitorOutput& told = gap.Handle(lost, 0);
+  EXPECT_EQ(told.notes, "neuron-monitor: events 1-2 were not delivered (expired)\n");
+  EXPECT_TRUE(told.done);
+}
+
 TEST(MonitorSink, CountZeroIsNeverDone) {
   MonitorSink sink({.count = 0});
   for (std::uint64_t seq = 1; seq <= 50; ++seq) {

@@ -150,6 +150,63 @@ TEST(NeuronMonitorProcess, SurvivesADaemonRestartWithANotice) {
   ::waitpid(pid, &status, 0);
 }
 
+TEST(NeuronMonitorProcess, EventsPrintsTheKeptEventsAndExits) {
+  DaemonFixture d;
+  const Output o = Shell(kMonitor + " --socket " + d.socket_path() + " --events");
+  EXPECT_EQ(o.status, 0) << o.err;
+  std::istringstream in(o.out);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line)) << o.err;
+  const nlohmann::json first = nlohmann::json::parse(line);
+  EXPECT_EQ(first["seq"], 1);
+  EXPECT_EQ(first["kind"], "daemon");
+  EXPECT_EQ(first["after"], "started");
+  while (std::getline(in, line)) {
+    EXPECT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << line;
+  }
+  EXPECT_EQ(Shell(kMonitor + " --standalone --follow").status, 2);
+}
+
+TEST(NeuronMonitorProcess, EventsFollowAcrossADaemonRestart) {
+  auto d = std::make_unique<DaemonFixture>();
+  const std::string socket = d->socket_path();
+  const fs::path out = d->dir() / "events.out", err = d->dir() / "events.err";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 1);
+    ::dup2(::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 2);
+    ::execl(kMonitor.c_str(), kMonitor.c_str(), "--socket", socket.c_str(), "--events", "--follow",
+            nullptr);
+    ::_exit(127);
+  }
+  // (seq, after) of each daemon event printed.
+  auto printed = [&] {
+    std::vector<std::pair<int, std::string>> got;
+    std::ifstream in(out);
+    for (std::string line; std::getline(in, line);) {
+      const nlohmann::json e = nlohmann::json::parse(line, nullptr, false);
+      if (e.is_object() && e["kind"] == "daemon") got.emplace_back(e["seq"], e["after"]);
+    }
+    return got;
+  };
+  auto wait_for = [&](auto predicate) {
+    for (int i = 0; i < 200 && !predicate(); ++i) std::this_thread::sleep_for(milliseconds(50));
+    return predicate();
+  };
+  EXPECT_TRUE(wait_for([&] { return printed().size() >= 1; }));
+  d->Stop();
+  EXPECT_TRUE(wait_for([&] { return printed().size() >= 2; }));
+  auto restarted = std::make_unique<DaemonFixture>(
+      [&](daemon::DaemonConfig& c) { c.listeners.unix_socket.options.path = socket; });
+  EXPECT_TRUE(wait_for([&] { return printed().size() >= 3; }));
+  const std::vector<std::pair<int, std::string>> expected = {
+      {1, "started"}, {2, "stopping"}, {1, "started"}};
+  EXPECT_EQ(printed(), expected) << "the new daemon's events from its first";
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+}
+
 TEST(NeuronLsProcess, ListsTheDaemonsDevices) {
   DaemonFixture d({}, "sim:trn2.48xlarge");
   const Output table = Shell(kLs + " --socket " + d.socket_path());

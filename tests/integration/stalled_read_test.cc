@@ -112,6 +112,13 @@ TEST(StalledRead, ClientsAndScrapersAreServedAndToldUntilTheReadReturns) {
       "sim:trn1.2xlarge", "50ms", Gated(gate));
   RawClient watcher(d.socket_path());
   Handshake(watcher);
+  // A client subscribed to events hears of it as events, not as health notices.
+  RawClient told(d.socket_path());
+  told.Hello();
+  ASSERT_TRUE(told.ReadUntil(Body::kWelcome).has_value());
+  v1::Subscribe with_events = CoreCounters();
+  with_events.mutable_events();
+  told.Subscribe(with_events);
   gate->Close();  // the next read hangs
   ASSERT_TRUE(gate->WaitForAReader(milliseconds(5000)));
 
@@ -143,6 +150,18 @@ TEST(StalledRead, ClientsAndScrapersAreServedAndToldUntilTheReadReturns) {
 
   gate->Open();
   ASSERT_TRUE(NoticeWith(watcher, "resumed after").has_value());
+  std::vector<std::string> states;
+  while (states.size() < 2) {
+    auto e = told.Read();
+    ASSERT_TRUE(e.has_value()) << "events so far: " << states.size();
+    if (e->has_notice()) {
+      EXPECT_NE(e->notice().kind(), v1::NOTICE_KIND_HEALTH) << e->DebugString();
+    }
+    if (e->has_event() && e->event().kind() == v1::EVENT_KIND_DAEMON) {
+      states.push_back(e->event().after());
+    }
+  }
+  EXPECT_EQ(states, (std::vector<std::string>{"stale", "current"}));
   for (;;) {
     auto r = late.ReadUntil(Body::kReport);
     ASSERT_TRUE(r.has_value());

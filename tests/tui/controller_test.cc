@@ -282,6 +282,18 @@ TEST(ControllerApply, FlopsHelpGraphsAndGlyphs) {
   EXPECT_TRUE(s.view.help) << "h again keeps the overlay";
   Apply(Do(Action::kCloseOverlay), s);
   EXPECT_FALSE(s.view.help);
+  Apply(Do(Action::kEvents), s);
+  EXPECT_TRUE(s.view.events);
+  EXPECT_TRUE(KeysFor(s).help_open) << "any key closes the event list";
+  Apply(Do(Action::kCloseOverlay), s);
+  EXPECT_FALSE(s.view.events);
+  client::Event told;
+  told.kind = client::Event::Kind::kEvent;
+  told.event.set_seq(5);
+  told.event.set_summary("device 0 degraded");
+  EXPECT_TRUE(Absorb(told, false, "test", s.live));
+  EXPECT_EQ(s.live.events().size(), 1u);
+  EXPECT_EQ(s.live.last_notice, "device 0 degraded");
   std::vector<GraphView> graphs;
   for (int i = 0; i < 3; ++i) {
     Apply(Do(Action::kNextGraph), s);

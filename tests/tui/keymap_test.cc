@@ -40,6 +40,8 @@ TEST(Keymap, AwsKeysAndOurs) {
   EXPECT_EQ(act(CharKey('p')), Action::kProcesses);
   EXPECT_EQ(act(Key::kHome), Action::kHome);
   EXPECT_EQ(act(Key::kEnd), Action::kEnd);
+  EXPECT_EQ(act(CharKey('e')), Action::kEvents);
+  EXPECT_EQ(act(CharKey('E')), Action::kEvents);
 }
 
 TEST(Keymap, TheProcessesViewsKeys) {
@@ -53,6 +55,7 @@ TEST(Keymap, TheProcessesViewsKeys) {
   EXPECT_EQ(act(CharKey('r')), Action::kReverseSort);
   EXPECT_EQ(act(CharKey('/')), Action::kFilter);
   EXPECT_EQ(act(CharKey('e')), Action::kTreeByJob);
+  EXPECT_EQ(act(CharKey('E')), Action::kEvents);
   EXPECT_EQ(act(Key::kF5), Action::kTreeByJob);
   EXPECT_EQ(act(Key::kEscape), Action::kBack);
   EXPECT_EQ(act(CharKey('p')), Action::kProcesses);

@@ -361,6 +361,46 @@ TEST(View, HelpOverlayListsEveryKey) {
   EXPECT_EQ(narrow.Text().rfind("+--", 0), 0u) << narrow.Text();
 }
 
+v1::Event DeviceEvent(std::uint64_t seq, const std::string& before, const std::string& after,
+                      const std::string& summary) {
+  v1::Event e;
+  e.set_seq(seq);
+  e.set_unix_ns(1796000000'000000000 + static_cast<std::int64_t>(seq) * 1'000'000'000);
+  e.set_kind(v1::EVENT_KIND_DEVICE_HEALTH);
+  e.mutable_subject()->set_neuron_device_index(3);
+  e.set_before(before);
+  e.set_after(after);
+  e.set_summary(summary);
+  return e;
+}
+
+TEST(View, TheEventListShowsTheNewestFirstAndTheNewestOnTheNoticeRow) {
+  Model m = Trn1Small();
+  v1::Welcome w;
+  *w.mutable_inventory() = m.inventory();
+  w.set_newest_event_seq(1);  // kept by the daemon before neuron-top connected
+  m.SetWelcome(w);
+  m.AddEvent(DeviceEvent(1, "", "ok", "kept from before"));
+  EXPECT_EQ(m.last_notice, "") << "an event from before connecting is no news";
+  m.AddEvent(DeviceEvent(2, "ok", "failed", "device 3 failed: uncorrectable HBM errors\x1b[2J"));
+  EXPECT_EQ(m.last_notice, "device 3 failed: uncorrectable HBM errors") << "terminal-safe";
+  ViewState v = Plain();
+  v.events = true;
+  TextCanvas c(120, 30);
+  Render(m, v, c);
+  const std::string text = c.Text();
+  const auto newest = text.find("device_health  device 3  ok -> failed  device 3 failed");
+  const auto older = text.find("device_health  device 3  ok  kept from before");
+  ASSERT_NE(newest, std::string::npos) << text;
+  ASSERT_NE(older, std::string::npos) << text;
+  EXPECT_LT(newest, older) << "newest first";
+  EXPECT_NE(text.find("recent events, newest first"), std::string::npos);
+  for (std::uint64_t s = 3; s < 3 + Model::kMaxEvents; ++s)
+    m.AddEvent(DeviceEvent(s, "a", "b", "x"));
+  EXPECT_EQ(m.events().size(), Model::kMaxEvents);
+  EXPECT_EQ(m.events().front().seq(), 3u);
+}
+
 // Every terminal-hostile form at once: OSC title, clear screen, CR, C1 CSI, bidi override.
 const std::string kEvil =
     "ok\x1b]0;pwned\x07\x1b[2J\r\xc2\x9b"

@@ -99,7 +99,7 @@ void Recorder::Prune(WallTime now) {
 }
 
 Status Recorder::Append(const Snapshot& snapshot, const v1::Inventory& inventory,
-                        const std::string& description) {
+                        const std::string& description, std::span<const v1::Event> events) {
   const WallTime wall = snapshot.wall;
   if (retry_at_) {
     if (wall < *retry_at_) return Status::Ok();
@@ -117,7 +117,7 @@ Status Recorder::Append(const Snapshot& snapshot, const v1::Inventory& inventory
   }
   if (st.ok()) {
     const std::uint64_t before = writer_->bytes();
-    st = writer_->Append(snapshot, inventory, description);
+    st = writer_->Append(snapshot, inventory, description, events);
     const std::uint64_t grown = writer_->bytes() - before;
     stats_.bytes_written += grown;
     stats_.archive_bytes += grown;

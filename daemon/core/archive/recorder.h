@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "neuronmon/v1/archive.pb.h"
@@ -48,7 +49,7 @@ class Recorder {
   // Appends one snapshot. Returns the error when this append stopped recording (the first
   // failure of an episode); Ok otherwise, also while waiting to retry.
   Status Append(const Snapshot& snapshot, const v1::Inventory& inventory,
-                const std::string& description);
+                const std::string& description, std::span<const v1::Event> events = {});
   // Ends the current file (syncing it).
   void Close();
 

@@ -136,6 +136,7 @@ Status Replayer::Prime(WallTime from) {
       HostReader());
   first_.assign(subscriptions_.size(), true);
   pending_.reset();
+  events_.clear();
   if (Status st = reader_->Seek(from - options_.prime); !st.ok()) return st;
   time_ = from;
   bool numbered = false;
@@ -167,6 +168,8 @@ void Replayer::Feed(archive::Entry entry) {
 v1::Welcome Replayer::Welcome() const {
   v1::Welcome w = core_->MakeWelcome(MonoTime{});
   if (pending_) *w.mutable_inventory() = *pending_->inventory;
+  // The recording's events come with its snapshots (TakeEvents), numbered as recorded.
+  w.set_newest_event_seq(0);
   return w;
 }
 
@@ -187,6 +190,10 @@ bool Replayer::Step(std::vector<std::optional<v1::Report>>& reports) {
   pending_.reset();
   if (!e) e = reader_->Next();
   if (!e || (to_ && e->snapshot.wall > *to_)) return false;
+  for (v1::Event& event : e->events) events_.push_back(std::move(event));
+  if (events_.size() > archive::kMaxEntryEvents) {
+    events_.erase(events_.begin(), events_.end() - archive::kMaxEntryEvents);
+  }
   Feed(std::move(*e));
   reports.assign(subscriptions_.size(), std::nullopt);
   const std::uint64_t seq = core_->history().newest_seq();

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daemon/core/backend.h"
@@ -85,6 +86,9 @@ class Replayer {
   // Where the recording's last minute starts.
   WallTime last_chunk() const { return reader_->LastChunkWall(); }
   std::vector<std::string> TakeNotices() { return reader_->TakeNotices(); }
+  // The events recorded with the snapshots stepped since the last call (docs/events.md), oldest
+  // first; at most archive::kMaxEntryEvents.
+  std::vector<v1::Event> TakeEvents() { return std::exchange(events_, {}); }
   const v1::ArchiveHeader& header() const { return reader_->header(); }
   // Snapshots the replay keeps for its windows (ReplayerOptions::max_snapshots at most).
   std::size_t history_capacity() const;
@@ -101,6 +105,7 @@ class Replayer {
   std::vector<Subscription> subscriptions_;
   std::vector<bool> first_;
   std::optional<archive::Entry> pending_;  // read ahead by Prime: the first to report
+  std::vector<v1::Event> events_;
   WallTime time_;
 };
 
