@@ -1,5 +1,7 @@
 #include "daemon/core/backend.h"
 
+#include <cstdio>
+
 #include "neurondev/host.h"
 #include "simdev/instance.h"
 #include "simdev/scenario_library.h"
@@ -88,7 +90,11 @@ Result<std::unique_ptr<Backend>> MakeSimBackend(const BackendOptions& options, M
   if (!instance.ok()) return instance.status();
   std::string description = why + "sim:" + spec->name + ", scenario " + name + ", seed " +
                             std::to_string(options.seed) + node;
-  if (options.speed != 1) description += ", speed " + std::to_string(options.speed) + "x";
+  if (options.speed != 1) {
+    char speed[32];
+    std::snprintf(speed, sizeof speed, "%g", options.speed);  // 60, 0.5: not 60.000000
+    description += ", speed " + std::string(speed) + "x";
+  }
   return std::unique_ptr<Backend>(std::make_unique<SimBackend>(
       std::move(*instance), start, options.speed, std::move(description)));
 }

@@ -29,6 +29,10 @@ HttpServerOptions MetricsServerOptions(const DaemonConfig& c, const std::string&
   o.handler.token = token;
   o.handler.version = NEURONMON_VERSION;
   o.write_timeout = c.stream.write_timeout;  // limits.write_timeout bounds every write
+  // An /events stream is a stream client like any other: the same budgets and heartbeat.
+  o.event_stream_max_bytes = c.stream.max_queue_bytes;
+  o.event_streams_max_bytes_total = c.stream.max_queued_bytes_total;
+  o.event_stream_heartbeat = c.stream.heartbeat_interval;
   return o;
 }
 
@@ -234,6 +238,7 @@ void Daemon::OnSampleTimer() {
     }
   }
   server_->Heartbeat(now);
+  if (http_) http_->PumpEvents();  // heartbeats, timeouts and lifetimes of /events streams
   ArmSampler();
   if (reader_->busy()) {
     // The previous read has not returned (a hung sysfs file, say): skip this tick and keep
@@ -298,6 +303,7 @@ void Daemon::OnReading(Reading& reading, std::uint64_t generation, MonoTime now,
   NoteClampedBusyReadings();
   RecordSample(now, wall);
   server_->Broadcast();
+  if (http_) http_->PumpEvents();
   UpdateStatus();
 }
 
@@ -452,6 +458,7 @@ void Daemon::WaitForSignal() {
 void Daemon::AddEvent(v1::Event event) {
   core_->AddEvent(std::move(event), Clock::now(), std::chrono::system_clock::now());
   if (server_) server_->PumpEvents();
+  if (http_) http_->PumpEvents();
 }
 
 void Daemon::Stop(std::function<void()> done) {

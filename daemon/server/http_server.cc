@@ -44,6 +44,9 @@ class HttpConnection {
   // Gives the scrape slot back now and closes the connection.
   virtual void AbandonScrape() = 0;
   virtual void Close() = 0;
+  // A long-lived /events reply: sends the events logged since the last call (or a heartbeat),
+  // closes it when its write is stuck past the write timeout, ends it when its lifetime is over.
+  virtual void PumpEvents(std::chrono::steady_clock::time_point now) = 0;
 };
 
 struct HttpServer::Impl {
@@ -58,6 +61,12 @@ struct HttpServer::Impl {
   void Accept(const std::shared_ptr<Impl>& self);
   void Admit(const std::shared_ptr<Impl>& self, tcp::socket socket);
   void FreeStalledScrape(std::chrono::steady_clock::time_point now);
+  // A stream may write `wanted` more bytes: what is left of the budget all streams share.
+  std::size_t StreamBudget() const {
+    const std::size_t total = options.event_streams_max_bytes_total;
+    return std::min(options.event_stream_max_bytes,
+                    total > stream_bytes_in_flight ? total - stream_bytes_in_flight : 0);
+  }
 
   asio::io_context& io;
   Logger& log;
@@ -71,6 +80,8 @@ struct HttpServer::Impl {
   std::shared_ptr<const TlsServerContext> tls;  // null: plain HTTP
   std::map<std::uint64_t, std::weak_ptr<HttpConnection>> sessions;
   std::set<std::uint64_t> pending;
+  std::map<std::uint64_t, std::weak_ptr<HttpConnection>> streams;  // long-lived /events replies
+  std::size_t stream_bytes_in_flight = 0;
   asio::steady_timer backoff_timer;
   Nanos accept_backoff{0};
   LogRateLimiter log_limiter{
@@ -94,6 +105,8 @@ class HttpSession final : public HttpConnection,
     server_->handler.Release(slot_);
     server_->sessions.erase(id_);
     server_->pending.erase(id_);
+    server_->streams.erase(id_);
+    server_->stream_bytes_in_flight -= std::min(server_->stream_bytes_in_flight, out_.size());
   }
 
   void Start() override {
@@ -121,6 +134,9 @@ class HttpSession final : public HttpConnection,
   void Close() override {
     beast::error_code ignored;
     Lowest().socket().close(ignored);
+  }
+  void PumpEvents(std::chrono::steady_clock::time_point now) override {
+    Guarded([&] { Pump(now); });
   }
 
  private:
@@ -229,6 +245,7 @@ class HttpSession final : public HttpConnection,
   }
 
   void Write(HttpReply reply, unsigned version, bool keep_alive, bool head) {
+    if (reply.stream) return StartStream(std::move(reply), version);
     server().handler.CountResponse(reply.status);
     slot_ = reply.slot;
     response_ = {};
@@ -257,6 +274,114 @@ class HttpSession final : public HttpConnection,
     if (!response_.keep_alive()) return Linger();
     response_ = {};  // the rendered body is not kept between requests
     WaitForNextRequest();
+  }
+
+  // A long-lived /events reply: the header (chunked for HTTP/1.1; an HTTP/1.0 body ends with the
+  // connection), then the events as they are logged (Pump). Beast's deadlines are off from here —
+  // a read waits for the client to leave — and Pump applies the write timeout and the lifetime.
+  void StartStream(HttpReply reply, unsigned version) {
+    server().handler.CountResponse(reply.status);
+    slot_ = reply.slot;  // held until the connection closes
+    server().pending.erase(id_);
+    server().streams.emplace(id_, this->weak_from_this());
+    sse_ = reply.stream->sse;
+    after_ = reply.stream->after;
+    chunked_ = version >= 11;
+    stream_head_.result(static_cast<http::status>(reply.status));
+    stream_head_.version(version);
+    stream_head_.set(http::field::server, "neuron-monitord");
+    stream_head_.set(http::field::content_type, reply.content_type);
+    for (const auto& [name, value] : reply.headers) stream_head_.set(name, value);
+    stream_head_.keep_alive(false);
+    if (chunked_) stream_head_.chunked(true);
+    Lowest().expires_never();
+    const auto now = std::chrono::steady_clock::now();
+    stream_end_ = now + Steady(server().options.event_stream_lifetime);
+    last_stream_write_ = now;
+    pending_text_ = std::move(reply.body);
+    serializer_.emplace(stream_head_);
+    writing_ = true;
+    write_started_ = now;
+    http::async_write_header(stream_, *serializer_,
+                             [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                               self->Guarded([&] { self->OnStreamWritten(ec); });
+                             });
+    WatchForClose();
+  }
+
+  // Reads and drops what the client sends after its request; its leaving closes the stream.
+  void WatchForClose() {
+    buffer_.consume(buffer_.size());
+    stream_.async_read_some(buffer_.prepare(1024),
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec || self->server().stopped) return self->Close();
+                              self->WatchForClose();
+                            });
+  }
+
+  void Pump(std::chrono::steady_clock::time_point now) {
+    if (!serializer_ || closed_stream_) return;
+    HttpServer::Impl& s = server();
+    if (writing_) {
+      if (now - write_started_ > Steady(s.options.write_timeout)) {
+        s.log.Debug("http: " + Peer() + ": /events stream not read within the write timeout");
+        Close();
+      }
+      return;
+    }
+    if (now >= stream_end_) {
+      // Its lifetime is over: end the body cleanly; the client resumes after the last event.
+      closed_stream_ = true;
+      if (!chunked_) return EndStream();
+      out_.clear();
+      return WriteStream(http::make_chunk_last());
+    }
+    std::string text = std::move(pending_text_);
+    pending_text_.clear();
+    const std::size_t budget = s.StreamBudget();
+    if (budget > text.size()) {
+      text += s.handler.EventsAfter(&after_, sse_, 1000, budget - text.size());
+    }
+    if (text.empty() && sse_ &&
+        now - last_stream_write_ >= Steady(s.options.event_stream_heartbeat)) {
+      text = ": keep-alive\n\n";  // an SSE comment: keeps proxies from cutting an idle stream
+    }
+    if (text.empty()) return;
+    out_ = std::move(text);
+    s.stream_bytes_in_flight += out_.size();
+    if (chunked_) return WriteStream(http::make_chunk(asio::buffer(out_)));
+    WriteStream(asio::buffer(out_));
+  }
+
+  // The body is complete: no more sending; WatchForClose's read ends the connection when the
+  // client closes its side, or kLinger later.
+  void EndStream() {
+    server().handler.Release(std::exchange(slot_, ReplySlot::kNone));  // the slot is free at once
+    server().streams.erase(id_);
+    beast::error_code ignored;
+    Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    Lowest().expires_after(kLinger);
+  }
+
+  template <typename Buffers>
+  void WriteStream(const Buffers& buffers) {
+    writing_ = true;
+    write_started_ = std::chrono::steady_clock::now();
+    asio::async_write(stream_, buffers,
+                      [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                        self->Guarded([&] { self->OnStreamWritten(ec); });
+                      });
+  }
+
+  void OnStreamWritten(beast::error_code ec) {
+    writing_ = false;
+    HttpServer::Impl& s = server();
+    s.stream_bytes_in_flight -= std::min(s.stream_bytes_in_flight, out_.size());
+    out_.clear();
+    if (ec || s.stopped) return Close();
+    if (closed_stream_) return EndStream();
+    last_stream_write_ = std::chrono::steady_clock::now();
+    Pump(last_stream_write_);  // more may have been logged meanwhile
   }
 
   // Stops sending and reads (and drops) what the client still sends, for at most kLinger in all:
@@ -293,6 +418,18 @@ class HttpSession final : public HttpConnection,
   std::chrono::steady_clock::time_point write_started_;
   std::size_t requests_ = 0;
   std::optional<std::chrono::steady_clock::time_point> linger_deadline_;
+  // A long-lived /events reply (StartStream).
+  http::response<http::empty_body> stream_head_;
+  std::optional<http::response_serializer<http::empty_body>> serializer_;
+  bool sse_ = false;
+  bool chunked_ = false;
+  bool writing_ = false;
+  bool closed_stream_ = false;  // its lifetime is over: the last chunk is written, then closed
+  std::uint64_t after_ = 0;     // the last event sent
+  std::string pending_text_;    // sent with the first events (the SSE retry line)
+  std::string out_;             // being written
+  std::chrono::steady_clock::time_point stream_end_;
+  std::chrono::steady_clock::time_point last_stream_write_;
 };
 
 void HttpServer::Impl::Accept(const std::shared_ptr<Impl>& self) {
@@ -328,7 +465,7 @@ void HttpServer::Impl::Admit(const std::shared_ptr<Impl>& self, tcp::socket sock
       session->Close();
     }
   }
-  if (sessions.size() >= options.max_connections) {
+  if (sessions.size() - streams.size() >= options.max_connections) {
     log.Debug("http: " + std::to_string(sessions.size()) + " connections open; refusing another");
     return;  // the socket closes as it goes out of scope
   }
@@ -439,7 +576,22 @@ void HttpServer::SetLimits(const HttpServerOptions& options) {
   o.max_requests = options.max_requests;
   impl_->handler.set_max_scrapes(options.handler.max_scrapes);
   impl_->handler.set_max_probes(options.handler.max_probes);
+  impl_->handler.set_max_event_streams(options.handler.max_event_streams);
+  o.event_stream_lifetime = options.event_stream_lifetime;
+  o.event_stream_max_bytes = options.event_stream_max_bytes;
+  o.event_streams_max_bytes_total = options.event_streams_max_bytes_total;
+  o.event_stream_heartbeat = options.event_stream_heartbeat;
 }
+
+void HttpServer::PumpEvents() {
+  const auto now = std::chrono::steady_clock::now();
+  // A copy: a stream that fails its write closes, and leaves the map, as we go.
+  for (auto& [id, weak] : std::map(impl_->streams)) {
+    if (auto stream = weak.lock()) stream->PumpEvents(now);
+  }
+}
+
+std::size_t HttpServer::event_stream_count() const { return impl_->streams.size(); }
 
 void HttpServer::Shutdown() {
   if (impl_->stopped) return;

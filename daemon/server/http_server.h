@@ -5,6 +5,9 @@
 // connection idle past idle_timeout is closed, a reply not written within write_timeout is
 // abandoned, a connection past connection_lifetime or max_requests is closed after its current
 // reply, and a closing connection drains the client's input for at most one second in all —
+// and keeps long-lived /events replies (max_event_streams of them, not counted in
+// max_connections) sending each event as it is logged, within their byte budgets, for at most
+// event_stream_lifetime —
 // and hands each request to a MetricsHandler for the answer (routes, auth, the scrape cap). HEAD
 // gets GET's headers without the body; keep-alive is supported.
 // Slots: at most max_connections, of which at most max_pending have not yet read a 2xx reply in
@@ -60,6 +63,11 @@ class HttpServer {
   void Shutdown();
 
   std::size_t connection_count() const;
+  // Sends each long-lived /events reply the events logged since the last call; applies their
+  // write timeout, heartbeat and lifetime. The daemon calls it after each sample, after each of
+  // its own events, and on each sampling tick.
+  void PumpEvents();
+  std::size_t event_stream_count() const;
   // New limits after a reload: every field but `handler.token` and `handler.version` applies to
   // requests and connections from now on.
   void SetLimits(const HttpServerOptions& options);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -205,6 +206,8 @@ HttpReply MetricsHandler::Metrics(const HttpRequestHead& request) {
 HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
   // The resume point: ?after=SEQ, else an SSE client's Last-Event-ID, else from the oldest kept.
   std::string_view after_text = request.last_event_id;
+  const bool sse = AcceptsType(request.accept, "text/event-stream");
+  std::optional<std::string_view> follow_text;
   const std::size_t q = request.target.find('?');
   if (q != std::string_view::npos) {
     std::string_view query = request.target.substr(q + 1);
@@ -212,6 +215,9 @@ HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
       const std::size_t amp = query.find('&');
       const std::string_view pair = query.substr(0, amp);
       if (pair.starts_with("after=")) after_text = pair.substr(6);
+      if (pair == "follow" || pair.starts_with("follow=")) {
+        follow_text = pair.size() > 7 ? pair.substr(7) : std::string_view("1");
+      }
       if (amp == std::string_view::npos) break;
       query.remove_prefix(amp + 1);
     }
@@ -223,43 +229,92 @@ HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
     }
     after = std::stoull(std::string(after_text));
   }
-  if (std::optional<HttpReply> full = Full(ReplySlot::kScrape)) return *full;
-  const EventLog& log = core_.events();
-  const bool sse = AcceptsType(request.accept, "text/event-stream");
+  // Server-Sent Events are a stream unless told otherwise; NDJSON ends unless told to follow.
+  bool follow = sse;
+  if (follow_text) {
+    if (*follow_text == "1" || *follow_text == "true") {
+      follow = true;
+    } else if (*follow_text == "0" || *follow_text == "false") {
+      follow = false;
+    } else {
+      return Text(400, "400 Bad Request: follow must be 1, true, 0 or false\n");
+    }
+  }
   HttpReply r;
   r.content_type = sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson";
   r.headers.emplace_back("Cache-Control", "no-store");
-  if (sse) r.body = "retry: 1000\n\n";  // the stream ends: reconnect with Last-Event-ID
-  // Events after `after` that are no longer kept are said to be missing, not skipped silently.
-  if (after + 1 < log.oldest_seq() && after < log.newest_seq()) {
-    const std::string gap = R"({"kind":"gap","first_seq":)" + std::to_string(after + 1) +
-                            R"(,"last_seq":)" + std::to_string(log.oldest_seq() - 1) +
-                            R"(,"summary":"events no longer retained"})";
-    r.body += sse ? "event: gap\ndata: " + gap + "\n\n" : gap + "\n";
+  if (follow && request.method != "HEAD") {
+    if (std::optional<HttpReply> full = Full(ReplySlot::kStream)) return *full;
+    r.headers.emplace_back("X-Accel-Buffering", "no");  // proxies: pass each event on at once
+    if (sse) r.body = "retry: 1000\n\n";  // a lost stream reconnects with Last-Event-ID
+    r.stream = EventStreamStart{after, sse};
+    return Hold(std::move(r), ReplySlot::kStream);
   }
-  for (const v1::Event* e : log.After(after, kMaxEventsPerReply)) {
-    const std::string json = EventJson(*e);
-    if (sse) {
-      r.body += "id: " + std::to_string(e->seq()) + "\nevent: " + EventKindName(e->kind()) +
-                "\ndata: " + json + "\n\n";
-    } else {
-      r.body += json + "\n";
-    }
-  }
+  if (std::optional<HttpReply> full = Full(ReplySlot::kScrape)) return *full;
+  if (sse) r.body = "retry: 1000\n\n";  // the reply ends: reconnect with Last-Event-ID
+  r.body += EventsAfter(&after, sse, kMaxEventsPerReply, std::numeric_limits<std::size_t>::max());
   return Hold(std::move(r), ReplySlot::kScrape);
 }
 
+std::string MetricsHandler::EventsAfter(std::uint64_t* after, bool sse, std::size_t max_events,
+                                        std::size_t max_bytes) {
+  const EventLog& log = core_.events();
+  std::string body;
+  // Events after `after` that are no longer kept are said to be missing, not skipped silently.
+  if (*after + 1 < log.oldest_seq() && *after < log.newest_seq()) {
+    const std::string gap = R"({"kind":"gap","first_seq":)" + std::to_string(*after + 1) +
+                            R"(,"last_seq":)" + std::to_string(log.oldest_seq() - 1) +
+                            R"(,"summary":"events no longer retained"})";
+    body += sse ? "event: gap\ndata: " + gap + "\n\n" : gap + "\n";
+    *after = log.oldest_seq() - 1;
+  }
+  for (const v1::Event* e : log.After(*after, max_events)) {
+    auto [it, fresh] = rendered_.try_emplace(e->seq());
+    if (fresh) {
+      it->second = EventJson(*e);
+      // Streams send the newest events; older ones are rendered again if one ever asks.
+      if (rendered_.size() > 2 * kMaxEventsPerReply) rendered_.erase(rendered_.begin());
+    }
+    const std::string& json = it->second;
+    const std::size_t before = body.size();
+    if (sse) {
+      body += "id: " + std::to_string(e->seq()) + "\nevent: " + EventKindName(e->kind()) +
+              "\ndata: " + json + "\n\n";
+    } else {
+      body += json + "\n";
+    }
+    if (body.size() > max_bytes && before > 0) {
+      body.resize(before);  // the next batch starts with it
+      break;
+    }
+    *after = e->seq();
+  }
+  return body;
+}
+
 std::size_t* MetricsHandler::InFlight(ReplySlot slot) {
-  return slot == ReplySlot::kScrape  ? &scrapes_in_flight_
-         : slot == ReplySlot::kProbe ? &probes_in_flight_
-                                     : nullptr;
+  switch (slot) {
+    case ReplySlot::kScrape:
+      return &scrapes_in_flight_;
+    case ReplySlot::kProbe:
+      return &probes_in_flight_;
+    case ReplySlot::kStream:
+      return &streams_in_flight_;
+    case ReplySlot::kNone:
+      break;
+  }
+  return nullptr;
 }
 
 std::optional<HttpReply> MetricsHandler::Full(ReplySlot slot) {
-  const bool scrape = slot == ReplySlot::kScrape;
-  if (*InFlight(slot) < (scrape ? options_.max_scrapes : options_.max_probes)) return std::nullopt;
-  HttpReply r = Text(503, std::string("503 Service Unavailable: too many ") +
-                              (scrape ? "scrapes" : "probes") + " at once\n");
+  const std::size_t max = slot == ReplySlot::kScrape  ? options_.max_scrapes
+                          : slot == ReplySlot::kProbe ? options_.max_probes
+                                                      : options_.max_event_streams;
+  if (*InFlight(slot) < max) return std::nullopt;
+  const char* what = slot == ReplySlot::kScrape  ? "scrapes"
+                     : slot == ReplySlot::kProbe ? "probes"
+                                                 : "event streams";
+  HttpReply r = Text(503, std::string("503 Service Unavailable: too many ") + what + " at once\n");
   r.headers.emplace_back("Retry-After", "1");
   return r;
 }

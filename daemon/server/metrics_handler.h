@@ -4,7 +4,9 @@
 // /healthz and /readyz (daemon/core/probes.h: 200 or 503, plain text, or JSON with every check
 // when the Accept header asks for application/json; /-/healthy is /healthz's old name), /events
 // (the retained events after `?after=SEQ` or Last-Event-ID, as NDJSON or, for Accept:
-// text/event-stream, Server-Sent Events; docs/events.md) and / (a page linking them); anything else
+// text/event-stream, Server-Sent Events; with `follow` — Server-Sent Events' default — a long-lived
+// reply the transport keeps sending new events on, within max_event_streams; docs/events.md) and
+// / (a page linking them); anything else
 // is 404, other methods 405 with Allow. A listener that requires a token gets 401 for any request
 // without `Authorization: Bearer <token>` — except the probes, which reveal nothing and which
 // kubelet probes send without one. It builds the exposition from what DaemonCore already holds (the
@@ -15,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,8 +42,16 @@ struct HttpRequestHead {
   bool requires_token = false;          // the listener is off loopback
 };
 
-// The handler's bounded slot a reply holds until it is written: its caller must Release() it.
-enum class ReplySlot : std::uint8_t { kNone, kScrape, kProbe };
+// The handler's bounded slot a reply holds until it is written (kStream: until its connection
+// closes): its caller must Release() it.
+enum class ReplySlot : std::uint8_t { kNone, kScrape, kProbe, kStream };
+
+// A long-lived /events reply: the transport sends `body` and then, as they are logged, the events
+// after `after` (MetricsHandler::EventsAfter), until the stream's lifetime ends.
+struct EventStreamStart {
+  std::uint64_t after = 0;
+  bool sse = false;
+};
 
 struct HttpReply {
   int status = 200;
@@ -48,6 +59,7 @@ struct HttpReply {
   std::string body;  // for HEAD, the body a GET would get (the transport sends only its length)
   std::vector<std::pair<std::string, std::string>> headers;  // extra: Allow, WWW-Authenticate
   ReplySlot slot = ReplySlot::kNone;
+  std::optional<EventStreamStart> stream;  // set: a long-lived /events reply (slot kStream)
 };
 
 class MetricsHandler {
@@ -62,11 +74,19 @@ class MetricsHandler {
   void Release(ReplySlot slot);
   // Counts a response by status, for neuron_monitord_http_responses_total.
   void CountResponse(int status) { ++scrapes_.responses[status]; }
+  // The events after `*after` as an /events body — Server-Sent Events or NDJSON lines, a gap line
+  // first when some after `*after` are no longer kept — at most `max_events`, and no more than
+  // `max_bytes` but for the first; advances `*after` past what it holds. Each event is rendered
+  // once for every stream that sends it.
+  std::string EventsAfter(std::uint64_t* after, bool sse, std::size_t max_events,
+                          std::size_t max_bytes);
 
   std::size_t scrapes_in_flight() const { return scrapes_in_flight_; }
   std::size_t probes_in_flight() const { return probes_in_flight_; }
+  std::size_t streams_in_flight() const { return streams_in_flight_; }
   void set_max_scrapes(std::size_t max) { options_.max_scrapes = max; }
   void set_max_probes(std::size_t max) { options_.max_probes = max; }
+  void set_max_event_streams(std::size_t max) { options_.max_event_streams = max; }
 
  private:
   HttpReply Metrics(const HttpRequestHead& request);
@@ -88,6 +108,8 @@ class MetricsHandler {
   ScrapeStats scrapes_;
   std::size_t scrapes_in_flight_ = 0;
   std::size_t probes_in_flight_ = 0;
+  std::size_t streams_in_flight_ = 0;
+  std::map<std::uint64_t, std::string> rendered_;  // events' JSON by seq, the newest kept
   MonoTime started_;
 };
 

@@ -1,7 +1,9 @@
 // /events over real loopback TCP: the daemon's own "started" event first, NDJSON by default and
 // Server-Sent Events on request, resumable with ?after= and Last-Event-ID, a bad resume point
-// refused; and on a simulated device whose HBM starts failing, the health change, the new
-// hardware errors and the verdict change arrive as events with their evidence.
+// refused; long-lived replies (SSE by default, NDJSON with ?follow) that push each event as it
+// is logged, within their own cap and lifetime, beside scrapes that still get through; and on a
+// simulated device whose HBM starts failing, the health change, the new hardware errors and the
+// verdict change arrive as events with their evidence.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -45,17 +47,88 @@ TEST(EventsHttp, StartedFirstNdjsonOrSseAndResumable) {
   const auto after = Fetch(port, "/events?after=1");
   ASSERT_TRUE(after.has_value());
   for (const nlohmann::json& e : Lines(after->body)) EXPECT_GT(e["seq"].get<int>(), 1);
-  const auto sse = Fetch(port, "/events", "Accept: text/event-stream\r\n");
+  const auto sse = Fetch(port, "/events?follow=0", "Accept: text/event-stream\r\n");
   ASSERT_TRUE(sse.has_value());
   EXPECT_EQ(sse->Header("content-type"), "text/event-stream; charset=utf-8");
   EXPECT_EQ(sse->body.find("retry: 1000\n\nid: 1\nevent: daemon\ndata: {\"seq\":1,"), 0u)
       << sse->body;
   const auto resumed = Fetch(port, "/events", "Last-Event-ID: 1\r\n");
+  EXPECT_EQ(Fetch(port, "/events?follow=maybe")->status, 400);
   ASSERT_TRUE(resumed.has_value());
   EXPECT_EQ(resumed->body.find("\"seq\":1,"), std::string::npos);
   const auto bad = Fetch(port, "/events?after=-3");
   ASSERT_TRUE(bad.has_value());
   EXPECT_EQ(bad->status, 400);
+}
+
+// What arrives on `c` until `needle` has, within 5 s (all of it, for the message on failure).
+std::string ReadUntil(HttpClient& c, const std::string& needle, std::string so_far = "") {
+  const auto deadline = std::chrono::steady_clock::now() + seconds(5);
+  while (so_far.find(needle) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    so_far += c.ReadSome(65536, milliseconds(100));
+  }
+  return so_far;
+}
+
+void Reloaded(DaemonFixture& d, const std::string& summary) {
+  d.OnDaemon([summary](daemon::Daemon& daemon) {
+    daemon.AddEvent(daemon::DaemonEvent("reloaded", summary));
+  });
+}
+
+TEST(EventsHttp, StreamsPushEachEventAsItIsLogged) {
+  DaemonFixture d([](daemon::DaemonConfig& c) {
+    c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
+    c.metrics.handler.max_event_streams = 2;
+    c.metrics.max_connections = 2;  // the streams do not count against it
+  });
+  const std::uint16_t port = d.metrics_port().value_or(0);
+  HttpClient sse(port);
+  sse.Send("GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n");
+  std::string got = ReadUntil(sse, "\"after\":\"started\"");
+  ASSERT_NE(got.find("\"after\":\"started\""), std::string::npos) << got;
+  EXPECT_NE(got.find("Transfer-Encoding: chunked"), std::string::npos) << got;
+  EXPECT_NE(got.find("Content-Type: text/event-stream; charset=utf-8"), std::string::npos) << got;
+  EXPECT_NE(got.find("retry: 1000\n\nid: 1\nevent: daemon\ndata: {\"seq\":1,"), std::string::npos)
+      << got;
+  HttpClient ndjson(port);
+  ndjson.Send("GET /events?follow=1&after=1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string lines = ReadUntil(ndjson, "Transfer-Encoding: chunked");
+  EXPECT_EQ(lines.find("\"seq\":1,"), std::string::npos) << "after=1: " << lines;
+  // A third stream is refused; a scrape still gets through beside the two.
+  const auto third = Fetch(port, "/events", "Accept: text/event-stream\r\n");
+  ASSERT_TRUE(third.has_value());
+  EXPECT_EQ(third->status, 503);
+  EXPECT_NE(third->body.find("too many event streams"), std::string::npos) << third->body;
+  const auto scrape = Fetch(port, "/metrics");
+  ASSERT_TRUE(scrape.has_value());
+  EXPECT_EQ(scrape->status, 200);
+  // A new event reaches both streams, without asking again.
+  Reloaded(d, "pushed to every stream");
+  got = ReadUntil(sse, "pushed to every stream", got);
+  EXPECT_NE(got.find("event: daemon\ndata: {\"seq\":2,"), std::string::npos) << got;
+  lines = ReadUntil(ndjson, "pushed to every stream", lines);
+  EXPECT_NE(lines.find("{\"seq\":2,"), std::string::npos) << lines;
+}
+
+TEST(EventsHttp, AStreamEndsCleanlyAtItsLifetimeAndFreesItsSlot) {
+  DaemonFixture d([](daemon::DaemonConfig& c) {
+    c.listeners.metrics = daemon::ListenAddress{"127.0.0.1", 0};
+    c.metrics.handler.max_event_streams = 1;
+    c.metrics.event_stream_lifetime = seconds(1);
+  });
+  const std::uint16_t port = d.metrics_port().value_or(0);
+  HttpClient c(port);
+  c.Send("GET /events?follow HTTP/1.1\r\nHost: x\r\n\r\n");
+  // The body ends with the last chunk, and the connection closes.
+  const std::string got = ReadUntil(c, "\r\n0\r\n\r\n");
+  EXPECT_NE(got.find("\"after\":\"started\""), std::string::npos) << got;
+  EXPECT_NE(got.find("\r\n0\r\n\r\n"), std::string::npos) << got;
+  EXPECT_TRUE(c.ClosedWithin(milliseconds(3000)));
+  // Its slot is free again: another stream is admitted.
+  HttpClient next(port);
+  next.Send("GET /events?follow HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_NE(ReadUntil(next, "HTTP/1.1 200").find("HTTP/1.1 200"), std::string::npos);
 }
 
 TEST(EventsHttp, AFailingDeviceIsToldAsEvents) {

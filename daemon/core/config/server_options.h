@@ -44,6 +44,7 @@ struct UnixListenOptions {
 struct MetricsHandlerOptions {
   std::size_t max_scrapes = 16;                 // /metrics replies being built or written at once
   std::size_t max_probes = 4;                   // /healthz and /readyz replies being written
+  std::size_t max_event_streams = 1024;         // long-lived /events replies at once
   Nanos rate_window = std::chrono::seconds(5);  // ratios and percentiles (neuron-monitor's period)
   std::string token;                            // what a listener that requires one expects
   std::string version;                          // neuron_monitord_build_info
@@ -63,6 +64,14 @@ struct HttpServerOptions {
   Nanos connection_lifetime = std::chrono::minutes(10);  // then closed after the current reply
   std::size_t max_requests = 1000;                       // per connection
   std::size_t send_buffer_bytes = 0;  // SO_SNDBUF of each connection; 0: the kernel's autotuning
+  // Long-lived /events replies (follow): each ends after this (its client resumes), and has at
+  // most `event_stream_max_bytes` unread at once, all of them `event_streams_max_bytes_total`
+  // (the stream clients' limits.max_queue_bytes and max_queued_bytes_total); an idle
+  // Server-Sent Events stream gets a comment every `event_stream_heartbeat`.
+  Nanos event_stream_lifetime = std::chrono::hours(1);
+  std::size_t event_stream_max_bytes = 4 << 20;
+  std::size_t event_streams_max_bytes_total = 64 << 20;
+  Nanos event_stream_heartbeat = std::chrono::seconds(5);
   bool operator==(const HttpServerOptions&) const = default;
 };
 

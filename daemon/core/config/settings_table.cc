@@ -514,7 +514,15 @@ void AddMetricsLimits(Table& t) {
       .Duration("limits.metrics_connection_lifetime", MEMBER(metrics.connection_lifetime),
                 kMinTimeout, hours(24))
       .Doc({"Requests served on one /metrics connection before it is closed, 1 to 1000000."})
-      .Integer("limits.metrics_max_requests", MEMBER(metrics.max_requests), 1, 1000000);
+      .Integer("limits.metrics_max_requests", MEMBER(metrics.max_requests), 1, 1000000)
+      .Doc({"Long-lived /events replies (Server-Sent Events, ?follow) open at once, 0 to 100000;",
+            "not counted in limits.metrics_max_connections. Each has the stream clients'",
+            "limits.max_queue_bytes unread at most, all together limits.max_queued_bytes_total."})
+      .Integer("limits.max_event_streams", MEMBER(metrics.handler.max_event_streams), 0, 100000)
+      .Doc({"Age at which a long-lived /events reply ends (its client resumes after the last",
+            "event it got), 1s to 24h."})
+      .Duration("limits.event_stream_lifetime", MEMBER(metrics.event_stream_lifetime), seconds(1),
+                hours(24));
 }
 
 void AddLimits(Table& t) {
