@@ -381,6 +381,9 @@ void Session::Pump() {
 
 void Session::Shutdown() {
   if (closed_) return;
+  // The events logged so far (the daemon's "stopping") go before the goodbye, even while a write
+  // is in flight.
+  if (events_next_ != 0 && !closing_) FillEvents();
   v1::Envelope bye;
   bye.mutable_notice()->set_kind(v1::NOTICE_KIND_SHUTDOWN);
   bye.mutable_notice()->set_text("neuron-monitord is shutting down");
