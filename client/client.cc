@@ -327,7 +327,9 @@ struct Client::State {
         case v1::Envelope::kEvent: {
           if (!options.subscribe.has_events()) continue;  // not asked for
           std::lock_guard lock(mu);
-          events_after = std::max(events_after.value_or(0), e.event().seq());
+          // Queued before a Resubscribe and sent again after it: delivered once.
+          if (events_after && e.event().seq() <= *events_after) continue;
+          events_after = e.event().seq();
         }
           ev.kind = Event::Kind::kEvent;
           ev.event = std::move(*e.mutable_event());
@@ -493,6 +495,22 @@ struct Client::State {
 
 Client::Client(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
+std::optional<std::string> FindDaemonSocket(std::string* looked) {
+  const std::vector<std::string> candidates = ClientSocketCandidates(CurrentSocketEnvironment());
+  std::string ignored;  // sockets found where another user could have put them
+  auto found = std::find_if(candidates.begin(), candidates.end(), [&](const std::string& c) {
+    if (!IsSocket(c)) return false;
+    Status dir = CheckSocketDirectory(c);
+    if (!dir.ok()) ignored += "; ignored " + c + ": " + dir.message();
+    return dir.ok();
+  });
+  if (found != candidates.end()) return *found;
+  looked->clear();
+  for (const std::string& c : candidates) *looked += (looked->empty() ? "" : ", ") + c;
+  *looked += ignored;
+  return std::nullopt;
+}
+
 Result<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
   auto state = std::make_unique<State>();
   state->options = std::move(options);
@@ -500,22 +518,13 @@ Result<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
   Endpoint& ep = state->options.endpoint;
   std::optional<std::string> info;
   if (ep.kind == Endpoint::Kind::kAuto) {
-    const std::vector<std::string> candidates = ClientSocketCandidates(CurrentSocketEnvironment());
-    std::string ignored;  // sockets found where another user could have put them
-    auto found = std::find_if(candidates.begin(), candidates.end(), [&](const std::string& c) {
-      if (!IsSocket(c)) return false;
-      Status dir = CheckSocketDirectory(c);
-      if (!dir.ok()) ignored += "; ignored " + c + ": " + dir.message();
-      return dir.ok();
-    });
-    if (found != candidates.end()) {
+    std::string looked;
+    if (std::optional<std::string> found = FindDaemonSocket(&looked)) {
       ep.kind = Endpoint::Kind::kUnix;
       ep.path = *found;
     } else {
       ep.kind = Endpoint::Kind::kStandalone;
-      std::string looked;
-      for (const std::string& c : candidates) looked += (looked.empty() ? "" : ", ") + c;
-      info = "no neuron-monitord socket found (looked in " + looked + ignored +
+      info = "no neuron-monitord socket found (looked in " + looked +
              "); running the simulator in-process";
     }
   }

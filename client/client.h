@@ -77,6 +77,11 @@ struct Endpoint {
   std::shared_ptr<LocalDaemon> local;
 };
 
+// Where a program told no endpoint finds its daemon (Endpoint::kAuto): the first of the usual
+// socket paths that is a socket in a directory that is safely ours; nullopt when there is none,
+// with `*looked` naming where it looked (and the sockets it ignored, and why).
+std::optional<std::string> FindDaemonSocket(std::string* looked);
+
 // Parses "--connect HOST:PORT" ("[::1]:9414" for IPv6).
 Result<Endpoint> TcpEndpoint(std::string_view host_port);
 

@@ -15,9 +15,7 @@
 namespace neuronmon::exporter {
 namespace {
 
-WallTime At(std::int64_t unix_ns) {
-  return WallTime(std::chrono::duration_cast<WallTime::duration>(Nanos(unix_ns)));
-}
+WallTime At(std::int64_t unix_ns) { return FromUnixNanos(unix_ns); }
 
 std::string Seconds(std::int64_t ns) {
   return FormatDuration(std::chrono::seconds(std::max<std::int64_t>(ns, 0) / 1'000'000'000));

@@ -96,7 +96,27 @@ void AddLsOptions(CLI::App& app, LsCommandLine& c) {
                "and per device the nodes found where expected, moved, missing and unknown; and "
                "which source serves which signal on this host (runtime datastores, AWS's "
                "neuron-monitor, the driver's sysfs); with -j, as JSON");
-  app.add_option("--sysfs-root", c.sysfs_root, "where --driver reads the sysfs tree")
+  app.add_flag("--check", c.check,
+               "the health gate for schedulers: may this node take work? One line on stdout "
+               "(with -j, JSON); exit 0 healthy, 1 unhealthy, 2 unknown, 3 a usage error. Asks "
+               "the daemon, else reads this host's driver (never the simulator)");
+  app.add_option("--fail-on", c.fail_on,
+                 "with --check: the device health that is unhealthy, failed (the default) or "
+                 "degraded (degraded or failed)")
+      ->type_name("STATE");
+  app.add_option("--expect-devices", c.expect_devices,
+                 "with --check: devices there must be (default: what the instance type has)")
+      ->type_name("N");
+  app.add_option("--min-free-cores", c.min_free_cores,
+                 "with --check: NeuronCores no process may hold, at least")
+      ->type_name("N");
+  app.add_option("--max-age", c.max_age,
+                 "with --check: the newest sample may be this old at most (default 30s)")
+      ->type_name("DURATION");
+  app.add_option("--sysfs-root", c.sysfs_root, "where --driver and --check read the sysfs tree")
+      ->type_name("DIR");
+  app.add_option("--proc-root", c.proc_root,
+                 "where --check reads the processes when no daemon runs")
       ->type_name("DIR");
   app.add_option("--dev-root", c.dev_root,
                  "where --driver looks for the Neuron device nodes (neuron<N>)")

@@ -6,6 +6,7 @@
 // said stripped of control characters. Functions only; not thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -30,8 +31,15 @@ struct LsCommandLine {
   std::optional<std::string> incidents;
   client::EndpointFlags endpoint;
   bool driver = false;              // --driver: the local driver's nodes, not the daemon's devices
-  std::string sysfs_root = "/sys";  // where --driver reads
+  std::string sysfs_root = "/sys";  // where --driver and --check read
   std::string dev_root = "/dev";    // where --driver looks for the device nodes
+  std::string proc_root = "/proc";  // where --check reads the processes without a daemon
+  // --check: the health gate (RunCheck), with what it requires.
+  bool check = false;
+  std::string fail_on = "failed";  // --fail-on degraded|failed
+  std::optional<std::uint32_t> expect_devices;
+  std::optional<std::uint32_t> min_free_cores;
+  std::string max_age = "30s";
 };
 
 void AddLsOptions(CLI::App& app, LsCommandLine& command_line);
@@ -49,5 +57,13 @@ int ListIncidents(std::string path, bool json, std::ostream& out, std::ostream& 
 // or it has no device ("level=error msg="no neuron device found"", as AWS's neuron-ls says).
 int RunLs(const LsCommandLine& command_line, const client::ReplayOpener& open_replay,
           const client::LocalDaemonStarter& start_local, std::ostream& out, std::ostream& err);
+
+// neuron-ls --check (docs/health.md, "A gate for schedulers"): asks the daemon the flags name, or
+// one found where clients look, else reads this host's driver in-process (never the simulator,
+// unless --standalone asks for it), and prints one line — or with -j one JSON object — saying
+// whether the node may take work. Returns 0 healthy, 1 unhealthy, 2 unknown (exporter/
+// health_check.h), 3 for a usage error (said on `err`).
+int RunCheck(const LsCommandLine& command_line, const client::LocalDaemonStarter& start_local,
+             std::ostream& out, std::ostream& err);
 
 }  // namespace neuronmon::exporter

@@ -39,6 +39,12 @@ const MonitorOutput& MonitorSink::Handle(const client::Event& event, std::size_t
       RenderEvent(event.event);
       break;
     case client::Event::Kind::kNotice:
+      if (options_.events && event.notice.kind() == v1::NOTICE_KIND_SUBSCRIBED &&
+          !event.notice.text().ends_with("events")) {
+        AddNote("this neuron-monitord sends no events (it predates them): nothing to print");
+        output_.done = !options_.follow;
+        break;
+      }
       if (event.notice.kind() == v1::NOTICE_KIND_EVENTS_GAP) {
         AddNote("events " + std::to_string(event.notice.first_seq()) + "-" +
                 std::to_string(event.notice.last_seq()) + " were not delivered (" +

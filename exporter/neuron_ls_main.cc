@@ -1,6 +1,7 @@
 // neuron-ls: the Neuron device inventory, as AWS neuron-ls prints it, from neuron-monitord.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string_view>
 
 #include "client/embedded_simulator.h"
 #include "client/program_flags.h"
@@ -14,7 +15,20 @@ int main(int argc, char** argv) {
   exporter::LsCommandLine command_line;
   CLI::App app{"neuron-ls: lists Neuron devices, their topology and the processes using them"};
   exporter::AddLsOptions(app, command_line);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // A health check's usage error is exit 3: 1 and 2 are the node's state to its caller.
+    bool check = false;
+    for (int i = 1; i < argc; ++i) check |= std::string_view(argv[i]) == "--check";
+    if (!check || e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "neuron-ls: " << e.what() << "\n";
+    return 3;
+  }
+  if (command_line.check) {
+    wire::SilenceProtobufParseLogs();
+    return exporter::RunCheck(command_line, client::EmbeddedSimulator(), std::cout, std::cerr);
+  }
   if (Status st = client::CheckReplayOptions(command_line.replay); !st.ok()) {
     return client::Refuse("neuron-ls", {st.message(), 2}, std::cerr);
   }

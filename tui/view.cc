@@ -271,7 +271,7 @@ void DrawEventsOverlay(Ctx& ctx) {
   if (events.empty()) lines.push_back("none since neuron-top connected");
   const auto room = static_cast<std::size_t>(std::max(1, ctx.canvas.height() - 4));
   for (auto it = events.rbegin(); it != events.rend() && lines.size() < room + 2; ++it) {
-    const WallTime when(std::chrono::duration_cast<WallTime::duration>(Nanos(it->unix_ns())));
+    const WallTime when = FromUnixNanos(it->unix_ns());
     std::string change = it->before().empty() ? it->after() : it->before() + " -> " + it->after();
     lines.push_back(FormatUtcMillis(when).substr(11, 8) + "  " + EventKindName(it->kind()) + "  " +
                     EventSubjectText(it->subject()) + "  " + change + "  " + it->summary());

@@ -101,6 +101,7 @@ class DaemonCore {
 
   const History& history() const { return history_; }
   Nanos period() const { return options_.period; }
+  std::uint64_t instance_id() const { return options_.instance_id; }
   Nanos retention() const { return options_.retention; }
   // The backend's description as of its newest reading (or its start).
   const std::string& Describe() const { return description_; }

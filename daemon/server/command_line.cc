@@ -168,6 +168,15 @@ void ApplySimulatorOptions(const SimulatorOptions& simulate, DaemonConfig& confi
   if (simulate.scenario) b.scenario = *simulate.scenario;
   if (simulate.seed) b.seed = *simulate.seed;
   if (simulate.speed) b.speed = *simulate.speed;
+  if (simulate.sysfs_root) b.host.sysfs_root = *simulate.sysfs_root;
+  if (simulate.proc_root) b.host.proc_root = *simulate.proc_root;
+  if (simulate.driver_only) {
+    b.host.driver_datastores = false;
+    b.host.datastore_root.clear();
+    b.host.neuron_monitor.clear();
+    b.host.kernel_log = false;
+    b.host.kubernetes = false;
+  }
   if (simulate.period) {
     Result<Nanos> p = ParseDuration(*simulate.period);
     if (p.ok()) {

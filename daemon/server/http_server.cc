@@ -320,15 +320,16 @@ class HttpSession final : public HttpConnection,
   }
 
   void Pump(std::chrono::steady_clock::time_point now) {
-    if (!serializer_ || closed_stream_) return;
+    if (!serializer_) return;
     HttpServer::Impl& s = server();
-    if (writing_) {
+    if (writing_) {  // the last chunk too
       if (now - write_started_ > Steady(s.options.write_timeout)) {
         s.log.Debug("http: " + Peer() + ": /events stream not read within the write timeout");
         Close();
       }
       return;
     }
+    if (closed_stream_) return;
     if (now >= stream_end_) {
       // Its lifetime is over: end the body cleanly; the client resumes after the last event.
       closed_stream_ = true;
@@ -353,14 +354,12 @@ class HttpSession final : public HttpConnection,
     WriteStream(asio::buffer(out_));
   }
 
-  // The body is complete: no more sending; WatchForClose's read ends the connection when the
-  // client closes its side, or kLinger later.
+  // The body is complete (its last chunk written; without chunks, the close ends it): close.
+  // The client sends nothing on a stream, so nothing unread turns the close into a reset.
   void EndStream() {
-    server().handler.Release(std::exchange(slot_, ReplySlot::kNone));  // the slot is free at once
+    server().handler.Release(std::exchange(slot_, ReplySlot::kNone));
     server().streams.erase(id_);
-    beast::error_code ignored;
-    Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
-    Lowest().expires_after(kLinger);
+    Close();
   }
 
   template <typename Buffers>

@@ -12,9 +12,7 @@ namespace {
 // Bundles waiting for the disk; one more is refused.
 constexpr std::size_t kMaxQueued = 4;
 
-WallTime At(std::int64_t ns) {
-  return WallTime(std::chrono::duration_cast<WallTime::duration>(Nanos(ns)));
-}
+WallTime At(std::int64_t ns) { return FromUnixNanos(ns); }
 
 }  // namespace
 

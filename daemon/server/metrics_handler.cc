@@ -222,6 +222,14 @@ HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
       query.remove_prefix(amp + 1);
     }
   }
+  // An SSE id is INSTANCE-SEQ: one of another daemon instance (a restart) resumes from this
+  // daemon's first event, as does a seq beyond its newest.
+  bool other_instance = false;
+  const bool from_id = after_text.data() == request.last_event_id.data();  // not ?after=
+  if (const std::size_t dash = after_text.find('-'); from_id && dash != std::string_view::npos) {
+    other_instance = after_text.substr(0, dash) != InstanceHex();
+    after_text.remove_prefix(dash + 1);
+  }
   std::uint64_t after = 0;
   if (!after_text.empty()) {
     if (after_text.size() > 19 || after_text.find_first_not_of("0123456789") != std::string::npos) {
@@ -229,6 +237,7 @@ HttpReply MetricsHandler::Events(const HttpRequestHead& request) {
     }
     after = std::stoull(std::string(after_text));
   }
+  if (other_instance || after > core_.events().newest_seq()) after = 0;
   // Server-Sent Events are a stream unless told otherwise; NDJSON ends unless told to follow.
   bool follow = sse;
   if (follow_text) {
@@ -270,16 +279,12 @@ std::string MetricsHandler::EventsAfter(std::uint64_t* after, bool sse, std::siz
   }
   for (const v1::Event* e : log.After(*after, max_events)) {
     auto [it, fresh] = rendered_.try_emplace(e->seq());
-    if (fresh) {
-      it->second = EventJson(*e);
-      // Streams send the newest events; older ones are rendered again if one ever asks.
-      if (rendered_.size() > 2 * kMaxEventsPerReply) rendered_.erase(rendered_.begin());
-    }
+    if (fresh) it->second = EventJson(*e);
     const std::string& json = it->second;
     const std::size_t before = body.size();
     if (sse) {
-      body += "id: " + std::to_string(e->seq()) + "\nevent: " + EventKindName(e->kind()) +
-              "\ndata: " + json + "\n\n";
+      body += "id: " + InstanceHex() + "-" + std::to_string(e->seq()) +
+              "\nevent: " + EventKindName(e->kind()) + "\ndata: " + json + "\n\n";
     } else {
       body += json + "\n";
     }
@@ -289,7 +294,15 @@ std::string MetricsHandler::EventsAfter(std::uint64_t* after, bool sse, std::siz
     }
     *after = e->seq();
   }
+  // Streams send the newest events; older ones are rendered again if one ever asks.
+  while (rendered_.size() > 2 * kMaxEventsPerReply) rendered_.erase(rendered_.begin());
   return body;
+}
+
+std::string MetricsHandler::InstanceHex() const {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(core_.instance_id()));
+  return hex;
 }
 
 std::size_t* MetricsHandler::InFlight(ReplySlot slot) {

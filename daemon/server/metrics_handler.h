@@ -99,6 +99,8 @@ class MetricsHandler {
   std::optional<HttpReply> Full(ReplySlot slot);
   HttpReply Hold(HttpReply r, ReplySlot slot);
   HttpReply Index() const;
+  // This daemon instance's id in hex: the first part of each Server-Sent Event's id.
+  std::string InstanceHex() const;
 
   const DaemonCore& core_;
   const DaemonStats& stats_;

@@ -383,7 +383,7 @@ void Session::Shutdown() {
   if (closed_) return;
   // The events logged so far (the daemon's "stopping") go before the goodbye, even while a write
   // is in flight.
-  if (events_next_ != 0 && !closing_) FillEvents();
+  if (events_next_ != 0 && !closing_) FillEvents(2 * kEventLookahead);
   v1::Envelope bye;
   bye.mutable_notice()->set_kind(v1::NOTICE_KIND_SHUTDOWN);
   bye.mutable_notice()->set_text("neuron-monitord is shutting down");
@@ -502,16 +502,16 @@ void Session::PushControl(std::shared_ptr<const std::string> bytes, bool event) 
   ++(event ? queued_events_ : queued_controls_);
 }
 
-void Session::FillEvents() {
+void Session::FillEvents(std::size_t lookahead) {
   const EventLog& log = server_.core().events();
-  if (events_next_ > log.newest_seq() || queued_events_ >= kEventLookahead) return;
+  if (events_next_ > log.newest_seq() || queued_events_ >= lookahead) return;
   if (events_next_ < log.oldest_seq()) {
     // Expired before this client read them: say which, rather than skip them silently.
     PushControl(Encode(EventsGapEnvelope(events_next_, log.oldest_seq() - 1)), false);
     events_next_ = log.oldest_seq();
   }
   v1::Envelope e;
-  for (const v1::Event* event : log.After(events_next_ - 1, kEventLookahead - queued_events_)) {
+  for (const v1::Event* event : log.After(events_next_ - 1, lookahead - queued_events_)) {
     *e.mutable_event() = *event;
     PushControl(Encode(e), true);
     events_next_ = event->seq() + 1;
@@ -520,7 +520,7 @@ void Session::FillEvents() {
 
 void Session::MaybeWrite() {
   if (closed_ || !in_flight_.empty()) return;
-  if (events_next_ != 0 && !closing_) FillEvents();
+  if (events_next_ != 0 && !closing_) FillEvents(kEventLookahead);
   if (replay_next_ != 0 && subscription_ && !closing_) FillFromReplay();
   if (gap_first_ != 0) {
     auto bytes = Encode(GapEnvelope(v1::GAP_REASON_SLOW_CLIENT, gap_first_, gap_last_,

@@ -109,7 +109,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool DropOldestReport();
   bool OverReportBudget(std::size_t incoming) const;
   void FillFromReplay();
-  void FillEvents();
+  // Queues the next events while fewer than `lookahead` are queued.
+  void FillEvents(std::size_t lookahead);
   void PushControl(std::shared_ptr<const std::string> bytes, bool event);
   void MaybeWrite();
   void OnWrite(const boost::system::error_code& ec, std::size_t n);

@@ -407,8 +407,10 @@ void StreamServer::Broadcast() {
   // A copy: a failing write may remove sessions while we iterate.
   const std::uint64_t seq = core_.history().newest_seq();
   for (auto& s : Sessions()) {
+    // A replay catches up to this seq by itself, even one this Pump finishes.
+    const bool replaying = s->replaying();
     s->Pump();  // this sample's events, and a replay held back by the all-clients budget
-    if (s->replaying() || !s->wants_reports()) continue;
+    if (replaying || !s->wants_reports()) continue;
     try {
       // A recording client gets the snapshot before the report made of it: a client that stops
       // after a report has kept what that report showed.

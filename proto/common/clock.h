@@ -53,6 +53,11 @@ inline std::int64_t ToUnixNanos(WallTime t) {
   return std::chrono::duration_cast<Nanos>(t.time_since_epoch()).count();
 }
 
+// The wall time `unix_ns` nanoseconds after the Unix epoch (the inverse of ToUnixNanos).
+inline WallTime FromUnixNanos(std::int64_t unix_ns) {
+  return WallTime(std::chrono::duration_cast<WallTime::duration>(Nanos(unix_ns)));
+}
+
 // RFC 3339 in UTC with milliseconds ("2026-12-07T16:25:01.000Z"), truncated (not rounded) so a
 // time is never shown later than it was: the daemon's log lines and its events.
 std::string FormatUtcMillis(WallTime time);

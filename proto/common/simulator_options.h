@@ -17,6 +17,12 @@ struct SimulatorOptions {
   std::optional<std::uint64_t> seed;
   std::optional<double> speed;
   std::optional<std::string> period;  // base period, e.g. "1s"
+  // With device "neuron" (neuron-ls --check reading this host without a daemon): where the host's
+  // trees are mounted, and `driver_only`: read the driver's sysfs tree and /proc alone — no
+  // runtime datastores, no neuron-monitor child, no kernel log, no kubelet.
+  std::optional<std::string> sysfs_root;
+  std::optional<std::string> proc_root;
+  bool driver_only = false;
 };
 
 }  // namespace neuronmon

@@ -44,7 +44,7 @@ std::string EventJson(const v1::Event& event) {
                        {"state", HealthStateName(r.state())},
                        {"action", HealthActionName(r.action())}});
   }
-  const WallTime when(std::chrono::duration_cast<WallTime::duration>(Nanos(event.unix_ns())));
+  const WallTime when = FromUnixNanos(event.unix_ns());
   const nlohmann::ordered_json out = {{"seq", event.seq()},
                                       {"time", FormatUtcMillis(when)},
                                       {"sample_seq", event.sample_seq()},

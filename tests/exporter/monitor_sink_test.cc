@@ -209,6 +209,18 @@ TEST(MonitorSink, EventsAreLinesAndWithoutFollowDoneAtTheNewestKeptAtConnect) {
   const MonitorOutput& told = gap.Handle(lost, 0);
   EXPECT_EQ(told.notes, "neuron-monitor: events 1-2 were not delivered (expired)\n");
   EXPECT_TRUE(told.done);
+
+  // A daemon from before events confirms the subscription without them: said, not waited for.
+  MonitorSink old({.events = true});
+  client::Event subscribed;
+  subscribed.kind = client::Event::Kind::kNotice;
+  subscribed.notice.set_kind(v1::NOTICE_KIND_SUBSCRIBED);
+  subscribed.notice.set_text("every group every 1s");
+  const MonitorOutput& said = old.Handle(subscribed, 0);
+  EXPECT_NE(said.notes.find("sends no events"), std::string::npos) << said.notes;
+  EXPECT_TRUE(said.done);
+  subscribed.notice.set_text("no reports; events");
+  EXPECT_EQ(old.Handle(subscribed, 0).notes, "");
 }
 
 TEST(MonitorSink, CountZeroIsNeverDone) {

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "simdev/driver_tree.h"
+#include "simdev/instance.h"
 #include "tests/integration/daemon_fixture.h"
 
 namespace neuronmon::testing {
@@ -239,6 +241,97 @@ TEST(NeuronLsProcess, ListsTheDaemonsDevices) {
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.err.find("cannot connect to /nonexistent.sock"), std::string::npos)
       << missing.err;
+}
+
+TEST(NeuronLsCheck, AgainstADaemonExitCodesSayTheNodesState) {
+  DaemonFixture d({}, "sim:trn1.32xlarge");
+  const std::string check = kLs + " --check --socket " + d.socket_path();
+  const Output ok = Shell(check);
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.out.rfind("healthy: 16 devices ok, ", 0), 0u) << ok.out;
+  EXPECT_NE(ok.out.find("(neuron-monitord (unix:" + d.socket_path() + "))\n"), std::string::npos)
+      << ok.out;
+  const Output json = Shell(check + " -j");
+  EXPECT_EQ(json.status, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["outcome"], "healthy");
+  EXPECT_EQ(doc["devices"], 16);
+  EXPECT_EQ(doc["expected_devices"], 16);
+  const Output more = Shell(check + " --expect-devices 17");
+  EXPECT_EQ(more.status, 1) << more.out;
+  EXPECT_EQ(more.out.rfind("unhealthy: 16 of 17 devices (trn1.32xlarge)", 0), 0u) << more.out;
+  const Output cores = Shell(check + " --min-free-cores 33");
+  EXPECT_EQ(cores.status, 1) << cores.out;
+  const Output gone = Shell(kLs + " --check --socket /nonexistent.sock");
+  EXPECT_EQ(gone.status, 2) << gone.out;
+  EXPECT_EQ(gone.out.rfind("unknown: cannot connect to /nonexistent.sock", 0), 0u) << gone.out;
+  for (const char* bad : {" --fail-on sometimes", " --expect-devices many", " --max-age soon",
+                          " --replay x", " --no-such-flag"}) {
+    const Output usage = Shell(check + bad);
+    EXPECT_EQ(usage.status, 3) << bad << ": " << usage.out << usage.err;
+    EXPECT_EQ(usage.out, "") << bad;
+    EXPECT_EQ(usage.err.rfind("neuron-ls: ", 0), 0u) << bad << ": " << usage.err;
+  }
+}
+
+TEST(NeuronLsCheck, AFailingDeviceFailsTheCheck) {
+  DaemonFixture d(
+      [](daemon::DaemonConfig& c) {
+        c.backend.scenario = "ecc-degradation";  // device 3: uncorrectable errors from 3 min
+        c.backend.speed = 60;
+        c.period = milliseconds(200);
+      },
+      "sim:trn1.32xlarge");
+  const std::string check = kLs + " --check --socket " + d.socket_path();
+  Output o;
+  for (int i = 0; i < 100; ++i) {
+    o = Shell(check);
+    if (o.status == 1) break;
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_EQ(o.out.rfind("unhealthy: ND3 failed: ", 0), 0u) << o.out;
+}
+
+TEST(NeuronLsCheck, WithoutADaemonItReadsTheHostsDriverNeverTheSimulator) {
+  if (fs::exists("/run/neuron-monitor/neuron-monitord.sock")) {
+    GTEST_SKIP() << "a system daemon is running here";
+  }
+  const fs::path dir =
+      fs::temp_directory_path() / ("neuronmon-check-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "runtime");
+  auto instance = simdev::Instance::Named("sim:trn1.2xlarge", "healthy-training", 1);
+  ASSERT_TRUE(instance.ok());
+  simdev::DriverTreeWriter writer((dir / "host/sys").string(), (dir / "host/proc").string());
+  const Nanos t = std::chrono::seconds(60);
+  ASSERT_TRUE(writer.Write((*instance)->Inventory(t), (*instance)->Read(t)).ok());
+  // No socket where clients look: XDG_RUNTIME_DIR is empty and the system's is absent.
+  const std::string env = "XDG_RUNTIME_DIR=" + (dir / "runtime").string() + " ";
+  const auto check = [&](const std::string& root) {
+    return Shell(env + kLs + " --check --sysfs-root " + (dir / root / "sys").string() +
+                 " --proc-root " + (dir / root / "proc").string());
+  };
+  const Output ok = check("host");
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.out.rfind("healthy: 1 device ok", 0), 0u) << ok.out;
+  EXPECT_NE(ok.out.find("this host's driver (" + (dir / "host/sys").string()), std::string::npos)
+      << ok.out;
+  // No driver devices: unknown, unless the instance type says there should be some.
+  fs::create_directories(dir / "bare/sys");
+  fs::create_directories(dir / "bare/proc");
+  const Output none = check("bare");
+  EXPECT_EQ(none.status, 2) << none.out << none.err;
+  EXPECT_EQ(none.out.rfind("unknown: ", 0), 0u) << none.out;
+  EXPECT_EQ(none.out.find("simulat"), std::string::npos) << "never the simulator: " << none.out;
+  const fs::path dmi = dir / "bare/sys/devices/virtual/dmi/id";
+  fs::create_directories(dmi);
+  std::ofstream(dmi / "sys_vendor") << "Amazon EC2\n";
+  std::ofstream(dmi / "product_name") << "trn1.32xlarge\n";
+  const Output missing = check("bare");
+  EXPECT_EQ(missing.status, 1) << missing.out << missing.err;
+  EXPECT_EQ(missing.out.rfind("unhealthy: 0 of 16 devices (trn1.32xlarge): ", 0), 0u)
+      << missing.out;
+  fs::remove_all(dir);
 }
 
 // A bad flag for the in-process simulator is named as a flag's problem, not a config file's.

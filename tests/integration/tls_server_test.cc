@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "daemon/core/events.h"
 #include "tests/integration/child_process.h"
 #include "tests/integration/daemon_fixture.h"
 #include "tests/integration/raw_client.h"
@@ -270,6 +271,21 @@ TEST_F(TlsServerTest, MetricsOverHttpsWithCurl) {
   const Ran tls10 = Shell("curl -sS -o /dev/null --max-time 10 --cacert " + pki_.ca() +
                           " --tlsv1.0 --tls-max 1.1 --ciphers DEFAULT@SECLEVEL=0 " + url);
   EXPECT_EQ(tls10.status, 35) << tls10.output;  // SSL connect error: no protocol in common
+
+  // A long-lived /events stream over TLS: the retained events, then one logged while it is open.
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    d.OnDaemon([](daemon::Daemon& daemon) {
+      daemon.AddEvent(daemon::DaemonEvent("reloaded", "pushed over tls"));
+    });
+  });
+  const Ran stream = Shell("curl -sSN --max-time 3 --cacert " + pki_.ca() +
+                           " -H 'Accept: text/event-stream' https://localhost:" + port + "/events");
+  later.join();
+  EXPECT_EQ(stream.status, 28) << "the stream stays open until curl's own deadline: "
+                               << stream.output;
+  EXPECT_THAT(stream.output, HasSubstr("event: daemon\ndata: {\"seq\":1,"));
+  EXPECT_THAT(stream.output, HasSubstr("pushed over tls"));
 }
 
 TEST_F(TlsServerTest, StreamPortWithOpensslSClient) {

@@ -110,8 +110,7 @@ bool IncidentTracker::Reset() {
 }
 
 std::string IncidentId(const v1::Incident& incident) {
-  const WallTime declared(
-      std::chrono::duration_cast<WallTime::duration>(Nanos(incident.declared_unix_ns())));
+  const WallTime declared = FromUnixNanos(incident.declared_unix_ns());
   std::string name = archive::FileNameFor(declared, 0);
   name = name.substr(0, name.find('-'));  // "20261205T051500Z"
   return name + "-" + FindingKindName(incident.kind());
