@@ -244,16 +244,22 @@ class HttpSession final : public HttpConnection,
     Write(std::move(reply), 11, /*keep_alive=*/false, /*head=*/false);
   }
 
+  // The status line and the headers every reply has: server, content type, the handler's extras.
+  template <typename Body>
+  static void SetHead(http::response<Body>& response, const HttpReply& reply, unsigned version) {
+    response.result(static_cast<http::status>(reply.status));
+    response.version(version);
+    response.set(http::field::server, "neuron-monitord");
+    response.set(http::field::content_type, reply.content_type);
+    for (const auto& [name, value] : reply.headers) response.set(name, value);
+  }
+
   void Write(HttpReply reply, unsigned version, bool keep_alive, bool head) {
     if (reply.stream) return StartStream(std::move(reply), version);
     server().handler.CountResponse(reply.status);
     slot_ = reply.slot;
     response_ = {};
-    response_.result(static_cast<http::status>(reply.status));
-    response_.version(version);
-    response_.set(http::field::server, "neuron-monitord");
-    response_.set(http::field::content_type, reply.content_type);
-    for (const auto& [name, value] : reply.headers) response_.set(name, value);
+    SetHead(response_, reply, version);
     response_.keep_alive(keep_alive && reply.status < 400);
     response_.content_length(reply.body.size());
     if (!head) response_.body() = std::move(reply.body);
@@ -287,11 +293,7 @@ class HttpSession final : public HttpConnection,
     sse_ = reply.stream->sse;
     after_ = reply.stream->after;
     chunked_ = version >= 11;
-    stream_head_.result(static_cast<http::status>(reply.status));
-    stream_head_.version(version);
-    stream_head_.set(http::field::server, "neuron-monitord");
-    stream_head_.set(http::field::content_type, reply.content_type);
-    for (const auto& [name, value] : reply.headers) stream_head_.set(name, value);
+    SetHead(stream_head_, reply, version);
     stream_head_.keep_alive(false);
     if (chunked_) stream_head_.chunked(true);
     Lowest().expires_never();

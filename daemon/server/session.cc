@@ -426,9 +426,7 @@ void Session::Queue(const v1::Envelope& envelope) {
                            " bytes unread (limits.max_queue_bytes); disconnecting it");
     return Close("queue_budget");
   }
-  Account(bytes->size(), true);
-  outbox_.push_back({std::move(bytes), 0});
-  ++queued_controls_;
+  PushControl(std::move(bytes), false);
   MaybeWrite();
 }
 
