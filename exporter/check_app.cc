@@ -1,6 +1,8 @@
 #include <chrono>
+#include <cstdlib>
 #include <ostream>
 
+#include "exporter/active_check.h"
 #include "exporter/health_check.h"
 #include "exporter/ls_app.h"
 #include "neurondev/inventory.h"
@@ -74,6 +76,23 @@ void Ask(client::ClientOptions options, CheckInput* in) {
   if (in->unreachable.empty()) in->unreachable = "no report within " + FormatDuration(kReportWait);
 }
 
+// The active check, when the passive one leaves it anything to learn.
+ActiveResult Active(const CheckInput& in, const CheckResult& passive, const ActiveOptions& o) {
+  ActiveResult skipped;
+  if (passive.outcome == CheckOutcome::kUnhealthy) {
+    skipped.reason = "active check skipped: the node is already unhealthy";
+    return skipped;
+  }
+  if (!in.inventory) {
+    skipped.outcome = ActiveOutcome::kUnknown;
+    skipped.reason = "active check not run: no devices were read";
+    return skipped;
+  }
+  std::string type = in.inventory->instance_info().instance_type();
+  if (type.empty()) type = in.instance_type;
+  return RunActiveCheck(*in.inventory, type, o);
+}
+
 }  // namespace
 
 int RunCheck(const LsCommandLine& c, const client::LocalDaemonStarter& start_local,
@@ -98,6 +117,26 @@ int RunCheck(const LsCommandLine& c, const client::LocalDaemonStarter& start_loc
   if (c.replay.given() || c.incidents || c.driver || c.topology) {
     return usage("--check cannot be used with --replay, --incidents, --driver or -t");
   }
+  ActiveOptions active;
+  if (c.active) {
+    if (c.endpoint.connect) {
+      return usage("--active runs the collective on this host: it cannot be used with --connect");
+    }
+    Result<Nanos> timeout = ParseDuration(c.active_timeout);
+    if (!timeout.ok() || *timeout <= Nanos(0)) {
+      return usage("--active-timeout must be a duration such as 2m, not \"" + c.active_timeout +
+                   "\"");
+    }
+    if (c.min_busbw && !(*c.min_busbw > 0 && *c.min_busbw < 1e6)) {
+      return usage("--min-busbw must be a bus bandwidth in GB/s above 0");
+    }
+    active.timeout = *timeout;
+    active.min_busbw = c.min_busbw;
+    active.nccom_test = c.nccom_test;
+    if (const char* path = std::getenv("PATH")) active.path_env = path;
+  } else if (!c.nccom_test.empty() || c.min_busbw || c.active_timeout != "2m") {
+    return usage("--nccom-test, --min-busbw and --active-timeout need --active");
+  }
   std::string token;
   Result<client::Endpoint> named = client::ResolveEndpoint(c.endpoint, &token);
   if (!named.ok()) return usage(named.status().message());
@@ -118,7 +157,8 @@ int RunCheck(const LsCommandLine& c, const client::LocalDaemonStarter& start_loc
     in.instance_type = neurondev::ReadHostIdentity(c.sysfs_root, c.proc_root).instance_type;
   }
   in.now = std::chrono::system_clock::now();
-  const CheckResult result = EvaluateCheck(in, options);
+  CheckResult result = EvaluateCheck(in, options);
+  if (c.active) AddActive(&result, Active(in, result, active));
   out << (c.json ? CheckJson(result) : CheckLine(result)) << "\n";
   return static_cast<int>(result.outcome);
 }

@@ -40,7 +40,30 @@ std::string DeviceReason(const v1::DeviceHealth& h) {
   return out;
 }
 
+// Milliseconds are enough, and a whole number prints as an integer, as AWS's JSON does.
+nlohmann::ordered_json Rounded(double v) {
+  const double s = std::round(v * 1000) / 1000;
+  if (s == std::floor(s) && std::abs(s) < 1e15) return static_cast<std::int64_t>(s);
+  return s;
+}
+
 }  // namespace
+
+const char* ActiveOutcomeName(ActiveOutcome outcome) {
+  switch (outcome) {
+    case ActiveOutcome::kPassed:
+      return "passed";
+    case ActiveOutcome::kFailed:
+      return "failed";
+    case ActiveOutcome::kUnknown:
+      return "unknown";
+    case ActiveOutcome::kDeviceBusy:
+      return "device_busy";
+    case ActiveOutcome::kSkipped:
+      return "skipped";
+  }
+  return "unknown";
+}
 
 std::optional<std::uint32_t> ExpectedDevices(const std::string& instance_type) {
   for (const InstanceDevices& i : kInstanceDevices) {
@@ -77,6 +100,7 @@ CheckResult EvaluateCheck(const CheckInput& in, const CheckOptions& o) {
     std::set<std::uint32_t> free;
     for (const v1::Device& d : inv.devices()) free.insert(d.core_ids().begin(), d.core_ids().end());
     for (const v1::Process& p : inv.processes()) {
+      if (p.no_datastore()) continue;  // a monitoring tool, not a runtime: it holds no core
       for (std::uint32_t c : p.core_ids()) free.erase(c);
     }
     r.free_cores = static_cast<std::uint32_t>(free.size());
@@ -139,6 +163,27 @@ CheckResult EvaluateCheck(const CheckInput& in, const CheckOptions& o) {
   return r;
 }
 
+void AddActive(CheckResult* r, ActiveResult active) {
+  std::string reason = SanitizeForTerminal(active.reason);
+  switch (active.outcome) {
+    case ActiveOutcome::kFailed:
+      r->outcome = CheckOutcome::kUnhealthy;
+      r->reasons.insert(r->reasons.begin(), std::move(reason));
+      break;
+    case ActiveOutcome::kUnknown:
+    case ActiveOutcome::kDeviceBusy:
+      if (r->outcome == CheckOutcome::kHealthy) r->outcome = CheckOutcome::kUnknown;
+      r->reasons.insert(r->reasons.begin() + (r->outcome == CheckOutcome::kUnhealthy ? 1 : 0),
+                        std::move(reason));
+      break;
+    case ActiveOutcome::kPassed:
+    case ActiveOutcome::kSkipped:
+      r->reasons.push_back(std::move(reason));
+      break;
+  }
+  r->active = std::move(active);
+}
+
 std::string CheckLine(const CheckResult& r) {
   std::string line = r.outcome == CheckOutcome::kHealthy     ? "healthy: "
                      : r.outcome == CheckOutcome::kUnhealthy ? "unhealthy: "
@@ -174,15 +219,23 @@ std::string CheckJson(const CheckResult& r) {
                               {"sample_age_seconds", nullptr}};
   if (r.expected_devices) j["expected_devices"] = *r.expected_devices;
   if (r.free_cores) j["free_cores"] = *r.free_cores;
-  if (r.sample_age_seconds) {
-    // Milliseconds are enough, and a whole second prints as an integer, as AWS's JSON does.
-    const double s = std::round(*r.sample_age_seconds * 1000) / 1000;
-    if (s == std::floor(s)) {
-      j["sample_age_seconds"] = static_cast<std::int64_t>(s);
-    } else {
-      j["sample_age_seconds"] = s;
-    }
+  j["active"] = nullptr;
+  if (r.active) {
+    const ActiveResult& a = *r.active;
+    nlohmann::ordered_json aj = {{"result", ActiveOutcomeName(a.outcome)},
+                                 {"reason", a.reason},
+                                 {"command", a.command},
+                                 {"ranks", a.ranks},
+                                 {"bus_bandwidth", nullptr},
+                                 {"reference", nullptr},
+                                 {"floor", nullptr},
+                                 {"seconds", Rounded(a.seconds)}};
+    if (a.busbw) aj["bus_bandwidth"] = Rounded(*a.busbw);
+    if (a.reference) aj["reference"] = Rounded(*a.reference);
+    if (a.floor) aj["floor"] = Rounded(*a.floor);
+    j["active"] = std::move(aj);
   }
+  if (r.sample_age_seconds) j["sample_age_seconds"] = Rounded(*r.sample_age_seconds);
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

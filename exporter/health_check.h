@@ -18,6 +18,29 @@ namespace neuronmon::exporter {
 
 enum class CheckOutcome : int { kHealthy = 0, kUnhealthy = 1, kUnknown = 2 };
 
+// The active check (`--active`, exporter/active_check.h): a collective run on every NeuronCore.
+enum class ActiveOutcome {
+  kPassed,      // the collective completed, at or above the floor (or with no floor to judge by)
+  kFailed,      // it failed, hung past the timeout, or ran below the floor: unhealthy
+  kUnknown,     // it could not be run (no nccom-test, fewer than 2 NeuronCores): unknown
+  kDeviceBusy,  // a process holds NeuronCores: not run, unknown
+  kSkipped,     // the passive check already found the node unhealthy: not run
+};
+
+// "passed", "failed", "unknown", "device_busy", "skipped".
+const char* ActiveOutcomeName(ActiveOutcome outcome);
+
+struct ActiveResult {
+  ActiveOutcome outcome = ActiveOutcome::kSkipped;
+  std::string reason;   // one line, terminal-safe
+  std::string command;  // what ran (or would have): "/opt/aws/neuron/bin/nccom-test allr -r 32 ..."
+  std::uint32_t ranks = 0;
+  std::optional<double> busbw;      // measured
+  std::optional<double> reference;  // the instance type's NeuronLink figure
+  std::optional<double> floor;      // what it had to reach
+  double seconds = 0;               // the tool's wall time
+};
+
 // What the operator requires (the flags).
 struct CheckOptions {
   // The health state that makes the node unhealthy (--fail-on): FAILED, or DEGRADED as well.
@@ -52,6 +75,7 @@ struct CheckResult {
   std::uint32_t ok = 0, degraded = 0, failed = 0, unknown = 0;  // devices by health
   std::optional<std::uint32_t> free_cores;
   std::optional<double> sample_age_seconds;
+  std::optional<ActiveResult> active;  // with --active
 };
 
 // The devices an instance type has (AWS's figures: trn1.2xlarge 1, trn1.32xlarge 16, ...);
@@ -63,6 +87,10 @@ std::optional<std::uint32_t> ExpectedDevices(const std::string& instance_type);
 // Unknown: nothing could be read, no report, a device whose health is not known, the newest
 // sample older than max_age.
 CheckResult EvaluateCheck(const CheckInput& input, const CheckOptions& options);
+
+// Adds the active check's result: failed makes the node unhealthy; device_busy and unknown make
+// a healthy node unknown; its reason joins the others (a pass's at the end, as a note).
+void AddActive(CheckResult* result, ActiveResult active);
 
 // The one line for stdout: "healthy: 16 devices ok (neuron-monitord unix:...)",
 // "unhealthy: ND3 failed: ...; 14 of 16 devices (trn2.48xlarge)", "unknown: ...". No newline.

@@ -113,6 +113,22 @@ void AddLsOptions(CLI::App& app, LsCommandLine& c) {
   app.add_option("--max-age", c.max_age,
                  "with --check: the newest sample may be this old at most (default 30s)")
       ->type_name("DURATION");
+  app.add_flag("--active", c.active,
+               "with --check: also run an all-reduce on every NeuronCore with AWS's nccom-test "
+               "when it is installed and no process holds a core, and judge its bus bandwidth "
+               "(unhealthy when it fails or runs below --min-busbw)");
+  app.add_option("--nccom-test", c.nccom_test,
+                 "with --active: the nccom-test to run (default: from $PATH, else "
+                 "/opt/aws/neuron/bin/nccom-test)")
+      ->type_name("PATH");
+  app.add_option("--active-timeout", c.active_timeout,
+                 "with --active: how long the collective may take before it counts as hung "
+                 "(default 2m)")
+      ->type_name("DURATION");
+  app.add_option("--min-busbw", c.min_busbw,
+                 "with --active: the bus bandwidth (GB/s, as nccom-test prints it) the all-reduce "
+                 "must reach (default: 5% of the instance type's NeuronLink bandwidth)")
+      ->type_name("GBPS");
   app.add_option("--sysfs-root", c.sysfs_root, "where --driver and --check read the sysfs tree")
       ->type_name("DIR");
   app.add_option("--proc-root", c.proc_root,

@@ -40,6 +40,11 @@ struct LsCommandLine {
   std::optional<std::uint32_t> expect_devices;
   std::optional<std::uint32_t> min_free_cores;
   std::string max_age = "30s";
+  // --active: an all-reduce on every NeuronCore with AWS's nccom-test (exporter/active_check.h).
+  bool active = false;
+  std::string nccom_test;  // --nccom-test PATH; "": found in $PATH or /opt/aws/neuron/bin
+  std::string active_timeout = "2m";
+  std::optional<double> min_busbw;  // --min-busbw GB/s
 };
 
 void AddLsOptions(CLI::App& app, LsCommandLine& command_line);

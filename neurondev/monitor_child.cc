@@ -202,7 +202,127 @@ std::string DescribeExit(const std::string& name, int wait_status, bool known) {
   return text;
 }
 
+// The last non-empty line of `text`, made one terminal-safe line.
+std::string LastLine(std::string_view text) {
+  while (!text.empty() && std::strchr(" \t\r\n", text.back()) != nullptr) text.remove_suffix(1);
+  const std::size_t newline = text.find_last_of('\n');
+  if (newline != std::string_view::npos) text.remove_prefix(newline + 1);
+  return OneLine(text);
+}
+
+// Why `path` cannot be run, or "" when it looks runnable (posix_spawn reports the rest).
+std::string CannotRun(const std::string& path) {
+  if (path.empty() || path.front() != '/') return "not an absolute path: " + OneLine(path);
+  struct stat st {};
+  int error = 0;
+  if (::stat(path.c_str(), &st) != 0) {
+    error = errno;
+  } else if (S_ISDIR(st.st_mode)) {
+    error = EISDIR;
+  } else if (::access(path.c_str(), X_OK) != 0) {
+    error = errno;
+  }
+  if (error == 0) return "";
+  if (error == ENOENT || error == ENOTDIR) return "not found: " + OneLine(path);
+  return "cannot run " + OneLine(path) + ": " + ErrnoText(error);
+}
+
+// Reads what `fd` holds now into `keep` (up to `max` bytes kept; with `tail`, the last `max`
+// bytes instead of the first). Returns false at end of file or on an error (fd closed).
+bool Drain(int& fd, std::string& keep, std::size_t max, bool tail, bool* truncated) {
+  char buffer[kReadChunk / 4];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return true;
+    if (n <= 0) {
+      CloseFd(fd);
+      return false;
+    }
+    const std::size_t got = static_cast<std::size_t>(n);
+    if (tail) {
+      keep.append(buffer, got);
+      if (keep.size() > max) keep.erase(0, keep.size() - max);
+    } else {
+      const std::size_t room = max - std::min(max, keep.size());
+      keep.append(buffer, std::min(room, got));
+      if (got > room && truncated != nullptr) *truncated = true;
+    }
+  }
+}
+
 }  // namespace
+
+ChildRun RunToCompletion(const ChildSpec& spec, const ChildRunLimits& limits) {
+  ChildRun run;
+  const std::string name = Basename(spec.executable);
+  if (std::string why = CannotRun(spec.executable); !why.empty()) {
+    run.error = std::move(why);
+    return run;
+  }
+  pid_t pid = -1;
+  int out_fd = -1;
+  int err_fd = -1;
+  if (const int error = SpawnWithPipes(spec, &pid, &out_fd, &err_fd); error != 0) {
+    run.error = "cannot start " + OneLine(spec.executable) + ": " + ErrnoText(error);
+    return run;
+  }
+  run.started = true;
+  const MonoTime deadline = std::chrono::steady_clock::now() + limits.timeout;
+  int wait_status = 0;
+  bool exited = false;
+  // Both pipes until they close or the child exits; the child's exit is looked for every 50 ms
+  // (a grandchild may keep the pipes open after the child is gone).
+  while (!exited) {
+    if (::waitpid(pid, &wait_status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    const Nanos left = deadline - std::chrono::steady_clock::now();
+    if (left <= Nanos(0)) break;
+    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    const int wait_ms = static_cast<int>(std::clamp<std::int64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1, 1, 50));
+    if (::poll(fds, 2, wait_ms) < 0 && errno != EINTR) break;
+    if (out_fd >= 0) Drain(out_fd, run.out, limits.max_stdout_bytes, false, &run.out_truncated);
+    if (err_fd >= 0) Drain(err_fd, run.stderr_tail, limits.stderr_tail_bytes, true, nullptr);
+  }
+  if (!exited) {
+    run.timed_out = true;
+    Signal(pid, SIGTERM);
+    const MonoTime kill_at = std::chrono::steady_clock::now() + limits.kill_grace;
+    while (std::chrono::steady_clock::now() < kill_at) {
+      if (::waitpid(pid, &wait_status, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      ::poll(nullptr, 0, 20);
+    }
+    if (!exited) {
+      Signal(pid, SIGKILL);
+      ReapKilled(pid);
+    }
+  } else {
+    // Anything it left behind in its process group (never the pid alone: it is reaped, and
+    // the number may already be another process's). A grandchild that left the group and
+    // still holds the pipes is not waited for.
+    ::kill(-pid, SIGKILL);
+  }
+  if (out_fd >= 0) Drain(out_fd, run.out, limits.max_stdout_bytes, false, &run.out_truncated);
+  if (err_fd >= 0) Drain(err_fd, run.stderr_tail, limits.stderr_tail_bytes, true, nullptr);
+  CloseFd(out_fd);
+  CloseFd(err_fd);
+  run.last_stderr_line = LastLine(run.stderr_tail);
+  if (run.timed_out) {
+    run.error = name + " did not finish within " + FormatDuration(limits.timeout);
+  } else if (WIFEXITED(wait_status)) {
+    run.exit_status = WEXITSTATUS(wait_status);
+    if (*run.exit_status != 0) run.error = DescribeExit(name, wait_status, true);
+  } else {
+    run.error = DescribeExit(name, wait_status, true);
+  }
+  return run;
+}
 
 const char* ChildStateName(ChildState state) {
   switch (state) {
@@ -438,13 +558,7 @@ void MonitorChild::ReadStderr() {
   }
 }
 
-std::string MonitorChild::LastStderrLine() const {
-  std::string_view tail = status_.stderr_tail;
-  while (!tail.empty() && std::strchr(" \t\r\n", tail.back()) != nullptr) tail.remove_suffix(1);
-  const std::size_t newline = tail.find_last_of('\n');
-  if (newline != std::string_view::npos) tail.remove_prefix(newline + 1);
-  return OneLine(tail);
-}
+std::string MonitorChild::LastStderrLine() const { return LastLine(status_.stderr_tail); }
 
 void MonitorChild::EnforceDeadlines(MonoTime now) {
   if (run_.term_sent_at) {

@@ -79,6 +79,33 @@ struct ChildStatus {
   std::string stderr_tail;             // the last bytes the current or last child wrote to stderr
 };
 
+// One run of a program to its end (`neuron-ls --check --active`'s nccom-test), started as
+// MonitorChild starts its children (posix_spawn, own process group, stdin on /dev/null, nothing
+// else inherited). Blocks the calling thread until the child exits or `timeout` passes; then its
+// process group gets SIGTERM and, after `kill_grace`, SIGKILL.
+struct ChildRunLimits {
+  Nanos timeout = std::chrono::minutes(2);
+  Nanos kill_grace = std::chrono::seconds(5);
+  std::size_t max_stdout_bytes = std::size_t{1} << 20;  // kept; the rest is read and dropped
+  std::size_t stderr_tail_bytes = std::size_t{4} << 10;
+};
+
+struct ChildRun {
+  // Empty when the program ran and exited with status 0; else one terminal-safe line: "not
+  // found: PATH", "nccom-test exited with status 1", "nccom-test did not finish within 2m".
+  std::string error;
+  bool started = false;
+  bool timed_out = false;
+  std::optional<int> exit_status;  // when it exited (not killed by a signal)
+  std::string out;                 // stdout, at most max_stdout_bytes
+  bool out_truncated = false;
+  std::string stderr_tail;
+  // The last non-empty line of stderr, terminal-safe and bounded ("" when none).
+  std::string last_stderr_line;
+};
+
+ChildRun RunToCompletion(const ChildSpec& spec, const ChildRunLimits& limits = {});
+
 // Splits a byte stream into lines: '\n'-terminated, a trailing '\r' removed, empty lines skipped.
 // A line longer than `max_line_bytes` is never held: its bytes are dropped up to its newline and
 // it is counted. Pure (no I/O); thread-compatible.

@@ -14,7 +14,8 @@ build_pkgs=(cmake make ninja-build g++ pkg-config protobuf-compiler libprotobuf-
   nlohmann-json3-dev libcli11-dev libncurses-dev libsystemd-dev libre2-dev zlib1g-dev libzstd-dev
   libdeflate-dev libssl-dev libgrpc++-dev protobuf-compiler-grpc)
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format tmux
-  prometheus systemd man-db lintian fakeroot dpkg-dev file curl openssl procps python3)
+  prometheus systemd man-db lintian fakeroot dpkg-dev file curl openssl procps python3
+  slurmctld slurmd slurm-client munge yamllint)
 
 deb_pkgs=(dpkg-dev file)
 bench_pkgs=(htop btop)

@@ -141,7 +141,7 @@ TEST(HealthCheck, JsonHasEverything) {
             "{\"outcome\":\"unhealthy\",\"exit_code\":1,\"source\":\"neuron-monitord "
             "(unix:/run/x.sock)\",\"reasons\":[\"ND0 failed: 15 uncorrectable HBM ECC errors\"],"
             "\"devices\":16,\"expected_devices\":16,\"ok\":15,\"degraded\":0,\"failed\":1,"
-            "\"unknown\":0,\"free_cores\":32,\"sample_age_seconds\":1}");
+            "\"unknown\":0,\"free_cores\":32,\"sample_age_seconds\":1,\"active\":null}");
 }
 
 TEST(HealthCheck, InstanceTypesDevices) {

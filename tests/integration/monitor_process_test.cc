@@ -18,6 +18,7 @@
 #include "simdev/driver_tree.h"
 #include "simdev/instance.h"
 #include "tests/integration/daemon_fixture.h"
+#include "tests/temp_dir.h"
 
 namespace neuronmon::testing {
 namespace {
@@ -291,6 +292,139 @@ TEST(NeuronLsCheck, AFailingDeviceFailsTheCheck) {
   }
   EXPECT_EQ(o.status, 1) << o.out << o.err;
   EXPECT_EQ(o.out.rfind("unhealthy: ND3 failed: ", 0), 0u) << o.out;
+}
+
+const std::string kNccomStandIn = NEURONMON_NCCOM_STAND_IN;
+
+// An idle trn1.32xlarge whose device 5 logs `error` hardware errors from the start.
+std::string FaultScenario(const test_util::TempDir& dir, const std::string& error) {
+  const std::string path = dir.File(error + ".json");
+  std::ofstream(path) << R"({"name": "link-)" << error
+                      << R"(", "description": "idle, with hardware errors on ND5",
+    "instance": "trn1.32xlarge", "runtimes": [],
+    "faults": [{"type": "hardware_error", "device": 5, "start": "0s", "error": ")"
+                      << error << R"(", "per_second": 5}]})";
+  return path;
+}
+
+// The active check against daemon `d`, with the stand-in nccom-test asking `d` too and logging
+// each run to `log`.
+Output Active(const DaemonFixture& d, const std::string& flags, const std::string& log) {
+  return Shell("NCCOM_STAND_IN_SOCKET=" + d.socket_path() + " NCCOM_STAND_IN_LOG=" + log + " " +
+               kLs + " --check --active --socket " + d.socket_path() + " " + flags);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::stringstream s;
+  s << std::ifstream(path).rdbuf();
+  return s.str();
+}
+
+TEST(NeuronLsCheck, ActiveRunsNccomTestOnFreeCoresAndJudgesItsBusBandwidth) {
+  DaemonFixture d([](daemon::DaemonConfig& c) { c.backend.scenario = "idle"; },
+                  "sim:trn1.32xlarge");
+  const std::string log = (d.dir() / "nccom.log").string();
+  const Output ok = Active(d, "--nccom-test " + kNccomStandIn, log);
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.out.rfind("healthy: 16 devices ok, 32 free NeuronCores; all-reduce over 32 "
+                         "NeuronCores ",
+                         0),
+            0u)
+      << ok.out;
+  EXPECT_NE(ok.out.find(" GB/s bus bandwidth, at least 19.20 (5% of trn1.32xlarge's NeuronLink "
+                        "384 GB/s)"),
+            std::string::npos)
+      << ok.out;
+  // nccom-test's own command line: the operation first, every core a rank, one large size.
+  EXPECT_EQ(ReadAll(log), "allr -r 32 -b 268435456 -e 268435456 -n 20 -d fp32 --check \n");
+
+  const Output json = Active(d, "--nccom-test " + kNccomStandIn + " -j", log);
+  EXPECT_EQ(json.status, 0) << json.out << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["active"]["result"], "passed");
+  EXPECT_EQ(doc["active"]["ranks"], 32);
+  EXPECT_EQ(doc["active"]["reference"], 384);
+  EXPECT_GT(doc["active"]["bus_bandwidth"].get<double>(), 19.2);
+  EXPECT_EQ(doc["active"]["command"].get<std::string>().rfind(kNccomStandIn + " allr -r 32", 0),
+            0u);
+
+  // The operator's own floor, from a known-good node's figure.
+  const Output floor = Active(d, "--nccom-test " + kNccomStandIn + " --min-busbw 100000", log);
+  EXPECT_EQ(floor.status, 1) << floor.out << floor.err;
+  EXPECT_EQ(floor.out.rfind("unhealthy: all-reduce over 32 NeuronCores ", 0), 0u) << floor.out;
+  EXPECT_NE(floor.out.find("below --min-busbw 100000.00"), std::string::npos) << floor.out;
+
+  // Found in $PATH under its own name; not installed at all: unknown, with where it looked.
+  const fs::path bin = d.dir() / "bin";
+  fs::create_directories(bin);
+  fs::create_symlink(kNccomStandIn, bin / "nccom-test");
+  const Output in_path = Active(d, "", log);  // the daemon's PATH has no nccom-test
+  EXPECT_EQ(in_path.status, 2) << in_path.out << in_path.err;
+  EXPECT_EQ(in_path.out.rfind("unknown: active check not run: nccom-test is not installed "
+                              "(looked in $PATH and /opt/aws/neuron/bin; ",
+                              0),
+            0u)
+      << in_path.out;
+  const Output found =
+      Shell("PATH=" + bin.string() + ":$PATH NCCOM_STAND_IN_SOCKET=" + d.socket_path() + " " + kLs +
+            " --check --active --socket " + d.socket_path());
+  EXPECT_EQ(found.status, 0) << found.out << found.err;
+  const Output missing = Active(d, "--nccom-test " + (d.dir() / "none").string(), log);
+  EXPECT_EQ(missing.status, 2) << missing.out;
+
+  for (const char* bad : {" --active-timeout soon", " --min-busbw -1", " --connect 127.0.0.1:1"}) {
+    const Output usage = Active(d, bad, log);
+    EXPECT_EQ(usage.status, 3) << bad << ": " << usage.out << usage.err;
+  }
+  const Output without = Shell(kLs + " --check --min-busbw 5 --socket " + d.socket_path());
+  EXPECT_EQ(without.status, 3) << without.out << without.err;
+  EXPECT_NE(without.err.find("need --active"), std::string::npos) << without.err;
+}
+
+// A device whose link logs collectives errors is only degraded, so the passive check passes; the
+// collective shows what that costs.
+TEST(NeuronLsCheck, ActiveFindsWhatThePassiveCheckLetsThrough) {
+  for (const std::string error : {"collectives", "dma"}) {
+    SCOPED_TRACE(error);
+    const test_util::TempDir dir;
+    const std::string scenario = FaultScenario(dir, error);
+    DaemonFixture faulty([&](daemon::DaemonConfig& c) { c.backend.scenario = scenario; },
+                         "sim:trn1.32xlarge");
+    const std::string log = (faulty.dir() / "nccom.log").string();
+    const std::string passive = kLs + " --check --socket " + faulty.socket_path();
+    Output o;
+    for (int i = 0; i < 100; ++i) {
+      o = Shell(passive);
+      if (o.out.find("degraded") != std::string::npos) break;
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+    ASSERT_EQ(o.status, 0) << o.out << o.err;
+    ASSERT_NE(o.out.find("ND5 degraded"), std::string::npos) << o.out;
+    const Output active = Active(faulty, "--nccom-test " + kNccomStandIn, log);
+    EXPECT_EQ(active.status, 1) << active.out << active.err;
+    EXPECT_EQ(active.out.rfind("unhealthy: all-reduce over 32 NeuronCores ", 0), 0u) << active.out;
+    EXPECT_NE(active.out.find(error == "dma" ? "failed: 268435456    Failure running neuron-bench"
+                                             : " GB/s bus bandwidth, below 19.20"),
+              std::string::npos)
+        << active.out;
+  }
+}
+
+TEST(NeuronLsCheck, ActiveNeverRunsOnCoresAJobHolds) {
+  DaemonFixture d([](daemon::DaemonConfig& c) { c.backend.scenario = "healthy-training"; },
+                  "sim:trn1.32xlarge");
+  const std::string log = (d.dir() / "nccom.log").string();
+  const Output busy = Active(d, "--nccom-test " + kNccomStandIn + " -j", log);
+  EXPECT_EQ(busy.status, 2) << busy.out << busy.err;
+  const nlohmann::json doc = nlohmann::json::parse(busy.out);
+  EXPECT_EQ(doc["outcome"], "unknown");
+  EXPECT_EQ(doc["active"]["result"], "device_busy");
+  EXPECT_EQ(doc["active"]["reason"].get<std::string>().rfind("device_busy: 32 NeuronCores held by "
+                                                             "pid ",
+                                                             0),
+            0u)
+      << doc["active"]["reason"];
+  EXPECT_FALSE(fs::exists(log)) << "nccom-test ran on busy cores";
 }
 
 TEST(NeuronLsCheck, WithoutADaemonItReadsTheHostsDriverNeverTheSimulator) {

@@ -408,3 +408,61 @@ TEST_F(MonitorChildTest, AMinuteOfGoodOutputResetsTheBackoff) {
 
 }  // namespace
 }  // namespace neuronmon::neurondev
+
+namespace neuronmon::neurondev {
+namespace {
+
+ChildSpec Sh(const std::string& script) { return ChildSpec{"/bin/sh", {"-c", script}, {}}; }
+
+TEST(RunToCompletion, KeepsStdoutAndTheTailOfStderrOfAProgramThatExits) {
+  const ChildRun ok = RunToCompletion(Sh("echo table; echo Avg 1; echo note >&2"));
+  EXPECT_TRUE(ok.started);
+  EXPECT_EQ(ok.error, "");
+  EXPECT_EQ(ok.exit_status, 0);
+  EXPECT_EQ(ok.out, "table\nAvg 1\n");
+  EXPECT_EQ(ok.stderr_tail, "note\n");
+
+  const ChildRun failed = RunToCompletion(Sh("echo partial; printf 'first\\nlast\\n' >&2; exit 3"));
+  EXPECT_EQ(failed.error, "sh exited with status 3");
+  EXPECT_EQ(failed.exit_status, 3);
+  EXPECT_EQ(failed.out, "partial\n");
+  EXPECT_EQ(failed.last_stderr_line, "last");
+  EXPECT_FALSE(failed.timed_out);
+}
+
+TEST(RunToCompletion, KillsAProgramThatOutlivesItsTimeoutWithItsProcessGroup) {
+  ChildRunLimits limits;
+  limits.timeout = milliseconds(100);
+  limits.kill_grace = milliseconds(100);
+  // Ignores SIGTERM, and its child (a second process in its group) holds the pipes.
+  const auto start = std::chrono::steady_clock::now();
+  const ChildRun hung = RunToCompletion(Sh("trap '' TERM; echo started; sleep 30"), limits);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));
+  EXPECT_TRUE(hung.timed_out);
+  EXPECT_EQ(hung.error, "sh did not finish within 100ms");
+  EXPECT_EQ(hung.out, "started\n");
+  EXPECT_FALSE(hung.exit_status.has_value());
+}
+
+TEST(RunToCompletion, SaysWhyAProgramCannotRunAndCapsWhatItKeeps) {
+  const ChildRun missing = RunToCompletion(ChildSpec{"/nonexistent/nccom-test", {}, {}});
+  EXPECT_FALSE(missing.started);
+  EXPECT_EQ(missing.error, "not found: /nonexistent/nccom-test");
+  const ChildRun relative = RunToCompletion(ChildSpec{"nccom-test", {}, {}});
+  EXPECT_EQ(relative.error, "not an absolute path: nccom-test");
+  const ChildRun directory = RunToCompletion(ChildSpec{"/tmp", {}, {}});
+  EXPECT_EQ(directory.error, "cannot run /tmp: Is a directory");
+
+  ChildRunLimits limits;
+  limits.max_stdout_bytes = 10;
+  limits.stderr_tail_bytes = 4;
+  const ChildRun chatty =
+      RunToCompletion(Sh("head -c 100000 /dev/zero | tr '\\0' x; echo 123456789 >&2"), limits);
+  EXPECT_EQ(chatty.error, "");
+  EXPECT_EQ(chatty.out, "xxxxxxxxxx");
+  EXPECT_TRUE(chatty.out_truncated);
+  EXPECT_EQ(chatty.stderr_tail, "789\n");
+}
+
+}  // namespace
+}  // namespace neuronmon::neurondev
