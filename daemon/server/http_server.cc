@@ -82,6 +82,9 @@ struct HttpServer::Impl {
   std::set<std::uint64_t> pending;
   std::map<std::uint64_t, std::weak_ptr<HttpConnection>> streams;  // long-lived /events replies
   std::size_t stream_bytes_in_flight = 0;
+  // A pass over the streams is under way (PumpStreams), and another is wanted after it.
+  bool pumping = false;
+  bool pump_again = false;
   asio::steady_timer backoff_timer;
   Nanos accept_backoff{0};
   LogRateLimiter log_limiter{
@@ -584,12 +587,48 @@ void HttpServer::SetLimits(const HttpServerOptions& options) {
   o.event_stream_heartbeat = options.event_stream_heartbeat;
 }
 
-void HttpServer::PumpEvents() {
-  const auto now = std::chrono::steady_clock::now();
-  // A copy: a stream that fails its write closes, and leaves the map, as we go.
-  for (auto& [id, weak] : std::map(impl_->streams)) {
-    if (auto stream = weak.lock()) stream->PumpEvents(now);
+namespace {
+
+// Streams given their events in one turn of the loop: an event for 1,000 streams is 1,000
+// writes, and a scrape that arrives meanwhile is served between batches, not after all of them.
+constexpr std::size_t kStreamsPerTurn = 64;
+
+// Pumps the streams from id `from` on, `kStreamsPerTurn` at a time, each batch a handler of its
+// own; then once more from the start when PumpEvents was called during the pass.
+void PumpStreams(const std::shared_ptr<HttpServer::Impl>& impl, std::uint64_t from) {
+  if (impl->stopped) {
+    impl->pumping = impl->pump_again = false;
+    return;
   }
+  const auto now = std::chrono::steady_clock::now();
+  const auto again = [&impl](std::uint64_t next) {
+    asio::post(impl->io, [weak = std::weak_ptr<HttpServer::Impl>(impl), next] {
+      if (auto i = weak.lock()) PumpStreams(i, next);
+    });
+  };
+  std::size_t pumped = 0;
+  for (auto it = impl->streams.lower_bound(from); it != impl->streams.end();) {
+    const std::uint64_t id = it->first;
+    if (pumped == kStreamsPerTurn) return again(id);
+    if (auto stream = it->second.lock()) {
+      stream->PumpEvents(now);
+      ++pumped;
+    }
+    it = impl->streams.upper_bound(id);  // a stream that failed its write left the map
+  }
+  if (std::exchange(impl->pump_again, false)) return again(0);
+  impl->pumping = false;
+}
+
+}  // namespace
+
+void HttpServer::PumpEvents() {
+  if (impl_->pumping) {
+    impl_->pump_again = true;
+    return;
+  }
+  impl_->pumping = true;
+  PumpStreams(impl_, 0);
 }
 
 std::size_t HttpServer::event_stream_count() const { return impl_->streams.size(); }

@@ -65,7 +65,8 @@ class HttpServer {
   std::size_t connection_count() const;
   // Sends each long-lived /events reply the events logged since the last call; applies their
   // write timeout, heartbeat and lifetime. The daemon calls it after each sample, after each of
-  // its own events, and on each sampling tick.
+  // its own events, and on each sampling tick. The streams are served 64 to a turn of the loop,
+  // so requests are answered between batches; a call during a pass makes another pass after it.
   void PumpEvents();
   std::size_t event_stream_count() const;
   // New limits after a reload: every field but `handler.token` and `handler.version` applies to

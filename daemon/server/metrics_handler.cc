@@ -279,15 +279,15 @@ std::string MetricsHandler::EventsAfter(std::uint64_t* after, bool sse, std::siz
   }
   for (const v1::Event* e : log.After(*after, max_events)) {
     auto [it, fresh] = rendered_.try_emplace(e->seq());
-    if (fresh) it->second = EventJson(*e);
-    const std::string& json = it->second;
-    const std::size_t before = body.size();
-    if (sse) {
-      body += "id: " + InstanceHex() + "-" + std::to_string(e->seq()) +
-              "\nevent: " + EventKindName(e->kind()) + "\ndata: " + json + "\n\n";
-    } else {
-      body += json + "\n";
+    Rendered& r = it->second;
+    if (fresh) r.json = EventJson(*e) + "\n";
+    if (sse && r.sse.empty()) {
+      if (instance_hex_.empty()) instance_hex_ = InstanceHex();
+      r.sse = "id: " + instance_hex_ + "-" + std::to_string(e->seq()) +
+              "\nevent: " + EventKindName(e->kind()) + "\ndata: " + r.json + "\n";
     }
+    const std::size_t before = body.size();
+    body += sse ? r.sse : r.json;
     if (body.size() > max_bytes && before > 0) {
       body.resize(before);  // the next batch starts with it
       break;

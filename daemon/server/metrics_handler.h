@@ -111,7 +111,14 @@ class MetricsHandler {
   std::size_t scrapes_in_flight_ = 0;
   std::size_t probes_in_flight_ = 0;
   std::size_t streams_in_flight_ = 0;
-  std::map<std::uint64_t, std::string> rendered_;  // events' JSON by seq, the newest kept
+  // Each event's JSON line and Server-Sent Event block, rendered once for every stream, by seq;
+  // the newest kept.
+  struct Rendered {
+    std::string json;
+    std::string sse;  // "" until a stream asks for it
+  };
+  std::map<std::uint64_t, Rendered> rendered_;
+  std::string instance_hex_;  // InstanceHex(), once known
   MonoTime started_;
 };
 
