@@ -1,5 +1,7 @@
 #include "exporter/active_check.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@ namespace neuronmon::exporter {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr char kAwsToolsBin[] = "/opt/aws/neuron/bin";
 
 // AWS's architecture pages (about-neuron/arch/neuron-hardware: trn1-arch, trn2-arch,
 // inf2-arch): NeuronLink bandwidth per device. trn2's is in GB/s, converted to nccom-test's GiB/s.
@@ -72,6 +73,31 @@ std::uint32_t CoreCount(const v1::Inventory& inv) {
   return static_cast<std::uint32_t>(cores.size());
 }
 
+// An exclusive flock on `path` while it lives. A lock file that cannot be opened (no /run/lock,
+// another user's file in the sticky directory) is no lock: the check runs without it.
+class HostLock {
+ public:
+  explicit HostLock(const std::string& path) {
+    if (path.empty()) return;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      busy_ = errno == EWOULDBLOCK;
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~HostLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  HostLock(const HostLock&) = delete;
+  HostLock& operator=(const HostLock&) = delete;
+  bool busy() const { return busy_; }
+
+ private:
+  int fd_ = -1;
+  bool busy_ = false;
+};
+
 std::string Join(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
@@ -100,9 +126,13 @@ NccomOutput ParseNccomOutput(std::string_view out) {
     pos = end + 1;
     const std::vector<std::string_view> words = Words(line);
     if (words.empty()) continue;
-    if (line.find("Failure") != std::string_view::npos ||
-        line.find("errors found") != std::string_view::npos ||
-        line.find("test failed") != std::string_view::npos) {
+    // A failed benchmark: "<size>    Failure running neuron-bench - log file ...", then
+    // "N errors found - test failed" (N > 0).
+    const bool failure_row =
+        words.size() >= 3 && Number(words[0]) && words[1] == "Failure" && words[2] == "running";
+    const bool errors = words.size() >= 3 && words[1] == "errors" && words[2] == "found" &&
+                        Number(words[0]).value_or(0) > 0;
+    if (failure_row || errors) {
       parsed.failed = true;
       if (parsed.failure.empty()) parsed.failure = SanitizeForTerminal(Trim(line.substr(0, 200)));
       continue;
@@ -152,13 +182,13 @@ std::string FindNccomTest(const ActiveOptions& o, std::string* looked) {
     if (colon == std::string_view::npos) break;
     path.remove_prefix(colon + 1);
   }
-  dirs.emplace_back(kAwsToolsBin);
+  dirs.push_back(o.aws_tools_dir);
   looked->clear();
   for (const std::string& dir : dirs) {
     const std::string candidate = dir + "/nccom-test";
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  *looked = "$PATH and " + std::string(kAwsToolsBin);
+  *looked = "$PATH and " + o.aws_tools_dir;
   return "";
 }
 
@@ -166,24 +196,33 @@ std::optional<ActiveResult> ActivePrecheck(const v1::Inventory& inv) {
   ActiveResult r;
   r.ranks = CoreCount(inv);
   std::vector<std::string> holders;
-  std::uint32_t busy = 0;
-  for (const v1::Process& p : inv.processes()) {
-    // A process that holds the device but is no runtime (a monitoring tool) takes no core.
-    if (p.core_ids().empty() || p.no_datastore()) continue;
-    busy += static_cast<std::uint32_t>(p.core_ids_size());
+  std::size_t more = 0;
+  const auto hold = [&](std::string who) {
     if (holders.size() < 3) {
-      const std::string program = p.command().substr(0, p.command().find(' '));
-      const std::string name = program.substr(program.find_last_of('/') + 1).substr(0, 40);
-      holders.push_back("pid " + std::to_string(p.pid()) +
-                        (name.empty() ? "" : " (" + SanitizeForTerminal(name) + ")"));
+      holders.push_back(std::move(who));
+    } else {
+      ++more;
     }
+  };
+  for (const v1::Process& p : inv.processes()) {
+    // A process that holds a device but is no runtime (a monitoring tool) takes no core.
+    if (p.no_datastore() || (p.core_ids().empty() && p.device_indices().empty())) continue;
+    const std::string program = p.command().substr(0, p.command().find(' '));
+    const std::string name = program.substr(program.find_last_of('/') + 1).substr(0, 40);
+    hold("pid " + std::to_string(p.pid()) + (name.empty() ? "" : " (" + name + ")"));
   }
-  if (busy > 0) {
+  // Devices the kubelet gave a pod are its, whether or not its runtime has started.
+  for (const v1::PodAllocation& a : inv.allocations()) {
+    if (a.device_indices().empty() && a.core_ids().empty()) continue;
+    hold("pod " + a.namespace_() + "/" + a.pod());
+  }
+  if (!holders.empty()) {
     r.outcome = ActiveOutcome::kDeviceBusy;
     std::string who;
     for (const std::string& h : holders) who += (who.empty() ? "" : ", ") + h;
-    r.reason = "device_busy: " + std::to_string(busy) + " NeuronCore" + (busy == 1 ? "" : "s") +
-               " held by " + who + "; the active check needs every core free";
+    if (more > 0) who += " and " + std::to_string(more) + " more";
+    r.reason = SanitizeForTerminal("device_busy: Neuron devices held by " + who +
+                                   "; the active check needs every NeuronCore free");
     return r;
   }
   if (r.ranks < 2) {
@@ -212,6 +251,13 @@ ActiveResult JudgeRun(const neurondev::ChildRun& run, std::uint32_t ranks,
     r.reason = "active check not run: nccom-test " + run.error;
     return r;
   }
+  // Stopped from outside, or its end not known: says nothing of the devices.
+  if (run.interrupted != 0 ||
+      (!run.timed_out && !parsed.failed && !run.error.empty() && !run.exit_status && !run.signal)) {
+    r.outcome = ActiveOutcome::kUnknown;
+    r.reason = what + " not completed: " + run.error;
+    return r;
+  }
   if (run.timed_out || parsed.failed || !run.error.empty()) {
     r.outcome = ActiveOutcome::kFailed;
     std::string why = run.timed_out ? run.error : parsed.failed ? parsed.failure : run.error;
@@ -223,7 +269,10 @@ ActiveResult JudgeRun(const neurondev::ChildRun& run, std::uint32_t ranks,
   }
   if (!r.busbw) {
     r.outcome = ActiveOutcome::kUnknown;
-    r.reason = what + ": nccom-test printed no bus bandwidth";
+    r.reason = what + ": nccom-test printed no bus bandwidth" +
+               (run.out_truncated
+                    ? " in the last " + std::to_string(run.out.size()) + " bytes of its output"
+                    : std::string());
     return r;
   }
   const std::string measured = what + " " + Fixed(*r.busbw, 2) + " GB/s bus bandwidth";
@@ -263,6 +312,15 @@ ActiveResult RunActiveCheck(const v1::Inventory& inventory, const std::string& i
     r.reason = "active check not run: nccom-test is not installed (looked in " +
                SanitizeForTerminal(looked) + "; it comes with aws-neuronx-tools)";
     r.command = "nccom-test " + Join(spec.args);
+    return r;
+  }
+  HostLock lock(o.lock_path);
+  if (lock.busy()) {
+    ActiveResult r;
+    r.outcome = ActiveOutcome::kDeviceBusy;
+    r.ranks = ranks;
+    r.reason = "device_busy: another active check runs on this host (it holds " +
+               SanitizeForTerminal(o.lock_path) + ")";
     return r;
   }
   neurondev::ChildRunLimits limits;

@@ -24,6 +24,10 @@ namespace neuronmon::exporter {
 struct ActiveOptions {
   std::string nccom_test;  // the tool; "": `nccom-test` in $PATH, else /opt/aws/neuron/bin
   std::string path_env;    // $PATH to search
+  std::string aws_tools_dir = "/opt/aws/neuron/bin";  // searched after $PATH
+  // Held (flock) while the collective runs, so that two gates (NPD, a Prolog, a person) never
+  // run theirs at once: the second says device_busy. "": no lock.
+  std::string lock_path = "/run/lock/neuron-ls-active.lock";
   Nanos timeout = std::chrono::minutes(2);
   std::optional<double> min_busbw;  // GB/s as nccom-test prints it; unset: the built-in floor
   std::uint64_t bytes = std::uint64_t{256} << 20;
@@ -61,7 +65,8 @@ std::vector<std::string> NccomArgs(std::uint32_t ranks, const ActiveOptions& opt
 // The tool's path, or "" when it is not installed (`looked` says where it looked).
 std::string FindNccomTest(const ActiveOptions& options, std::string* looked);
 
-// Before running: busy cores, fewer than two cores. nullopt when the collective may run.
+// Before running: a device a process holds (a runtime, not a monitoring tool) or the kubelet gave
+// a pod, fewer than two cores. nullopt when the collective may run.
 std::optional<ActiveResult> ActivePrecheck(const v1::Inventory& inventory);
 
 // The verdict on a finished run.

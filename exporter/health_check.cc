@@ -164,7 +164,9 @@ CheckResult EvaluateCheck(const CheckInput& in, const CheckOptions& o) {
 }
 
 void AddActive(CheckResult* r, ActiveResult active) {
-  std::string reason = SanitizeForTerminal(active.reason);
+  active.reason = SanitizeForTerminal(active.reason);  // the JSON's too
+  active.command = SanitizeForTerminal(active.command);
+  std::string reason = active.reason;
   switch (active.outcome) {
     case ActiveOutcome::kFailed:
       r->outcome = CheckOutcome::kUnhealthy;

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -242,7 +244,10 @@ bool Drain(int& fd, std::string& keep, std::size_t max, bool tail, bool* truncat
     const std::size_t got = static_cast<std::size_t>(n);
     if (tail) {
       keep.append(buffer, got);
-      if (keep.size() > max) keep.erase(0, keep.size() - max);
+      if (keep.size() > max) {
+        keep.erase(0, keep.size() - max);
+        if (truncated != nullptr) *truncated = true;
+      }
     } else {
       const std::size_t room = max - std::min(max, keep.size());
       keep.append(buffer, std::min(room, got));
@@ -250,6 +255,63 @@ bool Drain(int& fd, std::string& keep, std::size_t max, bool tail, bool* truncat
     }
   }
 }
+
+// Whether `pid` has exited, without reaping it: its zombie keeps the pid and the process group
+// id from being reused until it is reaped. ECHILD (reaped behind our back) counts as exited.
+bool Exited(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    return errno == ECHILD;
+  }
+  return info.si_pid == pid;
+}
+
+// RunToCompletion's signals: SIGINT, SIGTERM and SIGHUP blocked and read from a signalfd, and
+// SIGCHLD at its default disposition, until Restore (or destruction) puts back what was there.
+// The caller is one thread; a signal another thread takes is not seen here.
+class ScopedRunSignals {
+ public:
+  ScopedRunSignals() {
+    sigemptyset(&set_);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, sig);
+    blocked_ = ::pthread_sigmask(SIG_BLOCK, &set_, &old_mask_) == 0;
+    if (blocked_) fd_ = ::signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    chld_saved_ = ::sigaction(SIGCHLD, &dfl, &old_chld_) == 0;
+  }
+  ~ScopedRunSignals() { Restore(0); }
+  ScopedRunSignals(const ScopedRunSignals&) = delete;
+  ScopedRunSignals& operator=(const ScopedRunSignals&) = delete;
+
+  int fd() const { return fd_; }
+  // The signal that arrived (0 when none could be read).
+  int Take() {
+    signalfd_siginfo info{};
+    if (fd_ < 0 || ::read(fd_, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) return 0;
+    return static_cast<int>(info.ssi_signo);
+  }
+  // Puts the mask and SIGCHLD back, then raises `sig` (taken from the descriptor, so not pending
+  // any more) for this process to handle as it would have: by default, it ends.
+  void Restore(int sig) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (chld_saved_) ::sigaction(SIGCHLD, &old_chld_, nullptr);
+    chld_saved_ = false;
+    if (blocked_) ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+    blocked_ = false;
+    if (sig != 0) ::raise(sig);
+  }
+
+ private:
+  sigset_t set_{};
+  sigset_t old_mask_{};
+  struct sigaction old_chld_ {};
+  bool blocked_ = false;
+  bool chld_saved_ = false;
+  int fd_ = -1;
+};
 
 }  // namespace
 
@@ -260,6 +322,9 @@ ChildRun RunToCompletion(const ChildSpec& spec, const ChildRunLimits& limits) {
     run.error = std::move(why);
     return run;
   }
+  // While it runs: SIGINT, SIGTERM and SIGHUP arrive on a descriptor (and are passed on to the
+  // child's group), and SIGCHLD has its default disposition (ignored, exit statuses are lost).
+  ScopedRunSignals signals;
   pid_t pid = -1;
   int out_fd = -1;
   int err_fd = -1;
@@ -268,59 +333,77 @@ ChildRun RunToCompletion(const ChildSpec& spec, const ChildRunLimits& limits) {
     return run;
   }
   run.started = true;
+  const auto drain = [&] {
+    if (out_fd >= 0) Drain(out_fd, run.out, limits.max_stdout_bytes, true, &run.out_truncated);
+    if (err_fd >= 0) Drain(err_fd, run.stderr_tail, limits.stderr_tail_bytes, true, nullptr);
+  };
+  // Waits up to `ms` for output, draining it; false when poll fails.
+  const auto wait = [&](int ms) {
+    pollfd fds[3] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+    const int ready = ::poll(fds, 3, ms);
+    if (ready < 0 && errno != EINTR) return false;
+    drain();
+    if (ready > 0 && (fds[2].revents & POLLIN) != 0) run.interrupted = signals.Take();
+    return true;
+  };
   const MonoTime deadline = std::chrono::steady_clock::now() + limits.timeout;
-  int wait_status = 0;
+  std::string wait_error;
   bool exited = false;
-  // Both pipes until they close or the child exits; the child's exit is looked for every 50 ms
-  // (a grandchild may keep the pipes open after the child is gone).
-  while (!exited) {
-    if (::waitpid(pid, &wait_status, WNOHANG) == pid) {
-      exited = true;
+  // The child's exit is looked for every 50 ms: a grandchild may keep the pipes open after it.
+  while (!(exited = Exited(pid)) && run.interrupted == 0) {
+    const Nanos left = deadline - std::chrono::steady_clock::now();
+    if (left <= Nanos(0)) {
+      run.timed_out = true;
       break;
     }
-    const Nanos left = deadline - std::chrono::steady_clock::now();
-    if (left <= Nanos(0)) break;
-    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-    const int wait_ms = static_cast<int>(std::clamp<std::int64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1, 1, 50));
-    if (::poll(fds, 2, wait_ms) < 0 && errno != EINTR) break;
-    if (out_fd >= 0) Drain(out_fd, run.out, limits.max_stdout_bytes, false, &run.out_truncated);
-    if (err_fd >= 0) Drain(err_fd, run.stderr_tail, limits.stderr_tail_bytes, true, nullptr);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1;
+    if (!wait(static_cast<int>(std::clamp<std::int64_t>(ms, 1, 50)))) {
+      wait_error = "cannot wait for " + name + ": " + ErrnoText(errno);
+      break;
+    }
   }
   if (!exited) {
-    run.timed_out = true;
-    Signal(pid, SIGTERM);
-    const MonoTime kill_at = std::chrono::steady_clock::now() + limits.kill_grace;
-    while (std::chrono::steady_clock::now() < kill_at) {
-      if (::waitpid(pid, &wait_status, WNOHANG) == pid) {
-        exited = true;
-        break;
-      }
-      ::poll(nullptr, 0, 20);
-    }
-    if (!exited) {
-      Signal(pid, SIGKILL);
-      ReapKilled(pid);
+    // SIGTERM to its group, then (at the latest after the grace; an interrupted run has at most
+    // a second) SIGKILL below. Its output is read meanwhile, so a child that writes on its way
+    // out is not blocked.
+    ::kill(-pid, SIGTERM);
+    const Nanos grace = run.interrupted != 0
+                            ? std::min<Nanos>(limits.kill_grace, std::chrono::seconds(1))
+                            : limits.kill_grace;
+    const MonoTime kill_at = std::chrono::steady_clock::now() + grace;
+    while (!(exited = Exited(pid)) && std::chrono::steady_clock::now() < kill_at) wait(20);
+  }
+  // Exited or not, it is not reaped yet: its process group id cannot be anyone else's, and
+  // whatever it left in that group (workers that ignore SIGTERM) goes with it.
+  ::kill(-pid, SIGKILL);
+  int wait_status = 0;
+  bool status_known = false;
+  if (exited) {
+    while (!(status_known = ::waitpid(pid, &wait_status, 0) == pid) && errno == EINTR) {
     }
   } else {
-    // Anything it left behind in its process group (never the pid alone: it is reaped, and
-    // the number may already be another process's). A grandchild that left the group and
-    // still holds the pipes is not waited for.
-    ::kill(-pid, SIGKILL);
+    ReapKilled(pid);
   }
-  if (out_fd >= 0) Drain(out_fd, run.out, limits.max_stdout_bytes, false, &run.out_truncated);
-  if (err_fd >= 0) Drain(err_fd, run.stderr_tail, limits.stderr_tail_bytes, true, nullptr);
+  drain();
   CloseFd(out_fd);
   CloseFd(err_fd);
   run.last_stderr_line = LastLine(run.stderr_tail);
-  if (run.timed_out) {
+  if (run.interrupted != 0) {
+    run.error = name + " stopped: this process received signal " + std::to_string(run.interrupted);
+  } else if (run.timed_out) {
     run.error = name + " did not finish within " + FormatDuration(limits.timeout);
+  } else if (!wait_error.empty()) {
+    run.error = wait_error;
+  } else if (!status_known) {
+    run.error = name + " exited (exit status lost)";
   } else if (WIFEXITED(wait_status)) {
     run.exit_status = WEXITSTATUS(wait_status);
     if (*run.exit_status != 0) run.error = DescribeExit(name, wait_status, true);
   } else {
+    if (WIFSIGNALED(wait_status)) run.signal = WTERMSIG(wait_status);
     run.error = DescribeExit(name, wait_status, true);
   }
+  signals.Restore(run.interrupted);
   return run;
 }
 

@@ -82,22 +82,30 @@ struct ChildStatus {
 // One run of a program to its end (`neuron-ls --check --active`'s nccom-test), started as
 // MonitorChild starts its children (posix_spawn, own process group, stdin on /dev/null, nothing
 // else inherited). Blocks the calling thread until the child exits or `timeout` passes; then its
-// process group gets SIGTERM and, after `kill_grace`, SIGKILL.
+// process group gets SIGTERM and, after `kill_grace`, SIGKILL. Whatever the child leaves in its
+// group when it exits is killed too. While it runs, SIGCHLD has its default disposition, and
+// SIGINT, SIGTERM and SIGHUP to this process are passed on: the child's group gets SIGTERM, then
+// SIGKILL within a second, and the signal is raised again here (ending a process that keeps the
+// default disposition). REQUIRES: the calling thread is the only one that could take those
+// signals (other threads block them).
 struct ChildRunLimits {
   Nanos timeout = std::chrono::minutes(2);
   Nanos kill_grace = std::chrono::seconds(5);
-  std::size_t max_stdout_bytes = std::size_t{1} << 20;  // kept; the rest is read and dropped
+  std::size_t max_stdout_bytes = std::size_t{1} << 20;  // the last ones kept; the rest dropped
   std::size_t stderr_tail_bytes = std::size_t{4} << 10;
 };
 
 struct ChildRun {
   // Empty when the program ran and exited with status 0; else one terminal-safe line: "not
-  // found: PATH", "nccom-test exited with status 1", "nccom-test did not finish within 2m".
+  // found: PATH", "nccom-test exited with status 1", "nccom-test did not finish within 2m",
+  // "nccom-test stopped: this process received signal 15".
   std::string error;
   bool started = false;
   bool timed_out = false;
-  std::optional<int> exit_status;  // when it exited (not killed by a signal)
-  std::string out;                 // stdout, at most max_stdout_bytes
+  int interrupted = 0;             // the signal this process got while the child ran
+  std::optional<int> exit_status;  // when it exited
+  std::optional<int> signal;       // when a signal killed it (not our timeout's)
+  std::string out;                 // stdout: the last max_stdout_bytes (a verdict comes last)
   bool out_truncated = false;
   std::string stderr_tail;
   // The last non-empty line of stderr, terminal-safe and bounded ("" when none).

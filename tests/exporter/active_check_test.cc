@@ -40,6 +40,13 @@ TEST(ActiveCheck, ParsesNccomTestsOutputOldAndNew) {
   EXPECT_FALSE(failed.busbw.has_value());
   EXPECT_EQ(failed.failure,
             "33554432    Failure running neuron-bench - log file /tmp/nccom_test_log_7pqpdfjf.log");
+  // "0 errors found" and a warning that mentions a failure are no failed run.
+  const NccomOutput fine = ParseNccomOutput(
+      "WARNING: Failure to set affinity, continuing\n"
+      "Avg bus bandwidth:      190.0000GB/s\n"
+      "0 errors found\n");
+  EXPECT_FALSE(fine.failed) << fine.failure;
+  EXPECT_DOUBLE_EQ(*fine.busbw, 190);
   EXPECT_FALSE(ParseNccomOutput("Neuron DKMS Driver is not running!\n").busbw.has_value());
   EXPECT_FALSE(ParseNccomOutput("Avg bus bandwidth: lots\n").busbw.has_value());
   EXPECT_FALSE(ParseNccomOutput("Avg bus bandwidth: -3GB/s\n").busbw.has_value());
@@ -63,9 +70,11 @@ TEST(ActiveCheck, CommandLineAndReferences) {
 TEST(ActiveCheck, FindsTheToolInPathThenInAwsToolsButNeverARelativeDirectory) {
   ActiveOptions o;
   o.path_env = "relative/dir::/nonexistent";
+  o.aws_tools_dir = "/nonexistent/aws/neuron/bin";  // not this host's, which may have the tool
   std::string looked;
   EXPECT_EQ(FindNccomTest(o, &looked), "");
-  EXPECT_EQ(looked, "$PATH and /opt/aws/neuron/bin");
+  EXPECT_EQ(looked, "$PATH and /nonexistent/aws/neuron/bin");
+  EXPECT_EQ(ActiveOptions().aws_tools_dir, "/opt/aws/neuron/bin");
   o.path_env = "/bin:/usr/bin";
   o.nccom_test = "/bin/sh";  // given: used as it is
   EXPECT_EQ(FindNccomTest(o, &looked), "/bin/sh");
@@ -100,8 +109,24 @@ TEST(ActiveCheck, BusyCoresAndTooFewCoresAreNotRun) {
   ASSERT_TRUE(busy.has_value());
   EXPECT_EQ(busy->outcome, ActiveOutcome::kDeviceBusy);
   EXPECT_EQ(busy->reason,
-            "device_busy: 4 NeuronCores held by pid 4242 (python3); the active check needs every "
-            "core free");
+            "device_busy: Neuron devices held by pid 4242 (python3); the active check needs every "
+            "NeuronCore free");
+  // A runtime that holds a device but reports no core, and a pod the kubelet gave devices to
+  // before its runtime started, are holders too.
+  v1::Inventory opened = Cores(16, 0);
+  v1::Process* runtime = opened.add_processes();
+  runtime->set_pid(99);
+  runtime->add_device_indices(3);
+  v1::PodAllocation* pod = opened.add_allocations();
+  pod->set_namespace_("ml");
+  pod->set_pod("train-0\x1b]0;x\x07");
+  pod->add_device_indices(4);
+  const std::optional<ActiveResult> held = ActivePrecheck(opened);
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->outcome, ActiveOutcome::kDeviceBusy);
+  EXPECT_EQ(held->reason,
+            "device_busy: Neuron devices held by pid 99, pod ml/train-0; the active check needs "
+            "every NeuronCore free");
   v1::Inventory one;
   one.add_devices()->add_core_ids(0);
   const std::optional<ActiveResult> single = ActivePrecheck(one);
@@ -171,6 +196,22 @@ TEST(ActiveCheck, JudgesEachKindOfRun) {
             "active check not run: nccom-test cannot run /opt/nccom-test: Permission denied");
   EXPECT_EQ(JudgeRun(Ran("nothing useful\n"), 32, "trn1.32xlarge", o).outcome,
             ActiveOutcome::kUnknown);
+  // Stopped from outside, or an end not known: nothing learnt about the devices.
+  neurondev::ChildRun stopped;
+  stopped.started = true;
+  stopped.interrupted = 15;
+  stopped.error = "nccom-test stopped: this process received signal 15";
+  EXPECT_EQ(JudgeRun(stopped, 32, "trn1.32xlarge", o).outcome, ActiveOutcome::kUnknown);
+  neurondev::ChildRun lost;
+  lost.started = true;
+  lost.error = "nccom-test exited (exit status lost)";
+  EXPECT_EQ(JudgeRun(lost, 32, "trn1.32xlarge", o).reason,
+            "all-reduce over 32 NeuronCores not completed: nccom-test exited (exit status lost)");
+  neurondev::ChildRun killed = Ran("", 0);
+  killed.exit_status.reset();
+  killed.signal = 9;
+  killed.error = "nccom-test killed by signal 9 (SIGKILL)";
+  EXPECT_EQ(JudgeRun(killed, 32, "trn1.32xlarge", o).outcome, ActiveOutcome::kFailed);
 }
 
 // 16 devices of 2 cores, all ok, on a trn1.32xlarge: the passive check is healthy.
@@ -218,7 +259,7 @@ TEST(ActiveCheck, ItsResultJoinsThePassiveVerdict) {
   CheckResult busy = Healthy();
   AddActive(&busy, *ActivePrecheck(Cores(16, 4)));
   EXPECT_EQ(busy.outcome, CheckOutcome::kUnknown);
-  EXPECT_EQ(CheckLine(busy).rfind("unknown: device_busy: 4 NeuronCores held by pid 4242", 0), 0u);
+  EXPECT_EQ(CheckLine(busy).rfind("unknown: device_busy: Neuron devices held by pid 4242", 0), 0u);
 }
 
 }  // namespace

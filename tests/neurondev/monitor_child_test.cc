@@ -414,6 +414,17 @@ namespace {
 
 ChildSpec Sh(const std::string& script) { return ChildSpec{"/bin/sh", {"-c", script}, {}}; }
 
+// Whether `pid` has ended (a zombie its new parent has not reaped yet counts), waiting up to 2 s
+// on a pidfd for a SIGKILL already sent to take effect.
+bool Gone(pid_t pid) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return errno == ESRCH;
+  pollfd ended{pidfd, POLLIN, 0};
+  const bool gone = ::poll(&ended, 1, 2000) == 1;
+  ::close(pidfd);
+  return gone;
+}
+
 TEST(RunToCompletion, KeepsStdoutAndTheTailOfStderrOfAProgramThatExits) {
   const ChildRun ok = RunToCompletion(Sh("echo table; echo Avg 1; echo note >&2"));
   EXPECT_TRUE(ok.started);
@@ -436,12 +447,40 @@ TEST(RunToCompletion, KillsAProgramThatOutlivesItsTimeoutWithItsProcessGroup) {
   limits.kill_grace = milliseconds(100);
   // Ignores SIGTERM, and its child (a second process in its group) holds the pipes.
   const auto start = std::chrono::steady_clock::now();
-  const ChildRun hung = RunToCompletion(Sh("trap '' TERM; echo started; sleep 30"), limits);
+  const ChildRun hung =
+      RunToCompletion(Sh("trap '' TERM; sleep 30 & echo $!; wait; sleep 30"), limits);
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));
   EXPECT_TRUE(hung.timed_out);
   EXPECT_EQ(hung.error, "sh did not finish within 100ms");
-  EXPECT_EQ(hung.out, "started\n");
   EXPECT_FALSE(hung.exit_status.has_value());
+  const pid_t sleeper = std::atoi(hung.out.c_str());
+  ASSERT_GT(sleeper, 0) << hung.out;
+  EXPECT_TRUE(Gone(sleeper)) << "its child outlived it";
+}
+
+TEST(RunToCompletion, WhatAChildLeavesInItsGroupIsKilledWhenItExits) {
+  // Exits at once, leaving a worker that ignores SIGTERM and holds stdout.
+  const auto start = std::chrono::steady_clock::now();
+  const ChildRun run = RunToCompletion(Sh("(trap '' TERM; exec sleep 30) & echo $!"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));
+  EXPECT_EQ(run.error, "");
+  const pid_t worker = std::atoi(run.out.c_str());
+  ASSERT_GT(worker, 0) << run.out;
+  EXPECT_TRUE(Gone(worker)) << "its worker outlived it";
+}
+
+TEST(RunToCompletion, AnExitIsSeenWhenThisProcessIgnoresSigchld) {
+  struct sigaction ignore {
+  }, old{};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGCHLD, &ignore, &old), 0);
+  const ChildRun run = RunToCompletion(Sh("exit 4"));
+  struct sigaction now {};
+  ::sigaction(SIGCHLD, &old, &now);
+  EXPECT_EQ(now.sa_handler, SIG_IGN) << "the caller's disposition is put back";
+  EXPECT_FALSE(run.timed_out);
+  EXPECT_EQ(run.exit_status, 4);
+  EXPECT_EQ(run.error, "sh exited with status 4");
 }
 
 TEST(RunToCompletion, SaysWhyAProgramCannotRunAndCapsWhatItKeeps) {
@@ -457,9 +496,11 @@ TEST(RunToCompletion, SaysWhyAProgramCannotRunAndCapsWhatItKeeps) {
   limits.max_stdout_bytes = 10;
   limits.stderr_tail_bytes = 4;
   const ChildRun chatty =
-      RunToCompletion(Sh("head -c 100000 /dev/zero | tr '\\0' x; echo 123456789 >&2"), limits);
+      RunToCompletion(Sh("head -c 100000 /dev/zero | tr '\\0' x; printf 0123456789; "
+                         "echo 123456789 >&2"),
+                      limits);
   EXPECT_EQ(chatty.error, "");
-  EXPECT_EQ(chatty.out, "xxxxxxxxxx");
+  EXPECT_EQ(chatty.out, "0123456789");  // the last bytes: a verdict comes last
   EXPECT_TRUE(chatty.out_truncated);
   EXPECT_EQ(chatty.stderr_tail, "789\n");
 }
