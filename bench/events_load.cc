@@ -190,6 +190,11 @@ int main(int argc, char** argv) {
   app.add_option("--reload-every", reload_text, "SIGHUP the daemon this often (0s: never)");
   std::string socket_path;
   app.add_option("--socket", socket_path, "also subscribe to events on this stream socket");
+  int subscriber_nice = 0;
+  app.add_option("--subscriber-nice", subscriber_nice,
+                 "the nice value of the thread that reads the subscribers' streams (on a small "
+                 "machine, 19 keeps it from taking the scraper's and the daemon's CPU, as "
+                 "subscribers on other hosts would not)");
   CLI11_PARSE(app, argc, argv);
   const auto parse = [](const std::string& t) { return neuronmon::ParseDuration(t); };
   const auto duration = parse(duration_text), baseline = parse(baseline_text),
@@ -284,6 +289,9 @@ int main(int argc, char** argv) {
   });
   std::vector<std::pair<double, double>> rss;  // (seconds into the phase, MiB)
   std::thread reader([&] {
+    if (subscriber_nice != 0) {
+      ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), subscriber_nice);
+    }
     std::vector<pollfd> fds;
     char buf[65536];
     while (phase == 1) {

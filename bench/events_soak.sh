@@ -28,7 +28,9 @@ printf '{"history_retention": "20s"}\n' >"$dir/config.json"
 daemon_pid=$!
 for _ in $(seq 50); do [ -S "$dir/d.sock" ] && break; sleep 0.1; done
 sleep 5
+# EVENTS_LOAD_ARGS: more of events_load's flags, e.g. "--subscriber-nice 19".
+# shellcheck disable=SC2086 # split on purpose
 "$build/bench/events_load" --port "$port" --pid "$daemon_pid" --subscribers "$subscribers" \
-  --duration "$duration" --baseline "$baseline" --socket "$dir/d.sock"
+  --duration "$duration" --baseline "$baseline" --socket "$dir/d.sock" ${EVENTS_LOAD_ARGS:-}
 echo "daemon log: $(grep -c . "$dir/daemon.log") lines, $(grep -ci 'error\|warn' "$dir/daemon.log" || true) errors or warnings"
 grep -i 'error\|warn' "$dir/daemon.log" | sort | uniq -c | sort -rn | head -5 || true

@@ -345,6 +345,11 @@ class HttpSession final : public HttpConnection,
     std::string text = std::move(pending_text_);
     pending_text_.clear();
     const std::size_t budget = s.StreamBudget();
+    // Most passes find nothing new (they run every tick for the heartbeats and lifetimes).
+    if (text.empty() && after_ >= s.handler.newest_event_seq() &&
+        (!sse_ || now - last_stream_write_ < Steady(s.options.event_stream_heartbeat))) {
+      return;
+    }
     if (budget > text.size()) {
       text += s.handler.EventsAfter(&after_, sse_, 1000, budget - text.size());
     }

@@ -78,6 +78,8 @@ class MetricsHandler {
   // first when some after `*after` are no longer kept — at most `max_events`, and no more than
   // `max_bytes` but for the first; advances `*after` past what it holds. Each event is rendered
   // once for every stream that sends it.
+  // The newest event's seq (0: none yet): a stream that has it has nothing to send.
+  std::uint64_t newest_event_seq() const;
   std::string EventsAfter(std::uint64_t* after, bool sse, std::size_t max_events,
                           std::size_t max_bytes);
 
