@@ -20,6 +20,7 @@
 #include "simdev/driver_tree.h"
 #include "simdev/instance.h"
 #include "tests/integration/daemon_fixture.h"
+#include "tests/process_gone.h"
 #include "tests/temp_dir.h"
 
 namespace neuronmon::testing {
@@ -414,16 +415,6 @@ TEST(NeuronLsCheck, ActiveFindsWhatThePassiveCheckLetsThrough) {
   }
 }
 
-// Whether `pid` has ended (a zombie not reaped yet counts), waiting up to 2 s on a pidfd.
-bool Gone(pid_t pid) {
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) return errno == ESRCH;
-  pollfd ended{pidfd, POLLIN, 0};
-  const bool gone = ::poll(&ended, 1, 2000) == 1;
-  ::close(pidfd);
-  return gone;
-}
-
 // neuron-ls stopped while the collective runs (a person's Ctrl-C, Slurm's or timeout's SIGTERM)
 // takes the collective and everything it started with it, and ends as the signal says.
 TEST(NeuronLsCheck, ActiveStopsTheCollectiveWhenItIsStopped) {
@@ -444,8 +435,8 @@ TEST(NeuronLsCheck, ActiveStopsTheCollectiveWhenItIsStopped) {
   in >> child >> worker;
   ASSERT_GT(child, 0);
   ASSERT_GT(worker, 0);
-  EXPECT_TRUE(Gone(child)) << "nccom-test outlived neuron-ls";
-  EXPECT_TRUE(Gone(worker)) << "its worker outlived neuron-ls";
+  EXPECT_TRUE(test_util::Gone(child)) << "nccom-test outlived neuron-ls";
+  EXPECT_TRUE(test_util::Gone(worker)) << "its worker outlived neuron-ls";
 }
 
 TEST(NeuronLsCheck, ActiveNeverRunsOnCoresAJobHolds) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/process_gone.h"
 #include "tests/temp_dir.h"
 
 namespace neuronmon::neurondev {
@@ -414,17 +415,6 @@ namespace {
 
 ChildSpec Sh(const std::string& script) { return ChildSpec{"/bin/sh", {"-c", script}, {}}; }
 
-// Whether `pid` has ended (a zombie its new parent has not reaped yet counts), waiting up to 2 s
-// on a pidfd for a SIGKILL already sent to take effect.
-bool Gone(pid_t pid) {
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) return errno == ESRCH;
-  pollfd ended{pidfd, POLLIN, 0};
-  const bool gone = ::poll(&ended, 1, 2000) == 1;
-  ::close(pidfd);
-  return gone;
-}
-
 TEST(RunToCompletion, KeepsStdoutAndTheTailOfStderrOfAProgramThatExits) {
   const ChildRun ok = RunToCompletion(Sh("echo table; echo Avg 1; echo note >&2"));
   EXPECT_TRUE(ok.started);
@@ -455,7 +445,7 @@ TEST(RunToCompletion, KillsAProgramThatOutlivesItsTimeoutWithItsProcessGroup) {
   EXPECT_FALSE(hung.exit_status.has_value());
   const pid_t sleeper = std::atoi(hung.out.c_str());
   ASSERT_GT(sleeper, 0) << hung.out;
-  EXPECT_TRUE(Gone(sleeper)) << "its child outlived it";
+  EXPECT_TRUE(test_util::Gone(sleeper)) << "its child outlived it";
 }
 
 TEST(RunToCompletion, WhatAChildLeavesInItsGroupIsKilledWhenItExits) {
@@ -466,7 +456,7 @@ TEST(RunToCompletion, WhatAChildLeavesInItsGroupIsKilledWhenItExits) {
   EXPECT_EQ(run.error, "");
   const pid_t worker = std::atoi(run.out.c_str());
   ASSERT_GT(worker, 0) << run.out;
-  EXPECT_TRUE(Gone(worker)) << "its worker outlived it";
+  EXPECT_TRUE(test_util::Gone(worker)) << "its worker outlived it";
 }
 
 TEST(RunToCompletion, AnExitIsSeenWhenThisProcessIgnoresSigchld) {
