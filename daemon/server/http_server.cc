@@ -346,15 +346,17 @@ class HttpSession final : public HttpConnection,
     pending_text_.clear();
     const std::size_t budget = s.StreamBudget();
     // Most passes find nothing new (they run every tick for the heartbeats and lifetimes).
-    if (text.empty() && after_ >= s.handler.newest_event_seq() &&
-        (!sse_ || now - last_stream_write_ < Steady(s.options.event_stream_heartbeat))) {
-      return;
-    }
+    // A stream's keep-alive is due `heartbeat` to twice that after its last write, at a point
+    // of its own (from its id): streams opened, or sent an event, together do not all write
+    // their keep-alives in the same turn of the loop, 1,000 writes in front of a scrape.
+    const Nanos heartbeat = s.options.event_stream_heartbeat;
+    const Nanos keep_alive_after = heartbeat + heartbeat * static_cast<std::int64_t>(id_ % 64) / 64;
+    const bool keep_alive_due = sse_ && now - last_stream_write_ >= Steady(keep_alive_after);
+    if (text.empty() && after_ >= s.handler.newest_event_seq() && !keep_alive_due) return;
     if (budget > text.size()) {
       text += s.handler.EventsAfter(&after_, sse_, 1000, budget - text.size());
     }
-    if (text.empty() && sse_ &&
-        now - last_stream_write_ >= Steady(s.options.event_stream_heartbeat)) {
+    if (text.empty() && keep_alive_due) {
       text = ": keep-alive\n\n";  // an SSE comment: keeps proxies from cutting an idle stream
     }
     if (text.empty()) return;
