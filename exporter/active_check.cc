@@ -12,6 +12,7 @@
 
 #include "neurondev/monitor_child.h"
 #include "proto/common/terminal_text.h"
+#include "proto/common/text.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -30,16 +31,6 @@ constexpr BusBandwidthReference kReferences[] = {
     {"inf2.24xlarge", 192, "inf2 architecture page: NeuronLink-v2, 192 GiB/s per chip"},
     {"inf2.48xlarge", 192, "inf2 architecture page: NeuronLink-v2, 192 GiB/s per chip"},
 };
-
-std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return std::string(s);
-}
 
 std::vector<std::string_view> Words(std::string_view line) {
   std::vector<std::string_view> words;
@@ -134,13 +125,14 @@ NccomOutput ParseNccomOutput(std::string_view out) {
                         Number(words[0]).value_or(0) > 0;
     if (failure_row || errors) {
       parsed.failed = true;
-      if (parsed.failure.empty()) parsed.failure = SanitizeForTerminal(Trim(line.substr(0, 200)));
+      if (parsed.failure.empty())
+        parsed.failure = SanitizeForTerminal(Trim(line.substr(0, 200), kLineBlanks));
       continue;
     }
     if (const std::size_t avg = line.find("Avg bus bandwidth:"); avg != std::string_view::npos) {
-      std::string value = Trim(line.substr(avg + 18));
-      if (const std::size_t unit = value.find("GB/s"); unit != std::string::npos) {
-        value = Trim(value.substr(0, unit));
+      std::string_view value = Trim(line.substr(avg + 18), kLineBlanks);
+      if (const std::size_t unit = value.find("GB/s"); unit != std::string_view::npos) {
+        value = Trim(value.substr(0, unit), kLineBlanks);
       }
       if (std::optional<double> v = Number(value)) parsed.busbw = *v;
       continue;

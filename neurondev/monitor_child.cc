@@ -212,18 +212,20 @@ std::string LastLine(std::string_view text) {
   return OneLine(text);
 }
 
-// Why `path` cannot be run, or "" when it looks runnable (posix_spawn reports the rest).
+// Why an existing absolute `path` cannot be run (an errno), or 0 when it looks runnable
+// (posix_spawn reports the rest). Checked before posix_spawn so that a directory, which access()
+// lets root "execute", gets a clear message.
+int RunnableError(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return errno;
+  if (S_ISDIR(st.st_mode)) return EISDIR;
+  return ::access(path.c_str(), X_OK) != 0 ? errno : 0;
+}
+
+// Why `path` cannot be run, or "" when it looks runnable.
 std::string CannotRun(const std::string& path) {
   if (path.empty() || path.front() != '/') return "not an absolute path: " + OneLine(path);
-  struct stat st {};
-  int error = 0;
-  if (::stat(path.c_str(), &st) != 0) {
-    error = errno;
-  } else if (S_ISDIR(st.st_mode)) {
-    error = EISDIR;
-  } else if (::access(path.c_str(), X_OK) != 0) {
-    error = errno;
-  }
+  const int error = RunnableError(path);
   if (error == 0) return "";
   if (error == ENOENT || error == ENOTDIR) return "not found: " + OneLine(path);
   return "cannot run " + OneLine(path) + ": " + ErrnoText(error);
@@ -542,12 +544,7 @@ void MonitorChild::Start(MonoTime now) {
   if (path.empty() || path.front() != '/') {
     return NotInstalled(now, "not an absolute path: " + OneLine(path));
   }
-  // Checked before posix_spawn so that a directory (which access() lets root "execute") gets a
-  // clear message.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return StartFailed(now, errno);
-  if (S_ISDIR(st.st_mode)) return StartFailed(now, EISDIR);
-  if (::access(path.c_str(), X_OK) != 0) return StartFailed(now, errno);
+  if (const int error = RunnableError(path); error != 0) return StartFailed(now, error);
   pid_t pid = -1;
   if (const int error = SpawnWithPipes(spec_, &pid, &out_fd_, &err_fd_); error != 0) {
     return StartFailed(now, error);
