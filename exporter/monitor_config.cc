@@ -15,11 +15,11 @@ constexpr std::size_t kMaxMonitorConfigBytes = 1 << 20;
 constexpr std::size_t kMaxSelectors = MonitorState::kMaxSources;
 
 // The groups a config may name at one level: the runtime-level or the system-level ones (totals
-// and the host summary are ours, not neuron-monitor metrics).
+// and the groups asked for by name are ours, not neuron-monitor metrics).
 std::vector<v1::Group> Groups(bool runtime) {
   std::vector<v1::Group> out;
   for (v1::Group g : AllGroups()) {
-    if (g != v1::GROUP_TOTALS && g != v1::GROUP_HOST_SUMMARY && IsRuntimeGroup(g) == runtime)
+    if (g != v1::GROUP_TOTALS && !IsNamedOnlyGroup(g) && IsRuntimeGroup(g) == runtime)
       out.push_back(g);
   }
   return out;

@@ -31,12 +31,13 @@ deny proto 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "pr
 deny simdev 'boost/|ncurses|curses\.h|thread>|daemon/|client/|exporter/|tui/' "simdev/ is pure: no Asio, threads, or higher layers"
 deny neurondev 'boost/|ncurses|curses\.h|simdev/|daemon/|client/|exporter/|tui/' "neurondev/ reads the host: no Asio, no simulator, no higher layers"
 deny daemon/core 'boost/asio|boost/beast|ncurses|curses\.h|daemon/server/|client/|exporter/|tui/' "daemon/core is pure: no Asio, no clients"
-# daemon/core's rooms, bottom to top: report, analysis, the root (DaemonCore, backend choice,
+# daemon/core's rooms, bottom to top: report, analysis, jobs, the root (DaemonCore, backend choice,
 # host reader), then metrics and archive, which use the root and not each other, and config,
 # which embeds the options of them all (and the servers').
 core_root='daemon/core/[a-z_]+\.h'
 deny daemon/core/report "daemon/core/(analysis|metrics|archive|config)/|$core_root|simdev/|neurondev/" "daemon/core/report/ is the lowest room: snapshots to reports only"
 deny daemon/core/analysis "daemon/core/(metrics|archive|config)/|$core_root|simdev/|neurondev/" "daemon/core/analysis/ uses only the report room"
+deny daemon/core/jobs "daemon/core/(metrics|archive|config)/|$core_root|simdev/|neurondev/" "daemon/core/jobs/ uses only the report and analysis rooms"
 deny_root daemon/core 'daemon/core/(metrics|archive|config)/' "daemon/core's root must not use the metrics, archive or config rooms above it"
 deny daemon/core/metrics 'daemon/core/(archive|config)/|simdev/|neurondev/' "daemon/core/metrics/ must not use the archive or config rooms"
 deny daemon/core/archive 'daemon/core/(metrics|config)/|simdev/|neurondev/' "daemon/core/archive/ must not use the metrics or config rooms"

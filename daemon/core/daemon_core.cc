@@ -48,13 +48,27 @@ std::uint64_t DaemonCore::Append(Reading reading, std::uint64_t generation, Mono
                          std::make_shared<const Analysis>(analyzer_.analysis()));
   while (!analyses_.empty() && analyses_.front().first < history_.oldest_seq())
     analyses_.pop_front();
-  for (v1::Event& e : event_detector_.Detect(*history_.newest(), analyzer_.analysis())) {
-    events_.Add(std::move(e), now, history_.newest()->wall);
-  }
+  const Snapshot& newest = *history_.newest();
+  std::vector<v1::Event> detected = event_detector_.Detect(newest, analyzer_.analysis());
+  const Snapshot* previous = newest.seq > history_floor_ ? history_.Find(newest.seq - 1) : nullptr;
+  std::vector<v1::Event> job_events =
+      jobs_.Update(previous, newest, inventory_, &analyzer_.analysis(), detected);
+  for (v1::Event& e : detected) events_.Add(std::move(e), now, newest.wall);
+  for (v1::Event& e : job_events) events_.Add(std::move(e), now, newest.wall);
   events_.Expire(now);
   frames_.clear();
   record_frames_ = {};
   return history_.newest_seq();
+}
+
+Status DaemonCore::MarkJob(const JobMark& mark, MonoTime now, WallTime wall) {
+  std::vector<v1::Event> marked;
+  Status st = jobs_.Mark(mark, wall, marked);
+  for (v1::Event& e : marked) {
+    e.set_sample_seq(history_.newest_seq());
+    AddEvent(std::move(e), now, wall);
+  }
+  return st;
 }
 
 const v1::Event& DaemonCore::AddEvent(v1::Event event, MonoTime now, WallTime wall) {
@@ -127,8 +141,13 @@ v1::Report DaemonCore::Build(const Subscription& sub, const Snapshot& end, bool 
   in.end = &end;
   in.subscription = &sub;
   in.replay = replay;
+  bool jobs_due = false;
   for (v1::Group g : AllGroups()) {
     if (!sub.Subscribed(g) || (!all_groups && !sub.Due(g, end.seq))) continue;
+    if (g == v1::GROUP_JOBS) {
+      jobs_due = true;
+      continue;
+    }
     std::uint64_t back = sub.Every(g);
     // A host summary is compared across hosts whose steps last seconds: it spans at least the
     // analyzer's window, whatever its period, so it agrees with the host's verdict.
@@ -142,6 +161,11 @@ v1::Report DaemonCore::Build(const Subscription& sub, const Snapshot& end, bool 
     in.groups.push_back({g, start != nullptr ? start : &end});
   }
   v1::Report report = BuildReport(in);
+  if (jobs_due) {
+    // The jobs as of the newest sample: the book keeps no history of its own.
+    jobs_.Fill(*report.mutable_jobs());
+    report.add_groups(v1::GROUP_JOBS);
+  }
   const bool findings_due =
       std::any_of(in.groups.begin(), in.groups.end(), [](const GroupWindow& g) {
         return g.group == v1::GROUP_BOTTLENECK_ANALYSIS || g.group == v1::GROUP_HOST_SUMMARY;

@@ -18,6 +18,7 @@
 #include "daemon/core/backend.h"
 #include "daemon/core/events.h"
 #include "daemon/core/host_reader.h"
+#include "daemon/core/jobs/job_book.h"
 #include "daemon/core/report/history.h"
 #include "daemon/core/report/subscription.h"
 #include "neuronmon/v1/envelope.pb.h"
@@ -128,6 +129,12 @@ class DaemonCore {
   const EventLog& events() const { return events_; }
   const v1::Event& AddEvent(v1::Event event, MonoTime now, WallTime wall);
   void SetEventOptions(EventLogOptions options) { events_.set_options(options); }
+  // The job accounting (jobs/job_book.h): each Append adds its window; reports subscribed to
+  // GROUP_JOBS carry every job as of their snapshot's sample.
+  JobBook& jobs() { return jobs_; }
+  const JobBook& jobs() const { return jobs_; }
+  // A job's explicit start or end (neuron-report --start/--stop); its events are logged.
+  Status MarkJob(const JobMark& mark, MonoTime now, WallTime wall);
 
  private:
   v1::Report Build(const Subscription& sub, const Snapshot& end, bool all_groups,
@@ -156,6 +163,7 @@ class DaemonCore {
   std::deque<std::pair<std::uint64_t, std::shared_ptr<const Analysis>>> analyses_;
   EventLog events_;
   EventDetector event_detector_;
+  JobBook jobs_;
   std::string last_error_;
 };
 

@@ -27,6 +27,7 @@ std::string EventJson(const v1::Event& event) {
   if (s.has_neuroncore_index()) subject["neuroncore_index"] = s.neuroncore_index();
   if (s.pid() != 0) subject["pid"] = s.pid();
   if (!s.runtime_tag().empty()) subject["runtime_tag"] = s.runtime_tag();
+  if (!s.job().empty()) subject["job"] = s.job();
   nlohmann::ordered_json evidence = nlohmann::ordered_json::array();
   for (const v1::Evidence& e : event.evidence()) {
     nlohmann::ordered_json item = {

@@ -30,6 +30,8 @@ const char* EventKindName(v1::EventKind kind) {
       return "incident";
     case v1::EVENT_KIND_DAEMON:
       return "daemon";
+    case v1::EVENT_KIND_JOB:
+      return "job";
     default:
       return "unspecified";
   }
@@ -183,8 +185,8 @@ const char* SignalName(Signal signal) {
   return "unspecified";
 }
 
-const std::array<v1::Group, 13>& AllGroups() {
-  static const std::array<v1::Group, 13> all = {v1::GROUP_NEURONCORE_COUNTERS,
+const std::array<v1::Group, 14>& AllGroups() {
+  static const std::array<v1::Group, 14> all = {v1::GROUP_NEURONCORE_COUNTERS,
                                                 v1::GROUP_MEMORY_USED,
                                                 v1::GROUP_NEURON_RUNTIME_VCPU_USAGE,
                                                 v1::GROUP_EXECUTION_STATS,
@@ -196,8 +198,13 @@ const std::array<v1::Group, 13>& AllGroups() {
                                                 v1::GROUP_HBM_STATS,
                                                 v1::GROUP_DEVICE_HEALTH,
                                                 v1::GROUP_TOTALS,
-                                                v1::GROUP_HOST_SUMMARY};
+                                                v1::GROUP_HOST_SUMMARY,
+                                                v1::GROUP_JOBS};
   return all;
+}
+
+bool IsNamedOnlyGroup(v1::Group group) {
+  return group == v1::GROUP_HOST_SUMMARY || group == v1::GROUP_JOBS;
 }
 
 bool IsRuntimeGroup(v1::Group group) {
@@ -232,6 +239,8 @@ const char* GroupName(v1::Group group) {
       return "totals";
     case v1::GROUP_HOST_SUMMARY:
       return "host_summary";
+    case v1::GROUP_JOBS:
+      return "jobs";
     default:
       return "unknown";
   }

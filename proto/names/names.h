@@ -19,7 +19,10 @@ namespace neuronmon {
 
 // Every group a Subscribe may name, in the order outputs list them: the runtime-level groups,
 // the system-level ones, then totals.
-const std::array<v1::Group, 13>& AllGroups();
+const std::array<v1::Group, 14>& AllGroups();
+// Whether a Subscribe gets `group` only by naming it (the cluster view's host summary, the job
+// accounting): an empty group list means every other group.
+bool IsNamedOnlyGroup(v1::Group group);
 // Whether `group` is reported per Neuron application (a runtime-level group).
 bool IsRuntimeGroup(v1::Group group);
 // A group's name as neuron-monitor's configuration and documents spell it ("neuroncore_counters",

@@ -98,7 +98,7 @@ std::string MeminfoText(int tick) {
 v1::Subscribe EveryGroupEvery(int seconds_all, int seconds_hw) {
   v1::Subscribe request;
   for (v1::Group g : AllGroups()) {
-    if (g == v1::GROUP_HOST_SUMMARY) continue;
+    if (IsNamedOnlyGroup(g)) continue;
     v1::GroupSubscription& s = *request.add_groups();
     s.set_group(g);
     s.set_period_ns(

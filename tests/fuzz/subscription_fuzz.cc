@@ -66,8 +66,8 @@ void CheckAccepted(const v1::Subscribe& request, const daemon::Subscription& sub
   }
   if (request.groups().empty()) {
     for (v1::Group g : AllGroups()) {
-      if (sub.Every(g) != (g == v1::GROUP_HOST_SUMMARY ? 0u : 1u)) {
-        Fail("an empty group list must subscribe every group but HOST_SUMMARY every period");
+      if (sub.Every(g) != (IsNamedOnlyGroup(g) ? 0u : 1u)) {
+        Fail("an empty group list must subscribe every group but those named only, every period");
       }
     }
   }

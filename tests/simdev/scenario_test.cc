@@ -34,7 +34,8 @@ TEST(Scenario, EveryBuiltinParsesAndRunsOnItsInstance) {
                                              "memory-pressure",
                                              "mixed",
                                              "multi-node",
-                                             "straggler"};
+                                             "straggler",
+                                             "two-jobs"};
   std::vector<std::string> names;
   for (const BuiltinScenario& b : BuiltinScenarios()) names.emplace_back(b.name);
   EXPECT_EQ(names, expected);

@@ -10,9 +10,9 @@ Result<Subscription> Subscription::FromRequest(const v1::Subscribe& request, Nan
   Subscription s;
   const auto base = static_cast<std::uint64_t>(base_period.count());
   if (request.groups().empty()) {
-    // Every group but the cluster view's summary, which is asked for by name.
+    // Every group but the cluster view's summary and the jobs, which are asked for by name.
     for (v1::Group g : AllGroups()) {
-      if (g != v1::GROUP_HOST_SUMMARY) s.key_.every[static_cast<int>(g)] = 1;
+      if (!IsNamedOnlyGroup(g)) s.key_.every[static_cast<int>(g)] = 1;
     }
   }
   for (const v1::GroupSubscription& g : request.groups()) {

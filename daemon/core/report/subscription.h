@@ -18,7 +18,7 @@
 
 namespace neuronmon::daemon {
 
-inline constexpr int kGroupSlots = 22;  // v1::Group values are below this
+inline constexpr int kGroupSlots = 23;  // v1::Group values are below this
 
 struct SubscriptionKey {
   std::array<std::uint32_t, kGroupSlots> every{};  // 0: not subscribed
