@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
 #include "daemon/core/archive/replay.h"
+#include "daemon/core/jobs/job_store.h"
 #include "daemon/core/probes.h"
 #include "daemon/server/http_server.h"
 #include "daemon/server/stream_server.h"
@@ -131,6 +133,7 @@ Status Daemon::Start() {
                   config_.max_history_bytes},
       std::move(*backend), std::move(host));
   core_->SetEventOptions(config_.events);
+  StartJobs();
   std::string token;
   if (!config_.auth_token_file.empty()) {
     Result<std::string> t = ReadSecretFile(config_.auth_token_file);
@@ -375,6 +378,41 @@ void Daemon::StartIncidents() {
   incidents_->Configure(c);
 }
 
+void Daemon::StartJobs() {
+  core_->jobs().set_options(config_.jobs.options);
+  if (!mode_.record || !config_.backend.replay.empty()) return;
+  jobs_file_ = config_.jobs.file.empty() ? DefaultJobFile() : config_.jobs.file;
+  if (jobs_file_.empty()) {
+    log_.Warn(
+        "jobs are not saved: no jobs.file, and neither STATE_DIRECTORY, XDG_STATE_HOME nor HOME "
+        "says where");
+    return;
+  }
+  Status st = LoadJobFile(core_->jobs(), jobs_file_, std::chrono::system_clock::now());
+  if (st.ok()) {
+    log_.Info("jobs restored from " + jobs_file_ + " (" +
+              std::to_string(core_->jobs().live_count()) + " live, " +
+              std::to_string(core_->jobs().finished_count()) + " finished)");
+  } else if (st.code() != StatusCode::kNotFound) {
+    // Kept aside rather than overwritten: what it held may still be read by hand.
+    const std::string aside = jobs_file_ + ".unreadable";
+    const bool moved = ::rename(jobs_file_.c_str(), aside.c_str()) == 0;
+    log_.Error("jobs not restored: " + st.message() + (moved ? "; moved to " + aside : "") +
+               "; starting with none");
+  }
+}
+
+void Daemon::SaveJobs(MonoTime now, bool force) {
+  if (jobs_file_.empty() || !core_->jobs().dirty()) return;
+  if (!force && now - jobs_saved_ < config_.jobs.save_interval) return;
+  jobs_saved_ = now;
+  if (Status st = SaveJobFile(core_->jobs(), jobs_file_); !st.ok()) {
+    if (auto d = log_limiter_.Admit("jobs_save", now); d.allowed) {
+      log_.Error(WithSuppressedCount("jobs not saved: " + st.message(), d.suppressed));
+    }
+  }
+}
+
 void Daemon::ArchiveNewest() {
   if (recorder_ == nullptr) return;
   const Snapshot* newest = core_->history().Find(core_->history().newest_seq());
@@ -397,6 +435,10 @@ void Daemon::ArchiveNewest() {
 
 void Daemon::RecordSample(MonoTime started, WallTime wall) {
   ArchiveNewest();
+  // A job that ended is saved at once; live ones every jobs.save_interval.
+  const std::size_t finished = core_->jobs().finished_count();
+  SaveJobs(started, finished != jobs_finished_);
+  jobs_finished_ = finished;
   incidents_->Check(*core_, wall, config_, [this] { return MakeArchiveHeader(); });
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   ++stats_.samples;
@@ -472,6 +514,7 @@ void Daemon::Stop(std::function<void()> done) {
   signals_.cancel(ignored);
   if (http_) http_->Shutdown();
   recorder_.reset();  // the archive's last file is closed and synced
+  SaveJobs(Clock::now(), /*force=*/true);
   server_->Shutdown(std::chrono::milliseconds(1500), std::move(done));
 }
 
@@ -529,6 +572,7 @@ void Daemon::Reload() {
     ArmSampler();
   }
   core_->SetEventOptions(next->events);
+  core_->jobs().set_options(next->jobs.options);
   server_->SetLimits(next->stream);
   if (http_) http_->SetLimits(MetricsServerOptions(*next, ""));
   if (tls->tcp) server_->SetTcpTls(tls->tcp);

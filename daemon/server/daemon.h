@@ -105,6 +105,9 @@ class Daemon {
   v1::ArchiveHeader MakeArchiveHeader() const;
   // Starts (or stops) watching for incidents as config_.incidents says.
   void StartIncidents();
+  // The job accounting's options, and its file: read at start, written when due (SaveJobs).
+  void StartJobs();
+  void SaveJobs(MonoTime now, bool force);
   void ArmWatchdog(std::chrono::microseconds interval);
   void WaitForSignal();
   void UpdateStatus();
@@ -135,6 +138,9 @@ class Daemon {
   std::unique_ptr<RecorderThread> recorder_;  // null: not recording
   std::uint64_t recorded_event_seq_ = 0;      // the newest event given to the recorder
   std::unique_ptr<IncidentSaver> incidents_;
+  std::string jobs_file_;  // "": jobs are not saved (an embedded daemon, a replay)
+  MonoTime jobs_saved_{};
+  std::size_t jobs_finished_ = 0;  // finished jobs at the last sample
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;

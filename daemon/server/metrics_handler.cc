@@ -194,6 +194,7 @@ HttpReply MetricsHandler::Metrics(const HttpRequestHead& request) {
   in.scrapes = &scrapes_;
   in.process = &process;
   in.findings = analysis != nullptr ? &analysis->runtimes : nullptr;
+  in.jobs = &core_.jobs();
   in.version = options_.version;
   in.period = core_.period();
   const ExpositionFormat format = ChooseFormat(request.accept);

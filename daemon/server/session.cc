@@ -1,7 +1,11 @@
 #include "daemon/server/session.h"
 
 #include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <string_view>
 
+#include "daemon/core/daemon_core.h"
 #include "daemon/server/session_context.h"
 #include "proto/common/secret.h"
 #include "proto/common/tag_filter.h"
@@ -200,12 +204,48 @@ void Session::Handle(const v1::Envelope& envelope) {
         return Fail(v1::ERROR_CODE_PROTOCOL_VIOLATION, "Heartbeat before Hello", true, "protocol");
       }
       return;
+    case v1::Envelope::kJobMark:
+      if (!welcomed_) {
+        return Fail(v1::ERROR_CODE_PROTOCOL_VIOLATION, "JobMark before Hello", true, "protocol");
+      }
+      return OnJobMark(envelope.job_mark());
     case v1::Envelope::BODY_NOT_SET:
       return;  // a message from a newer protocol revision: ignore it
     default:
       return Fail(v1::ERROR_CODE_PROTOCOL_VIOLATION,
-                  "clients may send only Hello, Subscribe and Heartbeat", true, "protocol");
+                  "clients may send only Hello, Subscribe, Heartbeat and JobMark", true,
+                  "protocol");
   }
+}
+
+void Session::OnJobMark(const v1::JobMark& request) {
+  // Who asks is known only on the unix socket (SO_PEERCRED): "uid N". The in-process embedding
+  // is the user's own daemon.
+  JobMark mark;
+  mark.job = request.job();
+  mark.stop = request.stop();
+  if (transport_ == Transport::kUnix) {
+    std::uint32_t uid = 0;
+    const std::string_view key = peer_key_;
+    if (key.rfind("uid ", 0) != 0 ||
+        std::from_chars(key.data() + 4, key.data() + key.size(), uid).ec != std::errc()) {
+      return Fail(v1::ERROR_CODE_REFUSED, "job marks need the peer's credentials", false, "");
+    }
+    if (uid != 0) mark.uid = uid;
+  } else if (transport_ != Transport::kEmbedded) {
+    return Fail(v1::ERROR_CODE_REFUSED,
+                "job marks are taken only over the daemon's unix socket, where it knows who asks",
+                false, "");
+  }
+  Status st = server_.core().MarkJob(mark, Now(), std::chrono::system_clock::now());
+  if (!st.ok()) return Fail(v1::ERROR_CODE_REFUSED, st.message(), false, "");
+  const std::string job = SanitizeForTerminal(CutForMessage(request.job(), 100));
+  server_.log().Info("job " + job + (mark.stop ? " stopped" : " started") + " by " + peer_);
+  v1::Envelope notice;
+  notice.mutable_notice()->set_kind(v1::NOTICE_KIND_JOB_MARKED);
+  notice.mutable_notice()->set_text("job " + job + (mark.stop ? " ended" : " started"));
+  Queue(notice);
+  server_.PumpEvents();
 }
 
 void Session::OnHello(const v1::Hello& hello) {

@@ -98,6 +98,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void Handle(const v1::Envelope& envelope);
   void OnHello(const v1::Hello& hello);
   void OnSubscribe(const v1::Subscribe& subscribe);
+  void OnJobMark(const v1::JobMark& request);
   void TryPendingSubscribe(MonoTime now);
   void ApplySubscribe(const v1::Subscribe& subscribe, Subscription sub, MonoTime now);
   void StartReplay(std::uint64_t after);

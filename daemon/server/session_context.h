@@ -43,6 +43,8 @@ class SessionContext {
   // address: filter_compiles_per_second, as many in a burst); empty keys are not limited.
   virtual bool AdmitFilterCompile(const std::string& key, MonoTime now) = 0;
 
+  // Sends every subscribed session the events logged since (a session added one: a job mark).
+  virtual void PumpEvents() = 0;
   // The session finished its handshake.
   virtual void OnWelcomed(Session& session) = 0;
   // The session closed, for `reason`: its owner forgets it.

@@ -70,7 +70,7 @@ class StreamServer final : private SessionContext {
   void NoticeAll(const v1::Notice& notice);
   // Sends the events logged since the last call to the clients subscribed to them (Broadcast does
   // it for each sample's).
-  void PumpEvents();
+  void PumpEvents() override;
   // Stops accepting, sends every client a shutdown Notice, and calls `done` when all sessions have
   // closed or after `deadline`, whichever is first. Removes the unix socket file.
   void Shutdown(Nanos deadline, std::function<void()> done);

@@ -149,20 +149,88 @@ TEST(JobBook, TwoJobsEqualTheirIntegratedWindowReports) {
   EXPECT_EQ(llama.attribution().user(), "mlteam");
 }
 
-TEST(JobBook, StartAndEndAreEvents) {
-  SimRun run = TwoJobs();
-  run.core->jobs().set_options({.grace = seconds(5)});
-  for (int t = 0; t <= 20; ++t) run.At(t);
-  int started = 0;
-  for (const v1::Event* event : run.core->events().After(0, 1000)) {
-    const v1::Event& e = *event;
-    if (e.kind() != v1::EVENT_KIND_JOB) continue;
-    EXPECT_EQ(e.after(), "started");
-    EXPECT_TRUE(e.subject().job() == "slurm-5001" || e.subject().job() == "slurm-5002");
-    ++started;
+// Snapshots of runtimes running `command` (no Slurm job, pod or container): a launch.
+struct Launch {
+  v1::Inventory inventory = testing::Inventory();
+  Snapshot At(std::uint64_t seq, int t, std::vector<std::uint32_t> pids,
+              std::uint64_t ticks = 100) {
+    Snapshot s = testing::Base(seq, t);
+    s.mono = MonoTime(seconds(t));
+    const RuntimeSample base = s.runtimes.front();
+    s.runtimes.clear();
+    inventory.clear_processes();
+    for (std::uint32_t pid : pids) {
+      RuntimeSample r = base;
+      r.pid = pid;
+      r.tag = "rank" + std::to_string(pid);
+      r.cores = {pid % 2 == 0 ? 0u : 4u};
+      s.runtimes.push_back(r);
+      v1::Process* p = inventory.add_processes();
+      p->set_pid(pid);
+      p->set_command("python3 train.py");
+      p->set_start_time_ticks(ticks);
+      p->add_device_indices(pid % 2 == 0 ? 0 : 1);
+    }
+    for (CoreCounters& c : s.cores) c.busy_ns = static_cast<std::uint64_t>(t) * 500'000'000;
+    return s;
   }
-  EXPECT_EQ(started, 2);
-  std::vector<v1::Event> out;
+};
+
+TEST(JobBook, ProcessesStartAndEndJobs) {
+  JobBook book({.grace = seconds(5)});
+  Launch l;
+  std::vector<v1::Event> none;
+  const Snapshot s0 = l.At(1, 0, {});
+  const Snapshot s1 = l.At(2, 1, {100});
+  std::vector<v1::Event> events = book.Update(&s0, s1, l.inventory, nullptr, none);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind(), v1::EVENT_KIND_JOB);
+  EXPECT_EQ(events[0].after(), "started");
+  EXPECT_EQ(events[0].subject().job(), "run-100");
+  // A second process of the same command within the launch window joins it.
+  const Snapshot s2 = l.At(3, 2, {100, 101});
+  EXPECT_TRUE(book.Update(&s1, s2, l.inventory, nullptr, none).empty());
+  const Snapshot s3 = l.At(4, 3, {100, 101});
+  EXPECT_TRUE(book.Update(&s2, s3, l.inventory, nullptr, none).empty());
+  google::protobuf::RepeatedPtrField<v1::JobReport> jobs;
+  book.Fill(jobs);
+  ASSERT_EQ(jobs.size(), 1);
+  EXPECT_EQ(jobs[0].kind(), "launch");
+  EXPECT_EQ(jobs[0].member_count(), 2u);
+  EXPECT_EQ(jobs[0].max_ranks(), 2u);
+  EXPECT_EQ(jobs[0].device_indices_size(), 2);
+  // A process counts from its second sample on (its counters before its first are unknown):
+  // 1 core for 1 s (s1 -> s2), then 2 cores for 1 s, each half busy.
+  EXPECT_DOUBLE_EQ(jobs[0].core_seconds_held(), 1 + 2);
+  EXPECT_DOUBLE_EQ(jobs[0].core_seconds_busy(), 0.5 + 1);
+  EXPECT_DOUBLE_EQ(jobs[0].utilization_mean_percent(), 50);
+  // Both gone: the job ends once the grace period has passed, at when they were last seen.
+  const Snapshot s4 = l.At(5, 4, {});
+  EXPECT_TRUE(book.Update(&s3, s4, l.inventory, nullptr, none).empty());
+  const Snapshot s5 = l.At(6, 8, {});
+  events = book.Update(&s4, s5, l.inventory, nullptr, none);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].after(), "ended");
+  EXPECT_EQ(events[0].before(), "live");
+  jobs.Clear();
+  book.Fill(jobs);
+  EXPECT_FALSE(jobs[0].live());
+  EXPECT_EQ(jobs[0].end_unix_ns(), ToUnixNanos(s3.wall));
+  EXPECT_DOUBLE_EQ(jobs[0].wall_seconds(), 2);
+  // The same pid with another start time is another process: a new job.
+  const Snapshot s6 = l.At(7, 9, {100}, 999);
+  events = book.Update(&s5, s6, l.inventory, nullptr, none);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(book.live_count(), 1u);
+}
+
+TEST(JobBook, JobsRunningAtTheFirstSampleAreLearntNotStarted) {
+  SimRun run = TwoJobs();
+  for (int t = 0; t <= 20; ++t) run.At(t);
+  for (const v1::Event* e : run.core->events().After(0, 1000)) {
+    EXPECT_NE(e->kind(), v1::EVENT_KIND_JOB) << e->summary();
+  }
+  EXPECT_EQ(Jobs(*run.core).jobs_size(), 2);
   ASSERT_TRUE(
       run.core->MarkJob(Mark("5001", true), MonoTime(seconds(21)), WallTime(seconds(1767225621)))
           .ok());
@@ -176,6 +244,7 @@ TEST(JobBook, StartAndEndAreEvents) {
   const v1::Event& last = *run.core->events().After(0, 1000).back();
   EXPECT_EQ(last.kind(), v1::EVENT_KIND_JOB);
   EXPECT_EQ(last.after(), "ended");
+  EXPECT_EQ(last.subject().job(), "slurm-5001");
   // Its processes linger past the stop: they do not start the job again.
   for (int t = 21; t <= 24; ++t) run.At(t);
   EXPECT_EQ(Jobs(*run.core).jobs_size(), 2);
@@ -222,7 +291,7 @@ TEST(JobBook, RestartLosesNothingButTheRestart) {
   SimRun first = TwoJobs();
   for (int t = 0; t <= 120; ++t) first.At(t);
   const std::string saved = first.core->jobs().Serialize();
-  EXPECT_FALSE(first.core->jobs().dirty());
+  EXPECT_TRUE(first.core->jobs().dirty());
   SimRun second = TwoJobs();
   ASSERT_TRUE(second.core->jobs().Restore(saved, WallTime(seconds(1767225600 + 121))).ok());
   for (int t = 121; t <= 240; ++t) second.At(t);

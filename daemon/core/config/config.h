@@ -21,6 +21,7 @@
 #include "daemon/core/config/server_options.h"
 #include "daemon/core/config/tls_options.h"
 #include "daemon/core/events.h"
+#include "daemon/core/jobs/job_book.h"
 #include "proto/common/clock.h"
 #include "proto/common/status.h"
 
@@ -79,6 +80,16 @@ struct IncidentsConfig {  // JSON "incidents"
   bool operator==(const IncidentsConfig&) const = default;
 };
 
+// The job accounting (docs/jobs.md): how jobs end and how many are kept, and where they are saved.
+struct JobsConfig {  // JSON "jobs"
+  JobOptions options;
+  // "": $STATE_DIRECTORY/jobs.pb under systemd (/var/lib/neuron-monitor/jobs.pb), else the same
+  // as root, else $XDG_STATE_HOME/neuron-monitor/jobs.pb.
+  std::string file;
+  Nanos save_interval = std::chrono::seconds(30);  // live jobs saved at most this often
+  bool operator==(const JobsConfig&) const = default;
+};
+
 // The components' own option structs, embedded: each default is written once, in its component,
 // and the settings table (settings.h) says which JSON key sets which member.
 struct DaemonConfig {
@@ -95,6 +106,7 @@ struct DaemonConfig {
   RecorderConfig recorder;
   IncidentsConfig incidents;
   EventLogOptions events;  // events.*: what /events and a resuming client can still get
+  JobsConfig jobs;
   LogLevel log_level = LogLevel::kInfo;
   bool operator==(const DaemonConfig&) const = default;
 };
@@ -127,6 +139,8 @@ std::vector<std::string> PlaintextWarnings(const DaemonConfig& config);
 std::string DefaultArchiveDirectory();
 // The same for incidents.directory: "incidents" beside the archive's default.
 std::string DefaultIncidentDirectory();
+// The same for jobs.file: "jobs.pb" beside the archive's default.
+std::string DefaultJobFile();
 
 // "error", "warn", "info", "debug".
 std::string LogLevelName(LogLevel level);

@@ -611,6 +611,26 @@ void AddEvents(Table& t) {
       .Duration("events.retention", MEMBER(events.retention), minutes(1), hours(24 * 7));
 }
 
+void AddJobs(Table& t) {
+  t.Doc({"Job accounting (docs/jobs.md): how each job used the hardware, as neuron-report shows "
+         "it."})
+      .Section("jobs")
+      .Doc(
+          {"A job ends when its last process has been gone this long (or at neuron-report --stop),",
+           "1s to 1h."})
+      .Duration("jobs.grace", MEMBER(jobs.options.grace), seconds(1), hours(1))
+      .Doc({"Finished jobs kept, 1 to 100000, and for how long, 1m to 365d; the oldest go first."})
+      .Integer("jobs.max_finished", MEMBER(jobs.options.max_finished), 1, 100000)
+      .Duration("jobs.max_age", MEMBER(jobs.options.max_age), minutes(1), hours(24 * 365))
+      .Doc({"Jobs accounted at once, 1 to 10000; processes of further jobs are not accounted",
+            "(neuron_monitord_job_samples_untracked_total counts them)."})
+      .Integer("jobs.max_live", MEMBER(jobs.options.max_live), 1, 10000)
+      .Doc({"Where the jobs are saved; \"\": jobs.pb in the state directory (beside the archive)."})
+      .Text("jobs.file", MEMBER(jobs.file), AbsolutePathOr("the default"))
+      .Doc({"Live jobs are saved at most this often, 1s to 1h (and at every end and at shutdown)."})
+      .Duration("jobs.save_interval", MEMBER(jobs.save_interval), seconds(1), hours(1));
+}
+
 Table MakeTable() {
   Table t;
   AddDevice(t);
@@ -621,6 +641,7 @@ Table MakeTable() {
   AddRecorder(t);
   AddIncidents(t);
   AddEvents(t);
+  AddJobs(t);
   t.Doc({"Messages to log: \"error\", \"warn\", \"info\" or \"debug\"."})
       .Parsed("log_level", MEMBER(log_level), LogLevelSyntax());
   return t;

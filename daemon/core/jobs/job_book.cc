@@ -320,10 +320,10 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
         // subjects' first states).
         if (prev != nullptr) {
           v1::Event e = JobEventOf(l.report, now.seq, "started");
-          e.set_summary(
-              "job " + l.report.id() + " started" +
-              (l.report.command().empty() ? std::string()
-                                          : ": " + CutForMessage(l.report.command(), 120)));
+          e.set_summary("job " + l.report.id() + " started" +
+                        (l.report.command().empty()
+                             ? std::string()
+                             : ": " + CutForMessage(l.report.command(), 120)));
           out.push_back(std::move(e));
         }
       }
@@ -555,11 +555,10 @@ void JobBook::Fill(google::protobuf::RepeatedPtrField<v1::JobReport>& out) const
   for (const v1::JobReport& r : finished_) *out.Add() = r;
 }
 
-std::string JobBook::Serialize() {
+std::string JobBook::Serialize() const {
   v1::JobArchive archive;
   archive.set_next_number(next_number_);
   Fill(*archive.mutable_jobs());
-  dirty_ = false;
   return archive.SerializeAsString();
 }
 

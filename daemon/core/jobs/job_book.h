@@ -36,6 +36,7 @@ struct JobOptions {
   // Runtimes without a Slurm job, pod or container that share a command line are one job (a
   // torchrun launch) when they appear within this of its first.
   Nanos launch_window = std::chrono::seconds(10);
+  bool operator==(const JobOptions&) const = default;
 };
 
 // An explicit start or end (neuron-report --start/--stop JOB, a Slurm Prolog/Epilog).
@@ -66,14 +67,15 @@ class JobBook {
   void Fill(google::protobuf::RepeatedPtrField<v1::JobReport>& out) const;
   std::size_t live_count() const { return live_.size(); }
   std::size_t finished_count() const { return finished_.size(); }
-  // Jobs not tracked because max_live were already accounted.
+  // Process samples accounted to no job because max_live jobs were live.
   std::uint64_t untracked() const { return untracked_; }
-  // Whether anything changed since the last Serialize().
+  // Whether anything changed since the last MarkSaved().
   bool dirty() const { return dirty_; }
+  void MarkSaved() { dirty_ = false; }
 
   // The book as a v1::JobArchive (persisted state), and back: live jobs continue (their members
   // are matched again by pid and start time), finished ones stay finished.
-  std::string Serialize();
+  std::string Serialize() const;
   Status Restore(const std::string& bytes, WallTime now);
 
  private:

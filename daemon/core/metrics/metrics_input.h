@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/core/jobs/job_book.h"
 #include "daemon/core/stats.h"
 #include "neuronmon/v1/inventory.pb.h"
 #include "neuronmon/v1/report.pb.h"
@@ -40,6 +41,7 @@ struct MetricsInput {
   const Result<procfs::ProcessMetrics>* process =
       nullptr;                              // process_*; an error: group "process" fails
   const FindingsByPid* findings = nullptr;  // neuron_finding*; null: no analyzer yet
+  const JobBook* jobs = nullptr;            // neuron_job_* of the live jobs; null: none
   std::string version;                      // neuron_monitord_build_info{version}
   Nanos period{0};                          // base sampling period; 0: not shown
 };

@@ -73,6 +73,51 @@ bool AddFindings(const GroupContext& c) {
   return evidence.AddTo(c.out, c.problems) && ok;
 }
 
+// The live jobs' counters (docs/jobs.md): labelled neuron_job — never `job`, Prometheus' own
+// target label — plus the Slurm job and pod labels the runtime series carry.
+bool AddJobs(const MetricsInput& in, Exposition& out, std::vector<std::string>& problems) {
+  const std::vector<Label> instance =
+      metrics_internal::InstanceLabels(in.inventory->instance_info());
+  FamilyBuilder info("neuron_job_info", "A job the daemon accounts (1), by id and kind", kGauge);
+  FamilyBuilder start("neuron_job_start_time_seconds",
+                      "When the job started, seconds since the epoch", kGauge, "seconds");
+  FamilyBuilder held("neuron_job_core_seconds_held_total",
+                     "NeuronCore-seconds the job's processes held", kCounter, "seconds");
+  FamilyBuilder busy("neuron_job_core_seconds_busy_total",
+                     "NeuronCore-seconds the job's cores were busy (absent where the host cannot "
+                     "measure utilization)",
+                     kCounter, "seconds");
+  FamilyBuilder verdict("neuron_job_verdict_seconds_total",
+                        "Seconds the job spent under each verdict of the analyzer", kCounter,
+                        "seconds");
+  google::protobuf::RepeatedPtrField<v1::JobReport> jobs;
+  in.jobs->Fill(jobs);
+  for (const v1::JobReport& j : jobs) {
+    if (!j.live()) break;  // live ones come first
+    std::vector<Label> labels = WithLabels(instance, {{"neuron_job", j.id()}});
+    const v1::Attribution& a = j.attribution();
+    for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"pod", &a.pod()},
+                                      {"namespace", &a.namespace_()},
+                                      {"slurm_job_id", &a.slurm_job_id()}}) {
+      if (!value->empty()) labels = WithLabels(labels, {{name, *value}});
+    }
+    info.Add(WithLabels(labels, {{"kind", j.kind()}}), 1);
+    start.Add(labels, static_cast<double>(j.start_unix_ns()) / 1e9);
+    held.Add(labels, j.core_seconds_held());
+    if (j.unavailable().find("utilization") == std::string::npos) {
+      busy.Add(labels, j.core_seconds_busy());
+    }
+    for (const v1::VerdictTime& v : j.verdicts()) {
+      verdict.Add(WithLabels(labels, {{"verdict", FindingKindName(v.kind())}}), v.seconds());
+    }
+  }
+  bool ok = true;
+  for (FamilyBuilder* f : {&info, &start, &held, &busy, &verdict}) {
+    ok = f->AddTo(out, problems) && ok;
+  }
+  return ok;
+}
+
 void AddDeviceGroups(const MetricsInput& in, Exposition& out, std::vector<std::string>& problems,
                      Groups& groups) {
   const bool has_window = in.start != nullptr && in.start != in.end;
@@ -120,6 +165,8 @@ void AddDeviceGroups(const MetricsInput& in, Exposition& out, std::vector<std::s
   if (in.findings != nullptr) {
     groups.emplace_back(GroupName(v1::GROUP_BOTTLENECK_ANALYSIS), device_ok && AddFindings(c));
   }
+  if (in.jobs != nullptr)
+    groups.emplace_back(GroupName(v1::GROUP_JOBS), AddJobs(in, out, problems));
 }
 
 bool AddProcess(const ProcessMetrics& p, Exposition& out, std::vector<std::string>& problems) {
@@ -300,6 +347,11 @@ void AddSelfMetrics(const MetricsInput& in, const Groups& groups, Exposition& ou
               kGauge, std::chrono::duration<double>(in.period).count(), "seconds");
   }
   if (in.stats != nullptr) AddStreamStats(*in.stats, out, problems);
+  if (in.jobs != nullptr) {
+    AddScalar(out, problems, "neuron_monitord_job_samples_untracked_total",
+              "Process samples not accounted to any job because jobs.max_live jobs were live",
+              kCounter, AsDouble(in.jobs->untracked()));
+  }
   if (in.scrapes != nullptr) {
     FamilyBuilder responses("neuron_monitord_http_responses_total",
                             "HTTP responses of the metrics endpoint, by status code", kCounter);
