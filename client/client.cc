@@ -125,6 +125,7 @@ struct Client::State {
   bool stop = false;
   bool finished = false;
   std::optional<v1::Subscribe> pending_subscribe;
+  bool job_mark_sent = false;  // options.job_mark went out
   std::optional<SteadyTime> next_retry;
   v1::Welcome welcome;
   std::uint64_t last_seq = 0;
@@ -280,7 +281,14 @@ struct Client::State {
         e.mutable_subscribe()->mutable_events()->set_after_seq(*events_after);
       }
     }
-    return conn->Send(e);
+    Status sent = conn->Send(e);
+    if (sent.ok() && options.job_mark && !job_mark_sent) {
+      v1::Envelope mark;
+      *mark.mutable_job_mark() = *options.job_mark;
+      sent = conn->Send(mark);
+      job_mark_sent = sent.ok();
+    }
+    return sent;
   }
 
   Status Establish() {

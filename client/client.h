@@ -107,6 +107,9 @@ struct ClientOptions {
   // And at most this many bytes of reports (serialized size; a 64-device report is ~150 KB):
   // 1,024 of those would otherwise be held in memory while the caller is stalled.
   std::size_t max_queued_bytes = 32 << 20;
+  // Sent once, after the first Subscribe (neuron-report --start/--stop): the daemon answers with
+  // a NOTICE_KIND_JOB_MARKED notice or an ERROR_CODE_REFUSED error.
+  std::optional<v1::JobMark> job_mark;
 };
 
 struct Event {

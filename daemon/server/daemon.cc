@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 
 #include "daemon/core/archive/replay.h"
@@ -380,12 +381,21 @@ void Daemon::StartIncidents() {
 
 void Daemon::StartJobs() {
   core_->jobs().set_options(config_.jobs.options);
+  jobs_file_.clear();
   if (!mode_.record || !config_.backend.replay.empty()) return;
-  jobs_file_ = config_.jobs.file.empty() ? DefaultJobFile() : config_.jobs.file;
+  if (!config_.jobs.file.empty()) {
+    jobs_file_ = config_.jobs.file;
+  } else if (config_.recorder.enabled) {
+    // Beside the archive: what the daemon keeps on disk goes where its recorder keeps it, and a
+    // daemon told to keep nothing (--record off) saves no jobs either unless jobs.file says so.
+    const std::string archive = config_.recorder.options.directory.empty()
+                                    ? DefaultArchiveDirectory()
+                                    : config_.recorder.options.directory;
+    const std::filesystem::path parent = std::filesystem::path(archive).parent_path();
+    if (!archive.empty()) jobs_file_ = (parent.empty() ? archive : parent.string()) + "/jobs.pb";
+  }
   if (jobs_file_.empty()) {
-    log_.Warn(
-        "jobs are not saved: no jobs.file, and neither STATE_DIRECTORY, XDG_STATE_HOME nor HOME "
-        "says where");
+    log_.Info("jobs are not saved: no jobs.file, and no archive to keep them beside");
     return;
   }
   Status st = LoadJobFile(core_->jobs(), jobs_file_, std::chrono::system_clock::now());

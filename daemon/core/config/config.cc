@@ -99,7 +99,6 @@ std::string InStateDirectory(const char* name) {
 
 std::string DefaultArchiveDirectory() { return InStateDirectory("archive"); }
 std::string DefaultIncidentDirectory() { return InStateDirectory("incidents"); }
-std::string DefaultJobFile() { return InStateDirectory("jobs.pb"); }
 
 Result<ListenAddress> ParseListenAddress(std::string_view text) {
   const auto fail = [text](std::string_view what) {

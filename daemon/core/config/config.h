@@ -83,8 +83,8 @@ struct IncidentsConfig {  // JSON "incidents"
 // The job accounting (docs/jobs.md): how jobs end and how many are kept, and where they are saved.
 struct JobsConfig {  // JSON "jobs"
   JobOptions options;
-  // "": $STATE_DIRECTORY/jobs.pb under systemd (/var/lib/neuron-monitor/jobs.pb), else the same
-  // as root, else $XDG_STATE_HOME/neuron-monitor/jobs.pb.
+  // "": jobs.pb beside the archive directory (/var/lib/neuron-monitor/jobs.pb by default); not
+  // saved at all when the recorder is off and this is "".
   std::string file;
   Nanos save_interval = std::chrono::seconds(30);  // live jobs saved at most this often
   bool operator==(const JobsConfig&) const = default;
@@ -139,8 +139,6 @@ std::vector<std::string> PlaintextWarnings(const DaemonConfig& config);
 std::string DefaultArchiveDirectory();
 // The same for incidents.directory: "incidents" beside the archive's default.
 std::string DefaultIncidentDirectory();
-// The same for jobs.file: "jobs.pb" beside the archive's default.
-std::string DefaultJobFile();
 
 // "error", "warn", "info", "debug".
 std::string LogLevelName(LogLevel level);

@@ -247,7 +247,9 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
                                        const std::vector<v1::Event>& events) {
   std::vector<v1::Event> out;
   const WallTime wall = now.wall;
-  const Nanos dt = prev != nullptr ? now.mono - prev->mono : Nanos(0);
+  // The device's clock, as every report's period: a simulation or a replay run faster than real
+  // time counts its own seconds.
+  const Nanos dt = prev != nullptr ? now.device_time - prev->device_time : Nanos(0);
   const bool window = prev != nullptr && dt > Nanos(0) && prev->epoch == now.epoch &&
                       prev->error.empty() && now.error.empty();
   const bool busy_measured = now.UnmeasuredReason(Signal::kCoreActivity).empty();

@@ -1,0 +1,222 @@
+#include "exporter/report_app.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <functional>
+#include <ostream>
+#include <vector>
+
+#include "client/program_flags.h"
+#include "exporter/job_report_format.h"
+#include "proto/common/terminal_text.h"
+
+namespace neuronmon::exporter {
+namespace {
+
+using Complain = std::function<void(const std::string& message)>;
+
+constexpr auto kAnswerTimeout = std::chrono::seconds(10);
+
+v1::Subscribe JobsSubscription() {
+  v1::Subscribe s;
+  v1::GroupSubscription* g = s.add_groups();
+  g->set_group(v1::GROUP_JOBS);
+  g->set_period_ns(86'400'000'000'000ULL);  // the first report carries them; no later ones
+  return s;
+}
+
+// The jobs of the recording, as the daemon's own accounting gives them after its last snapshot
+// (or at --to).
+std::optional<std::vector<v1::JobReport>> RecordingJobs(const client::ReplayRequest& request,
+                                                        const client::ReplayOpener& open,
+                                                        const Complain& complain, WallTime* as_of) {
+  auto source = open(request);
+  if (!source.ok()) return complain(source.status().message()), std::nullopt;
+  v1::Subscribe sub;
+  v1::GroupSubscription* g = sub.add_groups();
+  g->set_group(v1::GROUP_JOBS);
+  if (Status st = (*source)->Subscribe({sub}); !st.ok()) {
+    return complain(st.message()), std::nullopt;
+  }
+  std::vector<std::optional<v1::Report>> reports;
+  std::optional<v1::Report> last;
+  while ((*source)->Step(reports)) {
+    if (!reports.empty() && reports[0]) last = std::move(reports[0]);
+  }
+  for (const std::string& n : (*source)->TakeNotices()) complain(n);
+  if (!last) return complain("the recording holds no snapshot in that range"), std::nullopt;
+  *as_of = FromUnixNanos(last->wall_time_unix_ns());
+  return std::vector<v1::JobReport>(last->jobs().begin(), last->jobs().end());
+}
+
+Result<client::Endpoint> Resolve(const client::EndpointFlags& flags,
+                                 const client::LocalDaemonStarter& start_local, std::string* token,
+                                 const Complain& complain) {
+  auto ep = client::ResolveEndpoint(flags, token);
+  if (!ep.ok()) return ep.status();
+  ep->start_local = start_local;
+  if (const std::string n = client::InsecureNotice(*ep, !token->empty()); !n.empty()) complain(n);
+  return ep;
+}
+
+std::optional<std::vector<v1::JobReport>> DaemonJobs(const client::EndpointFlags& flags,
+                                                     const client::LocalDaemonStarter& start_local,
+                                                     const Complain& complain, WallTime* as_of) {
+  std::string token;
+  Result<client::Endpoint> ep = Resolve(flags, start_local, &token, complain);
+  if (!ep.ok()) return complain(ep.status().message()), std::nullopt;
+  client::ClientOptions options;
+  options.client_name = std::string("neuron-report/") + NEURONMON_VERSION;
+  options.endpoint = *ep;
+  options.token = token;
+  options.reconnect = false;
+  options.subscribe = JobsSubscription();
+  auto c = client::Client::Connect(std::move(options));
+  if (!c.ok()) return complain(c.status().message()), std::nullopt;
+  const auto deadline = std::chrono::steady_clock::now() + kAnswerTimeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::optional<client::Event> e = (*c)->Next(std::chrono::milliseconds(200));
+    if (!e) {
+      if (!(*c)->running()) break;
+      continue;
+    }
+    switch (e->kind) {
+      case client::Event::Kind::kInfo:
+        complain(e->text);
+        break;
+      case client::Event::Kind::kReport:
+        *as_of = FromUnixNanos(e->report.wall_time_unix_ns());
+        return std::vector<v1::JobReport>(e->report.jobs().begin(), e->report.jobs().end());
+      case client::Event::Kind::kError:
+        complain("the daemon refused: " + e->error.message());
+        return std::nullopt;
+      case client::Event::Kind::kDisconnected:
+        complain(e->text);
+        return std::nullopt;
+      default:
+        break;
+    }
+  }
+  complain("no answer from the daemon within 10s");
+  return std::nullopt;
+}
+
+int Mark(const ReportCommandLine& c, std::ostream& out, const Complain& complain) {
+  std::string token;
+  // Marks go to a running daemon only: an in-process one would forget them at once.
+  Result<client::Endpoint> ep = Resolve(c.endpoint, nullptr, &token, complain);
+  if (!ep.ok()) return complain(ep.status().message()), 1;
+  if (ep->kind == client::Endpoint::Kind::kStandalone) {
+    return complain("--start and --stop mark a job in a running neuron-monitord, not --standalone"),
+           2;
+  }
+  client::ClientOptions options;
+  options.client_name = std::string("neuron-report/") + NEURONMON_VERSION;
+  options.endpoint = *ep;
+  options.token = token;
+  options.reconnect = false;
+  options.subscribe = JobsSubscription();
+  v1::JobMark mark;
+  mark.set_job(c.start ? *c.start : *c.stop);
+  mark.set_stop(c.stop.has_value());
+  options.job_mark = mark;
+  auto client = client::Client::Connect(std::move(options));
+  if (!client.ok()) return complain(client.status().message()), 1;
+  const auto deadline = std::chrono::steady_clock::now() + kAnswerTimeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::optional<client::Event> e = (*client)->Next(std::chrono::milliseconds(200));
+    if (!e) {
+      if (!(*client)->running()) break;
+      continue;
+    }
+    if (e->kind == client::Event::Kind::kNotice && e->notice.kind() == v1::NOTICE_KIND_JOB_MARKED) {
+      out << SanitizeForTerminal(e->notice.text()) << "\n";
+      return 0;
+    }
+    if (e->kind == client::Event::Kind::kError) {
+      complain(e->error.message());
+      return 1;
+    }
+    if (e->kind == client::Event::Kind::kDisconnected) {
+      complain(e->text);
+      return 1;
+    }
+  }
+  complain("no answer from the daemon within 10s");
+  return 1;
+}
+
+}  // namespace
+
+void AddReportOptions(CLI::App& app, ReportCommandLine& c) {
+  client::AddVersionFlag(app, "neuron-report");
+  app.add_option("JOB", c.job,
+                 "the job to report: its number or id as the list shows them, or a Slurm job id; "
+                 "without it, the list of live and recent jobs");
+  CLI::Option* json = app.add_flag("-j,--json", c.json, "print JSON");
+  app.add_flag("--markdown", c.markdown, "print the report as Markdown (to paste into a ticket)")
+      ->excludes(json);
+  CLI::Option* start =
+      app.add_option("--start", c.start,
+                     "mark JOB (a Slurm job id) started now, before its processes appear (a "
+                     "Slurm Prolog; root, or the job's owner)")
+          ->type_name("JOB");
+  app.add_option("--stop", c.stop,
+                 "mark JOB ended now, without waiting for jobs.grace (a Slurm Epilog; root, or "
+                 "the job's owner)")
+      ->type_name("JOB")
+      ->excludes(start);
+  app.add_option("--model-flops", c.model_flops,
+                 "the model's FLOPs per training step: model FLOPs utilization from the job's "
+                 "steps, where the host does not count the model's FLOPs")
+      ->type_name("FLOPS")
+      ->check(CLI::PositiveNumber);
+  client::AddReplayOptions(
+      app, c.replay,
+      {"report the jobs of a recording (an archive directory or a --record file), computed as "
+       "the daemon computes them live",
+       "with --replay: from TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from the "
+       "recording's start)",
+       "with --replay: up to TIME (the same forms)"});
+  client::AddEndpointOptions(app, c.endpoint);
+}
+
+int RunReport(const ReportCommandLine& c, const client::ReplayOpener& open_replay,
+              const client::LocalDaemonStarter& start_local, std::ostream& out, std::ostream& err) {
+  const Complain complain = [&err](const std::string& m) {
+    err << "neuron-report: " << SanitizeForTerminal(m) << "\n";
+  };
+  if (Status st = client::CheckReplayOptions(c.replay); !st.ok()) {
+    return complain(st.message()), 2;
+  }
+  if (c.start || c.stop) {
+    if (c.replay.given() || !c.job.empty()) {
+      return complain("--start and --stop take their JOB alone: no report, no --replay"), 2;
+    }
+    return Mark(c, out, complain);
+  }
+  WallTime as_of{};
+  std::optional<std::vector<v1::JobReport>> jobs =
+      c.replay.given() ? RecordingJobs(c.replay.request, open_replay, complain, &as_of)
+                       : DaemonJobs(c.endpoint, start_local, complain, &as_of);
+  if (!jobs) return 1;
+  JobFormatOptions options;
+  options.model_flops_per_step = c.model_flops;
+  options.now = as_of;
+  if (c.job.empty()) {
+    out << (c.json ? RenderJobListJson(*jobs, options) : RenderJobList(*jobs, options));
+    return 0;
+  }
+  Result<v1::JobReport> job = FindJob(*jobs, c.job);
+  if (!job.ok()) return complain(job.status().message()), 1;
+  if (c.json) {
+    out << RenderJobJson(*job, options);
+  } else if (c.markdown) {
+    out << RenderJobMarkdown(*job, options);
+  } else {
+    out << RenderJobText(*job, options);
+  }
+  return 0;
+}
+
+}  // namespace neuronmon::exporter
