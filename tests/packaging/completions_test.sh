@@ -56,7 +56,7 @@ helpers() { sed -n '/^# --- neuronmon completion helpers/,/^# --- end of the sha
 for program in "${programs[@]}"; do
   [ -n "$(helpers "$dir/$program")" ] || nm_fail "$program: no shared helper block"
   helpers "$dir/$program" | cmp -s - <(helpers "$dir/neuron-ls") ||
-    nm_fail "$program's helper block differs from neuron-ls's: keep the four copies identical"
+    nm_fail "$program's helper block differs from neuron-ls's: keep the copies identical"
 done
 
 expect "neuron-ls --" --json-output -- neuron-ls --

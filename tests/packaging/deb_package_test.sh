@@ -51,7 +51,7 @@ echo "ok: conffiles and maintainer scripts present"
 
 # Contents: paths, and root ownership.
 dpkg-deb --contents "$deb" >"$nm_tmp/contents"
-for path in ./usr/sbin/neuron-monitord ./usr/bin/neuron-monitor ./usr/bin/neuron-ls \
+for path in ./usr/sbin/neuron-monitord ./usr/bin/neuron-monitor ./usr/bin/neuron-ls ./usr/bin/neuron-report \
   ./lib/systemd/system/neuron-monitord.service ./lib/systemd/system/neuron-monitord.socket \
   ./usr/lib/sysusers.d/neuron-monitor.conf ./usr/lib/tmpfiles.d/neuron-monitor.conf \
   ./etc/neuron-monitor/neuron-monitord.json ./etc/default/neuron-monitord \
