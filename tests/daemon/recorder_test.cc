@@ -260,6 +260,47 @@ TEST(Replay, ReportsEqualTheLiveDaemonsDocumentForDocument) {
   EXPECT_TRUE((*replayer)->TakeNotices().empty());
 }
 
+// neuron-report --replay: the jobs a replay accounts are the live daemon's, figure for figure.
+TEST(Replay, AccountsTheSameJobsAsLive) {
+  TempDir dir;
+  LiveRun run("sim:trn2.48xlarge", "two-jobs");
+  Recorder recorder(Rec(dir.path(), std::chrono::minutes(1)), run.Header());
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(recorder.Append(run.Sample(i), run.core->inventory(), run.core->Describe()).ok());
+  }
+  recorder.Close();
+  google::protobuf::RepeatedPtrField<v1::JobReport> live;
+  run.core->jobs().Fill(live);
+  ASSERT_EQ(live.size(), 2);
+  v1::Subscribe jobs;
+  jobs.add_groups()->set_group(v1::GROUP_JOBS);
+  const auto replayed = [&](std::optional<WallTime> from) {
+    auto replayer = Replayer::Open(Play(dir.path(), from));
+    EXPECT_TRUE(replayer.ok()) << replayer.status().ToString();
+    EXPECT_TRUE((*replayer)->Subscribe({jobs}).ok());
+    std::vector<std::optional<v1::Report>> reports;
+    v1::Report last;
+    while ((*replayer)->Step(reports)) {
+      if (reports[0]) last = *reports[0];
+    }
+    return last;
+  };
+  const v1::Report whole = replayed(std::nullopt);
+  ASSERT_EQ(whole.jobs_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    std::string diff;
+    google::protobuf::util::MessageDifferencer d;
+    d.ReportDifferencesToString(&diff);
+    EXPECT_TRUE(d.Compare(live.Get(i), whole.jobs(i))) << live.Get(i).id() << ": " << diff;
+  }
+  // From the middle: the jobs start there, and hold only what followed.
+  const v1::Report part = replayed(kWallStart + seconds(100));
+  ASSERT_EQ(part.jobs_size(), 2);
+  EXPECT_EQ(part.jobs(0).start_unix_ns(), ToUnixNanos(kWallStart + seconds(100)));
+  EXPECT_NEAR(part.jobs(0).accounted_seconds(), 100, 1);
+  EXPECT_LT(part.jobs(0).core_seconds_held(), live.Get(0).core_seconds_held() * 0.55);
+}
+
 TEST(Replay, ShowsTheEventsRecordedWithTheirSnapshots) {
   TempDir dir;
   LiveRun run("sim:trn1.32xlarge", "ecc-degradation");  // device 3 fails from 3 min

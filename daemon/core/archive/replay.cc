@@ -151,6 +151,9 @@ Status Replayer::Prime(WallTime from) {
     }
     Feed(std::move(*e));
   }
+  // Jobs count from `from`: the minute primed before it gives the analyzer its window, not the
+  // jobs their figures.
+  core_->jobs() = JobBook(core_->jobs().options());
   return Status::Ok();
 }
 

@@ -1,0 +1,155 @@
+// neuron-report as users run it against a daemon on a temp socket: the list and one job's report
+// in each format, a Slurm Epilog's --stop (and a second one refused), --start/--stop where they
+// cannot go, and a daemon restart that keeps every job (docs/jobs.md).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "tests/integration/daemon_fixture.h"
+
+namespace neuronmon::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+const std::string kReport = NEURONMON_REPORT_BINARY;
+
+Output Report(const std::string& args) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("neuronmon-report-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out = (dir / "out").string(), err = (dir / "err").string();
+  const std::string full = "timeout 20 " + kReport + " " + args + " >" + out + " 2>" + err;
+  Output o;
+  const int rc = std::system(full.c_str());
+  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  std::stringstream a, b;
+  a << std::ifstream(out).rdbuf();
+  b << std::ifstream(err).rdbuf();
+  o.out = a.str();
+  o.err = b.str();
+  fs::remove_all(dir);
+  return o;
+}
+
+// A temp directory for the job file, outliving one daemon.
+struct StateDir {
+  fs::path path = fs::temp_directory_path() / ("neuronmon-jobs-" + std::to_string(::getpid()));
+  StateDir() { fs::create_directories(path); }
+  ~StateDir() { fs::remove_all(path); }
+  std::string file() const { return (path / "jobs.pb").string(); }
+};
+
+std::unique_ptr<DaemonFixture> TwoJobsDaemon(const StateDir& state) {
+  return std::make_unique<DaemonFixture>(
+      [&state](daemon::DaemonConfig& c) {
+        c.backend.scenario = "two-jobs";
+        c.jobs.file = state.file();
+      },
+      "sim:trn2.48xlarge", "100ms");
+}
+
+// The jobs as neuron-report -j lists them, once each has been accounted for `seconds`.
+nlohmann::json JobsOnceAccounted(const std::string& socket, double seconds) {
+  nlohmann::json jobs;
+  for (int i = 0; i < 200; ++i) {
+    const Output o = Report("--socket " + socket + " -j");
+    EXPECT_EQ(o.status, 0) << o.err;
+    jobs = nlohmann::json::parse(o.out);
+    bool ready = jobs.size() == 2;
+    for (const auto& j : jobs) ready = ready && j["accounted_seconds"].get<double>() >= seconds;
+    if (ready) return jobs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << "jobs not accounted: " << jobs.dump();
+  return jobs;
+}
+
+TEST(NeuronReportProcess, ListsAndReportsTheJobsOfADaemon) {
+  StateDir state;
+  auto d = TwoJobsDaemon(state);
+  const nlohmann::json jobs = JobsOnceAccounted(d->socket_path(), 1);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0]["id"], "slurm-5001");
+  EXPECT_EQ(jobs[1]["attribution"]["user"], "vision");
+  EXPECT_GT(jobs[0]["neuroncore_seconds_held"].get<double>(), 0);
+
+  const Output list = Report("--socket " + d->socket_path());
+  ASSERT_EQ(list.status, 0) << list.err;
+  EXPECT_EQ(list.out.rfind("JOB  ID", 0), 0u) << list.out;
+  EXPECT_NE(list.out.find("slurm-5002"), std::string::npos);
+
+  const Output text = Report("--socket " + d->socket_path() + " 5002");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("Job slurm-5002 (#2)", 0), 0u) << text.out;
+  EXPECT_NE(text.out.find("Where the time went"), std::string::npos);
+  const Output md = Report("--socket " + d->socket_path() + " --markdown slurm-5001");
+  ASSERT_EQ(md.status, 0) << md.err;
+  EXPECT_EQ(md.out.rfind("### Job slurm-5001 (#1)", 0), 0u) << md.out;
+  const Output json = Report("--socket " + d->socket_path() + " -j 1");
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["id"], "slurm-5001");
+
+  const Output missing = Report("--socket " + d->socket_path() + " 7777");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("neuron-report: no job 7777 (jobs: slurm-5001, slurm-5002)"),
+            std::string::npos)
+      << missing.err;
+  const Output both = Report("--socket " + d->socket_path() + " -j --markdown 1");
+  EXPECT_NE(both.status, 0);
+}
+
+TEST(NeuronReportProcess, AnEpilogStopsTheJobAndARestartKeepsEveryJob) {
+  StateDir state;
+  auto d = TwoJobsDaemon(state);
+  (void)JobsOnceAccounted(d->socket_path(), 1);
+  const Output stop = Report("--socket " + d->socket_path() + " --stop 5001");
+  ASSERT_EQ(stop.status, 0) << stop.err;
+  EXPECT_EQ(stop.out, "job 5001 ended\n");
+  const Output again = Report("--socket " + d->socket_path() + " --stop 5001");
+  EXPECT_EQ(again.status, 1);
+  EXPECT_NE(again.err.find("no live job 5001"), std::string::npos) << again.err;
+  const Output with_job = Report("--socket " + d->socket_path() + " --stop 5001 1");
+  EXPECT_EQ(with_job.status, 2) << with_job.err;
+  const Output standalone = Report("--standalone --stop 5001");
+  EXPECT_EQ(standalone.status, 2) << standalone.err;
+
+  const Output before = Report("--socket " + d->socket_path() + " -j");
+  ASSERT_EQ(before.status, 0) << before.err;
+  const nlohmann::json was = nlohmann::json::parse(before.out);
+  d->Stop();
+  d.reset();
+  ASSERT_TRUE(fs::exists(state.file()));
+
+  // A new daemon: the ended job is still listed, the live one continues under its number.
+  d = TwoJobsDaemon(state);
+  const nlohmann::json now = JobsOnceAccounted(d->socket_path(), 0);
+  ASSERT_EQ(now.size(), 2u) << now.dump();
+  EXPECT_EQ(now[0]["id"], "slurm-5002");
+  EXPECT_EQ(now[0]["number"], 2);
+  EXPECT_EQ(now[0]["state"], "live");
+  EXPECT_GE(now[0]["neuroncore_seconds_held"].get<double>(),
+            was[0]["neuroncore_seconds_held"].get<double>());
+  EXPECT_EQ(now[1]["id"], "slurm-5001");
+  EXPECT_EQ(now[1]["state"], "ended");
+  EXPECT_EQ(now[1]["stop_marked"], true);
+  EXPECT_EQ(now[1]["neuroncore_seconds_held"], was[1]["neuroncore_seconds_held"]);
+}
+
+}  // namespace
+}  // namespace neuronmon::testing
