@@ -42,8 +42,8 @@ std::vector<v1::JobReport> TwoJobs() {
   daemon::JobMark stop;
   stop.job = "5002";
   stop.stop = true;
-  EXPECT_TRUE(run.core->MarkJob(stop, MonoTime(seconds(241)), WallTime(seconds(1767225600 + 241)))
-                  .ok());
+  EXPECT_TRUE(
+      run.core->MarkJob(stop, MonoTime(seconds(241)), WallTime(seconds(1767225600 + 241))).ok());
   google::protobuf::RepeatedPtrField<v1::JobReport> jobs;
   run.core->jobs().Fill(jobs);
   return {jobs.begin(), jobs.end()};
@@ -97,8 +97,8 @@ TEST(JobReportFormat, HostileTextIsStrippedAndUnavailableIsSaid) {
   job.add_core_ids(0);
   job.add_core_ids(1);
   const JobFormatOptions o = Options();
-  for (const std::string& out : {RenderJobText(job, o), RenderJobMarkdown(job, o),
-                                 RenderJobList({job}, o)}) {
+  for (const std::string& out :
+       {RenderJobText(job, o), RenderJobMarkdown(job, o), RenderJobList({job}, o)}) {
     EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
     EXPECT_EQ(out.find('\x07'), std::string::npos) << out;
   }
