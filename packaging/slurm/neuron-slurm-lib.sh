@@ -11,6 +11,8 @@
 #   reason LINE            the drain reason for the check's line
 #   node_state             node_state and node_reason, from scontrol
 #   drain REASON           drains the node unless it is drained already
+#   job_mark start|stop    neuron-report --start/--stop $SLURM_JOB_ID (the job accounting)
+#   job_report             the job's Markdown report beside its output, written as its user
 # shellcheck shell=bash
 # shellcheck disable=SC2034,SC2154  # used by the scripts (unknown_action), set by them (self, when)
 
@@ -54,6 +56,50 @@ check() {
     124 | 137) check_line="$ls --check took more than ${NEURON_CHECK_TIMEOUT:-8}s" ;;
     126 | 127) check_line="cannot run $ls: ${check_line:-not found}" ;;
   esac
+}
+
+# neuron_report: the neuron-report to run, its extra arguments (report_args) and a timeout
+# (report_timeout); returns 1 when job reports are off (NEURON_REPORT=off) or it is missing.
+neuron_report() {
+  [ "${NEURON_REPORT:-on}" != off ] || return 1
+  report=${NEURON_REPORT_BIN:-}
+  if [ -z "$report" ]; then
+    report=$(command -v neuron-report 2>/dev/null || echo /usr/bin/neuron-report)
+  fi
+  [ -x "$report" ] || return 1
+  read -r -a report_args <<<"${NEURON_REPORT_ARGS:-}"
+  report_timeout=()
+  if command -v timeout >/dev/null 2>&1; then report_timeout=(timeout -k 2 5); fi
+}
+
+# job_mark start|stop: marks the Slurm job started (Prolog) or ended (Epilog) in the daemon's job
+# accounting (docs/jobs.md); a refusal is logged, never fatal.
+job_mark() {
+  [ -n "${SLURM_JOB_ID:-}" ] && neuron_report || return 0
+  local out
+  if ! out=$("${report_timeout[@]}" "$report" "${report_args[@]}" "--$1" "$SLURM_JOB_ID" 2>&1 \
+    </dev/null); then
+    log notice "neuron-report --$1 $SLURM_JOB_ID: $(printf '%s' "$out" | tail -n 1)"
+  fi
+}
+
+# job_report: writes the job's report as Markdown to neuron-report-JOB.md in the directory of its
+# standard output (as scontrol shows it), as the job's user (setpriv), so that a path the user
+# controls cannot make root write anywhere else.
+job_report() {
+  [ -n "${SLURM_JOB_ID:-}" ] && [ -n "${SLURM_JOB_UID:-}" ] && neuron_report || return 0
+  command -v setpriv >/dev/null 2>&1 || return 0
+  local stdout dir md
+  stdout=$(scontrol show job -o "$SLURM_JOB_ID" 2>/dev/null |
+    sed -n 's/.* StdOut=\([^ ]*\).*/\1/p' | head -n 1)
+  dir=$(dirname -- "${stdout:-.}")
+  [ -n "$stdout" ] && [ -d "$dir" ] || return 0
+  md=$("${report_timeout[@]}" "$report" "${report_args[@]}" --markdown "$SLURM_JOB_ID" 2>/dev/null \
+    </dev/null) || return 0
+  printf '%s' "$md" |
+    setpriv --reuid="$SLURM_JOB_UID" --regid="${SLURM_JOB_GID:-$SLURM_JOB_UID}" --clear-groups \
+      -- sh -c 'umask 077; cat >"$1"' sh "$dir/neuron-report-$SLURM_JOB_ID.md" ||
+    log notice "could not write $dir/neuron-report-$SLURM_JOB_ID.md"
 }
 
 # reason LINE: "neuron-ls: LINE" without "unhealthy: ", control characters or runs of blanks,

@@ -9,9 +9,11 @@
 # Epilog's drain are run by hand. Needs root (slurmd runs jobs as their user) and Debian's
 # slurmctld, slurmd, slurm-client and munge (packaging/install-deps.sh test). Temp directory
 # only; every process it starts is stopped, and the logs are printed when it fails.
-# usage: slurm_gate.sh <neuron-monitord> <neuron-ls> <source dir>
+# The Prolog and Epilog also start and end the job in the daemon's job accounting, and the Epilog
+# writes job 1's Markdown report beside its output (neuron-report).
+# usage: slurm_gate.sh <neuron-monitord> <neuron-ls> <source dir> <neuron-report>
 set -euo pipefail
-daemon=$1 ls=$2 src=$3
+daemon=$1 ls=$2 src=$3 report=$4
 slurm_dir=$src/packaging/slurm
 
 if [ "$(id -u)" != 0 ]; then
@@ -88,6 +90,7 @@ for script in prolog epilog; do
   cat >"$tmp/$script" <<EOF
 #!/usr/bin/env bash
 export NEURON_LS="$ls" NEURON_CHECK_ARGS="--socket $tmp/daemon.sock"
+export NEURON_REPORT_BIN="$report" NEURON_REPORT_ARGS="--socket $tmp/daemon.sock"
 export NEURON_SLURM_DEFAULTS=/dev/null
 "$slurm_dir/neuron-$script" 2>>"$tmp/gate.log"
 rc=\$?
@@ -189,7 +192,13 @@ grep -qx "job $job1 prolog exit 0" "$tmp/gate.rc" || fail "job 1's Prolog: $(cat
 for _ in $(seq 50); do grep -q "job $job1 epilog" "$tmp/gate.rc" && break; sleep 0.2; done
 grep -qx "job $job1 epilog exit 0" "$tmp/gate.rc" || fail "job 1's Epilog: $(cat "$tmp/gate.rc")"
 [[ $(node_state) == idle\|* ]] || fail "the node is not idle after job 1: $(node_state)"
-step "job $job1 ran and completed; Prolog and Epilog passed"
+# The Prolog started the job's accounting, the Epilog ended it and wrote its report beside its
+# output.
+grep -q "^### Job slurm-$job1 " "$tmp/neuron-report-$job1.md" ||
+  fail "job 1's report: $(cat "$tmp/neuron-report-$job1.md" 2>&1) $(cat "$tmp/gate.log")"
+grep -q "| State | ended (marked)" "$tmp/neuron-report-$job1.md" ||
+  fail "job 1's report does not say it ended: $(cat "$tmp/neuron-report-$job1.md")"
+step "job $job1 ran and completed; Prolog and Epilog passed; its report was written"
 
 # ---- the device fails ----
 for _ in $(seq 150); do
