@@ -96,6 +96,7 @@ job_report() {
   [ -n "$stdout" ] && [ -d "$dir" ] || return 0
   md=$("${report_timeout[@]}" "$report" "${report_args[@]}" --markdown "$SLURM_JOB_ID" 2>/dev/null \
     </dev/null) || return 0
+  # shellcheck disable=SC2016  # $1 is the inner shell's: the path, never parsed as code
   printf '%s' "$md" |
     setpriv --reuid="$SLURM_JOB_UID" --regid="${SLURM_JOB_GID:-$SLURM_JOB_UID}" --clear-groups \
       -- sh -c 'umask 077; cat >"$1"' sh "$dir/neuron-report-$SLURM_JOB_ID.md" ||

@@ -93,6 +93,7 @@ Exposition SimCore::Build(const Snapshot* end, const FindingsByPid* findings) co
   in.scrapes = &scrapes_;
   in.process = &process_;
   in.findings = findings;
+  in.jobs = &core_->jobs();
   in.version = "test";
   in.period = core_->period();
   return BuildMetrics(in);

@@ -233,6 +233,43 @@ TEST(Prometheus, RuntimeSeriesAreLabelledWithPodAndSlurmJob) {
   EXPECT_EQ(RunPromtool(text, &output), 0) << output;
 }
 
+// Each live job's counters, labelled neuron_job (never `job`, Prometheus' target label) and with
+// the Slurm job label its runtimes carry: the figures the job accounting holds.
+TEST(Prometheus, JobCountersAreLabelledNeuronJob) {
+  std::vector<int> seconds;
+  for (int t = 0; t <= 60; ++t) seconds.push_back(t);
+  SimCore sim("trn2.48xlarge", "two-jobs", seconds);
+  const Exposition e = sim.Build();
+  google::protobuf::RepeatedPtrField<v1::JobReport> jobs;
+  sim.core().jobs().Fill(jobs);
+  ASSERT_EQ(jobs.size(), 2);
+  for (const v1::JobReport& j : jobs) {
+    const std::map<std::string, std::string> labels = {
+        {"neuron_job", j.id()}, {"slurm_job_id", j.attribution().slurm_job_id()}};
+    EXPECT_DOUBLE_EQ(Value(e, "neuron_job_held_core_seconds_total", labels),
+                     j.core_seconds_held());
+    EXPECT_DOUBLE_EQ(Value(e, "neuron_job_busy_core_seconds_total", labels),
+                     j.core_seconds_busy());
+    for (const v1::VerdictTime& v : j.verdicts()) {
+      std::map<std::string, std::string> with = labels;
+      with["verdict"] = FindingKindName(v.kind());
+      EXPECT_DOUBLE_EQ(Value(e, "neuron_job_verdict_seconds_total", with), v.seconds());
+    }
+    std::map<std::string, std::string> info = labels;
+    info["kind"] = "slurm";
+    EXPECT_EQ(Value(e, "neuron_job_info", info), 1);
+  }
+  for (const char* name : {"neuron_job_info", "neuron_job_held_core_seconds_total",
+                           "neuron_job_verdict_seconds_total"}) {
+    const MetricFamily* f = Family(e, name);
+    ASSERT_NE(f, nullptr) << name;
+    for (const MetricSample& s : f->samples) EXPECT_EQ(LabelOf(s, "job"), "") << name;
+  }
+  if (access(testing::kPromtool, X_OK) != 0) GTEST_SKIP() << "promtool is not installed";
+  std::string output;
+  EXPECT_EQ(RunPromtool(RenderText(e), &output), 0) << output;
+}
+
 // Device health as a state set (one series per state, 1 for the current one), the reasons with
 // their actions, power and the driver's error counters: ecc-degradation's device 3 has failed.
 TEST(Prometheus, DeviceHealthIsAStateSetWithItsReasons) {

@@ -78,12 +78,13 @@ bool AddFindings(const GroupContext& c) {
 bool AddJobs(const MetricsInput& in, Exposition& out, std::vector<std::string>& problems) {
   const std::vector<Label> instance =
       metrics_internal::InstanceLabels(in.inventory->instance_info());
-  FamilyBuilder info("neuron_job_info", "A job the daemon accounts (1), by id and kind", kGauge);
+  FamilyBuilder info("neuron_job_info", "A job the daemon accounts (1), by id and kind",
+                     MetricType::kInfo);
   FamilyBuilder start("neuron_job_start_time_seconds",
                       "When the job started, seconds since the epoch", kGauge, "seconds");
-  FamilyBuilder held("neuron_job_core_seconds_held_total",
+  FamilyBuilder held("neuron_job_held_core_seconds_total",
                      "NeuronCore-seconds the job's processes held", kCounter, "seconds");
-  FamilyBuilder busy("neuron_job_core_seconds_busy_total",
+  FamilyBuilder busy("neuron_job_busy_core_seconds_total",
                      "NeuronCore-seconds the job's cores were busy (absent where the host cannot "
                      "measure utilization)",
                      kCounter, "seconds");
