@@ -44,7 +44,8 @@ std::string SixteenJobsScenario() {
               std::to_string(d) + R"(", "user": "u)" + std::to_string(d) + R"(", "slurm_job": ")" +
               std::to_string(7000 + d) + R"(", "devices": [)" + std::to_string(d) +
               R"(], "load": "5s", "training": {"parameters": 1.0e9, "tokens_per_step": 16384,
-              "input_seconds": )" + (d % 4 == 0 ? "1.2, \"input_prefetch\": false" : "0.2") +
+              "input_seconds": )" +
+              (d % 4 == 0 ? "1.2, \"input_prefetch\": false" : "0.2") +
               R"(, "collectives": [{"op": "all_reduce", "bytes": 8388608, "count": 16,
               "overlap": 0.8}]}})";
     }
@@ -95,8 +96,8 @@ void BM_JobBookUpdate16Jobs(benchmark::State& state) {
       ++i;
       continue;
     }
-    benchmark::DoNotOptimize(
-        book.Update(&run.snapshots[k - 1], run.snapshots[k], run.inventory, &run.analyses[k], none));
+    benchmark::DoNotOptimize(book.Update(&run.snapshots[k - 1], run.snapshots[k], run.inventory,
+                                         &run.analyses[k], none));
     ++i;
   }
   state.counters["live_jobs"] = static_cast<double>(book.live_count());

@@ -59,18 +59,20 @@ Result<client::Endpoint> Resolve(const client::EndpointFlags& flags,
   return ep;
 }
 
-std::optional<std::vector<v1::JobReport>> DaemonJobs(const client::EndpointFlags& flags,
-                                                     const client::LocalDaemonStarter& start_local,
-                                                     const Complain& complain, WallTime* as_of) {
-  std::string token;
-  Result<client::Endpoint> ep = Resolve(flags, start_local, &token, complain);
-  if (!ep.ok()) return complain(ep.status().message()), std::nullopt;
+// Connects for the jobs (sending `mark` after the Subscribe when given) and waits for the first
+// event `wanted` takes; errors, a lost connection and silence past kAnswerTimeout are said on
+// `complain` and give nullopt.
+std::optional<client::Event> Ask(const client::Endpoint& endpoint, const std::string& token,
+                                 std::optional<v1::JobMark> mark,
+                                 const std::function<bool(const client::Event&)>& wanted,
+                                 const Complain& complain) {
   client::ClientOptions options;
   options.client_name = std::string("neuron-report/") + NEURONMON_VERSION;
-  options.endpoint = *ep;
+  options.endpoint = endpoint;
   options.token = token;
   options.reconnect = false;
   options.subscribe = JobsSubscription();
+  options.job_mark = std::move(mark);
   auto c = client::Client::Connect(std::move(options));
   if (!c.ok()) return complain(c.status().message()), std::nullopt;
   const auto deadline = std::chrono::steady_clock::now() + kAnswerTimeout;
@@ -80,15 +82,13 @@ std::optional<std::vector<v1::JobReport>> DaemonJobs(const client::EndpointFlags
       if (!(*c)->running()) break;
       continue;
     }
+    if (wanted(*e)) return e;
     switch (e->kind) {
       case client::Event::Kind::kInfo:
         complain(e->text);
         break;
-      case client::Event::Kind::kReport:
-        *as_of = FromUnixNanos(e->report.wall_time_unix_ns());
-        return std::vector<v1::JobReport>(e->report.jobs().begin(), e->report.jobs().end());
       case client::Event::Kind::kError:
-        complain("the daemon refused: " + e->error.message());
+        complain(e->error.message());
         return std::nullopt;
       case client::Event::Kind::kDisconnected:
         complain(e->text);
@@ -101,6 +101,20 @@ std::optional<std::vector<v1::JobReport>> DaemonJobs(const client::EndpointFlags
   return std::nullopt;
 }
 
+std::optional<std::vector<v1::JobReport>> DaemonJobs(const client::EndpointFlags& flags,
+                                                     const client::LocalDaemonStarter& start_local,
+                                                     const Complain& complain, WallTime* as_of) {
+  std::string token;
+  Result<client::Endpoint> ep = Resolve(flags, start_local, &token, complain);
+  if (!ep.ok()) return complain(ep.status().message()), std::nullopt;
+  std::optional<client::Event> e = Ask(
+      *ep, token, std::nullopt,
+      [](const client::Event& ev) { return ev.kind == client::Event::Kind::kReport; }, complain);
+  if (!e) return std::nullopt;
+  *as_of = FromUnixNanos(e->report.wall_time_unix_ns());
+  return std::vector<v1::JobReport>(e->report.jobs().begin(), e->report.jobs().end());
+}
+
 int Mark(const ReportCommandLine& c, std::ostream& out, const Complain& complain) {
   std::string token;
   // Marks go to a running daemon only: an in-process one would forget them at once.
@@ -110,40 +124,19 @@ int Mark(const ReportCommandLine& c, std::ostream& out, const Complain& complain
     return complain("--start and --stop mark a job in a running neuron-monitord, not --standalone"),
            2;
   }
-  client::ClientOptions options;
-  options.client_name = std::string("neuron-report/") + NEURONMON_VERSION;
-  options.endpoint = *ep;
-  options.token = token;
-  options.reconnect = false;
-  options.subscribe = JobsSubscription();
   v1::JobMark mark;
   mark.set_job(c.start ? *c.start : *c.stop);
   mark.set_stop(c.stop.has_value());
-  options.job_mark = mark;
-  auto client = client::Client::Connect(std::move(options));
-  if (!client.ok()) return complain(client.status().message()), 1;
-  const auto deadline = std::chrono::steady_clock::now() + kAnswerTimeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::optional<client::Event> e = (*client)->Next(std::chrono::milliseconds(200));
-    if (!e) {
-      if (!(*client)->running()) break;
-      continue;
-    }
-    if (e->kind == client::Event::Kind::kNotice && e->notice.kind() == v1::NOTICE_KIND_JOB_MARKED) {
-      out << SanitizeForTerminal(e->notice.text()) << "\n";
-      return 0;
-    }
-    if (e->kind == client::Event::Kind::kError) {
-      complain(e->error.message());
-      return 1;
-    }
-    if (e->kind == client::Event::Kind::kDisconnected) {
-      complain(e->text);
-      return 1;
-    }
-  }
-  complain("no answer from the daemon within 10s");
-  return 1;
+  std::optional<client::Event> e = Ask(
+      *ep, token, mark,
+      [](const client::Event& ev) {
+        return ev.kind == client::Event::Kind::kNotice &&
+               ev.notice.kind() == v1::NOTICE_KIND_JOB_MARKED;
+      },
+      complain);
+  if (!e) return 1;
+  out << SanitizeForTerminal(e->notice.text()) << "\n";
+  return 0;
 }
 
 }  // namespace

@@ -246,10 +246,8 @@ TEST(Prometheus, JobCountersAreLabelledNeuronJob) {
   for (const v1::JobReport& j : jobs) {
     const std::map<std::string, std::string> labels = {
         {"neuron_job", j.id()}, {"slurm_job_id", j.attribution().slurm_job_id()}};
-    EXPECT_DOUBLE_EQ(Value(e, "neuron_job_held_core_seconds_total", labels),
-                     j.core_seconds_held());
-    EXPECT_DOUBLE_EQ(Value(e, "neuron_job_busy_core_seconds_total", labels),
-                     j.core_seconds_busy());
+    EXPECT_DOUBLE_EQ(Value(e, "neuron_job_held_core_seconds_total", labels), j.core_seconds_held());
+    EXPECT_DOUBLE_EQ(Value(e, "neuron_job_busy_core_seconds_total", labels), j.core_seconds_busy());
     for (const v1::VerdictTime& v : j.verdicts()) {
       std::map<std::string, std::string> with = labels;
       with["verdict"] = FindingKindName(v.kind());

@@ -14,6 +14,7 @@
 #include "simdev/preset.h"
 #include "simdev/scenario_library.h"
 #include "tests/daemon/analyzer_sim_run.h"
+#include "tests/golden_file.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -21,17 +22,8 @@ namespace {
 using std::chrono::seconds;
 
 void ExpectMatchesGolden(const std::string& actual, const std::string& name) {
-  const std::string path = std::string(NEURONMON_SOURCE_DIR) + "/tests/testdata/jobs/" + name;
-  const char* update = std::getenv("NEURONMON_UPDATE_GOLDEN");
-  if (update != nullptr && std::string_view(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing " << path << "; regenerate with NEURONMON_UPDATE_GOLDEN=1";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
+  test_util::ExpectMatchesGolden(
+      actual, std::string(NEURONMON_SOURCE_DIR) + "/tests/testdata/jobs/" + name);
 }
 
 // The two-jobs scenario's jobs after 4 simulated minutes, the second one stopped by a mark.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "proto/names/names.h"
+#include "tests/golden_file.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -23,19 +24,8 @@ std::string GoldenPath(std::string_view name) {
   return std::string(NEURONMON_SOURCE_DIR) + "/tests/testdata/neuron_ls/" + std::string(name);
 }
 
-// Compares `actual` with the golden file; NEURONMON_UPDATE_GOLDEN=1 rewrites the file instead.
 void ExpectMatchesGolden(const std::string& actual, const std::string& name) {
-  const std::string path = GoldenPath(name);
-  const char* update = std::getenv("NEURONMON_UPDATE_GOLDEN");
-  if (update != nullptr && std::string_view(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing " << path << "; regenerate with NEURONMON_UPDATE_GOLDEN=1";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
+  test_util::ExpectMatchesGolden(actual, GoldenPath(name));
 }
 
 struct DeviceSpec {

@@ -20,6 +20,7 @@
 #include "simdev/driver_tree.h"
 #include "simdev/instance.h"
 #include "tests/integration/daemon_fixture.h"
+#include "tests/integration/shell.h"
 #include "tests/process_gone.h"
 #include "tests/temp_dir.h"
 
@@ -28,31 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
-
-struct Output {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `command` through /bin/sh with a deadline, capturing stdout and stderr.
-Output Shell(const std::string& command, milliseconds deadline = milliseconds(20000)) {
-  const fs::path dir = fs::temp_directory_path() / ("neuronmon-sh-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string out = (dir / "out").string(), err = (dir / "err").string();
-  const std::string full = "timeout " + std::to_string(deadline.count() / 1000) + " bash -c '" +
-                           command + "' >" + out + " 2>" + err;
-  Output o;
-  const int rc = std::system(full.c_str());
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream a, b;
-  a << std::ifstream(out).rdbuf();
-  b << std::ifstream(err).rdbuf();
-  o.out = a.str();
-  o.err = b.str();
-  fs::remove_all(dir);
-  return o;
-}
 
 const std::string kMonitor = NEURONMON_MONITOR_BINARY;
 constexpr const char* kFastConfig = R"({"period": "50ms",

@@ -15,37 +15,16 @@
 #include <thread>
 
 #include "tests/integration/daemon_fixture.h"
+#include "tests/integration/shell.h"
 
 namespace neuronmon::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
 const std::string kReport = NEURONMON_REPORT_BINARY;
 
-Output Report(const std::string& args) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("neuronmon-report-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string out = (dir / "out").string(), err = (dir / "err").string();
-  const std::string full = "timeout 20 " + kReport + " " + args + " >" + out + " 2>" + err;
-  Output o;
-  const int rc = std::system(full.c_str());
-  o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  std::stringstream a, b;
-  a << std::ifstream(out).rdbuf();
-  b << std::ifstream(err).rdbuf();
-  o.out = a.str();
-  o.err = b.str();
-  fs::remove_all(dir);
-  return o;
-}
+Output Report(const std::string& args) { return Shell(kReport + " " + args); }
 
 // A temp directory for the job file, outliving one daemon.
 struct StateDir {
