@@ -30,25 +30,19 @@ std::string Elapsed(double seconds) {
   return FormatElapsed(Nanos(static_cast<std::int64_t>(std::max(0.0, seconds) * 1e9)));
 }
 
-// "2026-12-08 01:02:03 UTC".
-std::string UtcTime(std::int64_t unix_ns) {
+// `unix_ns` in UTC, with strftime's `format`.
+std::string Utc(std::int64_t unix_ns, const char* format) {
   const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
 
-// RFC 3339, for JSON.
-std::string Rfc3339(std::int64_t unix_ns) {
-  const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+// "2026-12-08 01:02:03 UTC", for people; RFC 3339 for JSON.
+std::string UtcTime(std::int64_t unix_ns) { return Utc(unix_ns, "%Y-%m-%d %H:%M:%S UTC"); }
+std::string Rfc3339(std::int64_t unix_ns) { return Utc(unix_ns, "%Y-%m-%dT%H:%M:%SZ"); }
 
 std::string Bytes(std::uint64_t b) {
   const double v = static_cast<double>(b);
