@@ -6,9 +6,13 @@
 #include <ostream>
 #include <vector>
 
+#include "client/cluster.h"
+#include "client/cluster_follower.h"
 #include "client/program_flags.h"
 #include "exporter/job_report_format.h"
+#include "proto/common/file_reader.h"
 #include "proto/common/terminal_text.h"
+#include "proto/names/names.h"
 
 namespace neuronmon::exporter {
 namespace {
@@ -139,6 +143,136 @@ int Mark(const ReportCommandLine& c, std::ostream& out, const Complain& complain
   return 0;
 }
 
+constexpr std::size_t kMaxHosts = 1024;
+
+// The job `key` names on one host, else (no key) the one holding the most NeuronCores.
+const v1::JobReport* PickJob(const std::vector<v1::JobReport>& jobs, const std::string& key,
+                             v1::JobReport& found) {
+  if (!key.empty()) {
+    Result<v1::JobReport> job = FindJob(jobs, key);
+    if (!job.ok()) return nullptr;
+    found = std::move(*job);
+    return &found;
+  }
+  const v1::JobReport* best = nullptr;
+  for (const v1::JobReport& j : jobs) {
+    if (j.live() && (best == nullptr || j.core_ids_size() > best->core_ids_size())) best = &j;
+  }
+  if (best == nullptr) return nullptr;
+  found = *best;
+  return &found;
+}
+
+// The verdict a job spent the most time under (unspecified when none).
+v1::FindingKind MostTime(const v1::JobReport& job) {
+  const v1::VerdictTime* top = nullptr;
+  for (const v1::VerdictTime& v : job.verdicts()) {
+    if (top == nullptr || v.seconds() > top->seconds()) top = &v;
+  }
+  return top == nullptr ? v1::FINDING_KIND_UNSPECIFIED : top->kind();
+}
+
+int ClusterReport(const ReportCommandLine& c, std::ostream& out, const Complain& complain) {
+  Result<std::string> text = ReadRegularFile(*c.hosts, 1 << 20);
+  if (!text.ok()) return complain(text.status().message()), 1;
+  Result<std::vector<client::HostsFileLine>> lines =
+      client::ParseHostsFile(*text, *c.hosts, kMaxHosts);
+  if (!lines.ok()) return complain(lines.status().message()), 1;
+  if (lines->empty()) return complain(*c.hosts + ": no hosts"), 1;
+  client::EndpointFlags flags = c.endpoint;
+  flags.connect = lines->front().address;  // validates the other flags, reads --token-file
+  std::string token;
+  Result<client::Endpoint> ep = client::ResolveEndpoint(flags, &token);
+  if (!ep.ok()) return complain(ep.status().message()), 1;
+  Result<std::vector<client::ClusterTarget>> targets =
+      client::ResolveClusterHosts(*lines, ep->tls, token);
+  if (!targets.ok()) return complain(targets.status().message()), 1;
+  std::vector<client::ClusterHost> hosts;
+  std::vector<std::optional<v1::JobReport>> jobs;
+  for (const client::ClusterTarget& t : *targets) {
+    client::ClusterHost h;
+    h.address = t.address;
+    h.name = t.address;
+    if (Status s = client::CheckTokenTransport(t.endpoint, t.token); !s.ok()) {
+      return complain(s.message()), 1;
+    }
+    const Complain host_complain = [&](const std::string& m) { complain(t.address + ": " + m); };
+    std::optional<client::Event> e = Ask(
+        t.endpoint, t.token, std::nullopt,
+        [&h](const client::Event& ev) {
+          // The host as the cluster view names it: its instance's name, else its id.
+          if (ev.kind == client::Event::Kind::kConnected) {
+            const v1::InstanceInfo& info = ev.welcome.inventory().instance_info();
+            const std::string& name =
+                info.instance_name().empty() ? info.instance_id() : info.instance_name();
+            if (!name.empty()) h.name = SanitizeForTerminal(name.substr(0, 64));
+          }
+          return ev.kind == client::Event::Kind::kReport;
+        },
+        host_complain);
+    std::optional<v1::JobReport> job;
+    if (e) {
+      h.state = client::HostState::kUp;
+      const std::vector<v1::JobReport> all(e->report.jobs().begin(), e->report.jobs().end());
+      v1::JobReport found;
+      if (PickJob(all, c.job, found) != nullptr) {
+        job = found;
+        h.has_summary = true;
+        h.summary.set_utilization_percent(found.utilization_mean_percent());
+        h.summary.set_collective_time_share(found.collective_share());
+        h.summary.set_cores_in_use(static_cast<std::uint32_t>(found.core_ids_size()));
+        h.summary.set_job(found.command());
+        h.verdict.set_kind(MostTime(found));
+      }
+    } else {
+      h.state = client::HostState::kDown;
+    }
+    hosts.push_back(std::move(h));
+    jobs.push_back(std::move(job));
+  }
+  const client::ClusterAnalysis analysis = client::AnalyzeCluster(hosts);
+  std::vector<std::vector<std::string>> rows = {
+      {"HOST", "NAME", "JOB", "CORES", "UTIL", "COLLECTIVES", "MOST TIME", "IN THE CLUSTER"}};
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (!jobs[i]) {
+      rows.push_back({SanitizeForTerminal(hosts[i].address), hosts[i].name,
+                      hosts[i].state == client::HostState::kUp ? "no such job" : "unreachable", "",
+                      "", "", "", ""});
+      continue;
+    }
+    const v1::JobReport& j = *jobs[i];
+    char util[32], share[32];
+    std::snprintf(util, sizeof util, "%.1f%%", j.utilization_mean_percent());
+    std::snprintf(share, sizeof share, "%.1f%%", 100 * j.collective_share());
+    const v1::Finding& v = analysis.host_verdicts[i];
+    rows.push_back({SanitizeForTerminal(hosts[i].address), hosts[i].name,
+                    SanitizeForTerminal(j.id()), std::to_string(j.core_ids_size()), util, share,
+                    FindingKindName(MostTime(j)),
+                    v.kind() == v1::FINDING_KIND_UNSPECIFIED ? "-" : FindingKindName(v.kind())});
+  }
+  std::vector<std::size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      line += row[k];
+      if (k + 1 < row.size()) line.append(widths[k] + 2 - row[k].size(), ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+  if (analysis.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED) {
+    out << "\ncluster: " << FindingKindName(analysis.verdict.kind()) << ": "
+        << SanitizeForTerminal(analysis.verdict.summary()) << "\n";
+  }
+  for (const auto& job : jobs) {
+    if (!job) return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void AddReportOptions(CLI::App& app, ReportCommandLine& c) {
@@ -171,6 +305,11 @@ void AddReportOptions(CLI::App& app, ReportCommandLine& c) {
        "with --replay: from TIME (2026-12-04T21:30:00Z, 21:30 (UTC), or +10m from the "
        "recording's start)",
        "with --replay: up to TIME (the same forms)"});
+  app.add_option("--hosts", c.hosts,
+                 "the job on every host of FILE (one HOST:PORT per line, as neuron-top --hosts "
+                 "reads it) side by side, compared as the cluster view compares hosts: a "
+                 "straggler host is named on every row")
+      ->type_name("FILE");
   client::AddEndpointOptions(app, c.endpoint);
 }
 
@@ -187,6 +326,12 @@ int RunReport(const ReportCommandLine& c, const client::ReplayOpener& open_repla
       return complain("--start and --stop take their JOB alone: no report, no --replay"), 2;
     }
     return Mark(c, out, complain);
+  }
+  if (c.hosts) {
+    if (c.replay.given() || c.json || c.markdown) {
+      return complain("--hosts prints one table: no --replay, -j or --markdown with it"), 2;
+    }
+    return ClusterReport(c, out, complain);
   }
   WallTime as_of{};
   std::optional<std::vector<v1::JobReport>> jobs =

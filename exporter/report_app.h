@@ -27,11 +27,15 @@ struct ReportCommandLine {
   std::optional<std::string> stop;   // --stop JOB
   double model_flops = 0;            // --model-flops: the model's FLOPs per step
   client::ReplayFlags replay;        // --replay, --from, --to
+  std::optional<std::string> hosts;  // --hosts FILE: the job on every host of a cluster
   client::EndpointFlags endpoint;
 };
 
 void AddReportOptions(CLI::App& app, ReportCommandLine& command_line);
 
+// With --hosts, the job JOB (or each host's largest) on every host of the file, compared as
+// neuron-top's cluster view compares hosts (client/cluster.h): a straggler host is named on every
+// host's row, whatever each host alone says.
 // Returns the exit status: 0; 1 when the daemon or the recording cannot be read, the job is not
 // found, or a mark was refused; 2 for a usage error.
 int RunReport(const ReportCommandLine& command_line, const client::ReplayOpener& open_replay,

@@ -2,6 +2,7 @@
 // in each format, a Slurm Epilog's --stop (and a second one refused), --start/--stop where they
 // cannot go, and a daemon restart that keeps every job (docs/jobs.md).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "tests/integration/daemon_fixture.h"
+#include "tests/integration/http_client.h"
 #include "tests/integration/shell.h"
 
 namespace neuronmon::testing {
@@ -128,6 +130,63 @@ TEST(NeuronReportProcess, AnEpilogStopsTheJobAndARestartKeepsEveryJob) {
   EXPECT_EQ(now[1]["state"], "ended");
   EXPECT_EQ(now[1]["stop_marked"], true);
   EXPECT_EQ(now[1]["neuroncore_seconds_held"], was[1]["neuroncore_seconds_held"]);
+}
+
+// cluster-straggler on four daemons: each node alone sees its job collective-bound (the slow node
+// healthy); --hosts compares the job across the nodes and names node 2 the straggler.
+TEST(NeuronReportProcess, HostsNameTheClusterStraggler) {
+  StateDir state;
+  const std::string token = (state.path / "token").string();
+  std::ofstream(token) << "cluster-secret\n";
+  ::chmod(token.c_str(), 0600);
+  std::vector<std::unique_ptr<DaemonFixture>> nodes;
+  std::string hosts;
+  for (int k = 0; k < 4; ++k) {
+    const std::uint16_t port = FreePort();
+    nodes.push_back(std::make_unique<DaemonFixture>(
+        [&](daemon::DaemonConfig& c) {
+          c.listeners.tcp = daemon::ListenAddress{"127.0.0.1", port};
+          c.auth_token_file = token;
+          c.backend.scenario = "cluster-straggler";
+          c.backend.node = k;
+          c.backend.nodes = 4;
+          c.backend.speed = 20;  // past the warm-up in a few seconds
+        },
+        "sim:trn1.32xlarge", "100ms"));
+    hosts += "127.0.0.1:" + std::to_string(port) + "\n";
+  }
+  const std::string hosts_file = (state.path / "hosts").string();
+  std::ofstream(hosts_file) << hosts;
+  // Until each node's job has a minute of verdicts (3 s at 20x).
+  Output o;
+  for (int i = 0; i < 100; ++i) {
+    o = Report("--hosts " + hosts_file + " --token-file " + token + " --insecure");
+    if (o.status == 0 && o.out.find("cluster: straggler") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_EQ(o.status, 0) << o.err << o.out;
+  EXPECT_EQ(o.out.rfind("HOST", 0), 0u) << o.out;
+  EXPECT_NE(o.out.find("cluster: straggler: "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ip-10-0-0-6"), std::string::npos) << o.out;
+  // Node 2's row says straggler; the others say what they saw alone.
+  std::istringstream lines(o.out);
+  int stragglers = 0, rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("127.0.0.1:", 0) != 0) continue;
+    ++rows;
+    if (line.ends_with("straggler")) {
+      ++stragglers;
+      EXPECT_NE(line.find("ip-10-0-0-6"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(rows, 4) << o.out;
+  EXPECT_EQ(stragglers, 1) << o.out;
+  // One node gone: its row says so, and the exit status too.
+  nodes[3]->Stop();
+  nodes[3].reset();
+  const Output down = Report("--hosts " + hosts_file + " --token-file " + token + " --insecure");
+  EXPECT_EQ(down.status, 1);
+  EXPECT_NE(down.out.find("unreachable"), std::string::npos) << down.out;
 }
 
 }  // namespace
