@@ -458,11 +458,16 @@ double ModelFlopsUtilization(const v1::JobReport& job, double model_flops_per_st
 }
 
 Result<v1::JobReport> FindJob(const std::vector<v1::JobReport>& jobs, const std::string& key) {
+  // An id or a Slurm job id first: a number only when no job has that id (a Slurm job id of
+  // another user's could equal one's number).
   const v1::JobReport* found = nullptr;
-  for (const v1::JobReport& j : jobs) {
-    const bool match = j.id() == key || std::to_string(j.number()) == key ||
-                       (j.kind() == "slurm" && j.id() == "slurm-" + key);
-    if (match && (found == nullptr || j.start_unix_ns() > found->start_unix_ns())) found = &j;
+  for (int pass = 0; pass < 2 && found == nullptr; ++pass) {
+    for (const v1::JobReport& j : jobs) {
+      const bool match = pass == 0
+                             ? j.id() == key || (j.kind() == "slurm" && j.id() == "slurm-" + key)
+                             : std::to_string(j.number()) == key;
+      if (match && (found == nullptr || j.start_unix_ns() > found->start_unix_ns())) found = &j;
+    }
   }
   if (found != nullptr) return *found;
   std::string known;

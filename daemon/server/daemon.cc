@@ -6,7 +6,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <random>
 
 #include "daemon/core/archive/replay.h"
@@ -386,13 +385,13 @@ void Daemon::StartJobs() {
   if (!config_.jobs.file.empty()) {
     jobs_file_ = config_.jobs.file;
   } else if (config_.recorder.enabled) {
-    // Beside the archive: what the daemon keeps on disk goes where its recorder keeps it, and a
-    // daemon told to keep nothing (--record off) saves no jobs either unless jobs.file says so.
+    // In the archive's directory (archive readers take only *.nmrec): what the daemon keeps on
+    // disk goes where its recorder keeps it, in a directory it owns, and a daemon told to keep
+    // nothing (--record off) saves no jobs either unless jobs.file says so.
     const std::string archive = config_.recorder.options.directory.empty()
                                     ? DefaultArchiveDirectory()
                                     : config_.recorder.options.directory;
-    const std::filesystem::path parent = std::filesystem::path(archive).parent_path();
-    if (!archive.empty()) jobs_file_ = (parent.empty() ? archive : parent.string()) + "/jobs.pb";
+    if (!archive.empty()) jobs_file_ = archive + "/jobs.pb";
   }
   if (jobs_file_.empty()) {
     log_.Info("jobs are not saved: no jobs.file, and no archive to keep them beside");
@@ -446,9 +445,9 @@ void Daemon::ArchiveNewest() {
 void Daemon::RecordSample(MonoTime started, WallTime wall) {
   ArchiveNewest();
   // A job that ended is saved at once; live ones every jobs.save_interval.
-  const std::size_t finished = core_->jobs().finished_count();
-  SaveJobs(started, finished != jobs_finished_);
-  jobs_finished_ = finished;
+  const std::uint64_t ended = core_->jobs().ended();
+  SaveJobs(started, ended != jobs_ended_);
+  jobs_ended_ = ended;
   incidents_->Check(*core_, wall, config_, [this] { return MakeArchiveHeader(); });
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   ++stats_.samples;

@@ -140,7 +140,7 @@ class Daemon {
   std::unique_ptr<IncidentSaver> incidents_;
   std::string jobs_file_;  // "": jobs are not saved (an embedded daemon, a replay)
   MonoTime jobs_saved_{};
-  std::size_t jobs_finished_ = 0;  // finished jobs at the last sample
+  std::uint64_t jobs_ended_ = 0;  // jobs ended at the last sample
   bool stopping_ = false;
   LogRateLimiter log_limiter_{std::chrono::seconds(10)};
   std::string last_status_;

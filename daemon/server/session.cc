@@ -240,7 +240,8 @@ void Session::OnJobMark(const v1::JobMark& request) {
   Status st = server_.core().MarkJob(mark, Now(), std::chrono::system_clock::now());
   if (!st.ok()) return Fail(v1::ERROR_CODE_REFUSED, st.message(), false, "");
   const std::string job = SanitizeForTerminal(CutForMessage(request.job(), 100));
-  server_.log().Info("job " + job + (mark.stop ? " stopped" : " started") + " by " + peer_);
+  server_.LogLimited(LogSeverity::kInfo, "job_mark",
+                     "job " + job + (mark.stop ? " stopped" : " started") + " by " + peer_);
   v1::Envelope notice;
   notice.mutable_notice()->set_kind(v1::NOTICE_KIND_JOB_MARKED);
   notice.mutable_notice()->set_text("job " + job + (mark.stop ? " ended" : " started"));

@@ -72,14 +72,26 @@ neuron_report() {
   if command -v timeout >/dev/null 2>&1; then report_timeout=(timeout -k 2 5); fi
 }
 
+# job_id: the job's id in the daemon's accounting, as its processes' cgroup names it:
+# slurm-ARRAYJOB_TASK for an array task, else slurm-JOBID (never a bare number, which could be a
+# job's running number).
+job_id() {
+  if [ -n "${SLURM_ARRAY_JOB_ID:-}" ] && [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
+    printf 'slurm-%s_%s' "$SLURM_ARRAY_JOB_ID" "$SLURM_ARRAY_TASK_ID"
+  else
+    printf 'slurm-%s' "$SLURM_JOB_ID"
+  fi
+}
+
 # job_mark start|stop: marks the Slurm job started (Prolog) or ended (Epilog) in the daemon's job
 # accounting (docs/jobs.md); a refusal is logged, never fatal.
 job_mark() {
   [ -n "${SLURM_JOB_ID:-}" ] && neuron_report || return 0
-  local out
-  if ! out=$("${report_timeout[@]}" "$report" "${report_args[@]}" "--$1" "$SLURM_JOB_ID" 2>&1 \
+  local out id
+  id=$(job_id)
+  if ! out=$("${report_timeout[@]}" "$report" "${report_args[@]}" "--$1" "$id" 2>&1 \
     </dev/null); then
-    log notice "neuron-report --$1 $SLURM_JOB_ID: $(printf '%s' "$out" | tail -n 1)"
+    log notice "neuron-report --$1 $id: $(printf '%s' "$out" | tail -n 1)"
   fi
 }
 
@@ -94,7 +106,7 @@ job_report() {
     sed -n 's/.* StdOut=\([^ ]*\).*/\1/p' | head -n 1)
   dir=$(dirname -- "${stdout:-.}")
   [ -n "$stdout" ] && [ -d "$dir" ] || return 0
-  md=$("${report_timeout[@]}" "$report" "${report_args[@]}" --markdown "$SLURM_JOB_ID" 2>/dev/null \
+  md=$("${report_timeout[@]}" "$report" "${report_args[@]}" --markdown "$(job_id)" 2>/dev/null \
     </dev/null) || return 0
   # shellcheck disable=SC2016  # $1 is the inner shell's: the path, never parsed as code
   printf '%s' "$md" |

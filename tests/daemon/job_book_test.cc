@@ -224,6 +224,54 @@ TEST(JobBook, ProcessesStartAndEndJobs) {
   EXPECT_EQ(book.live_count(), 1u);
 }
 
+// What a process claims joins only its own user's processes, and a number is not an id for marks.
+TEST(JobBook, ClaimsAreTheClaimersAndMarksTakeIdsNotNumbers) {
+  JobBook book;
+  Launch l;
+  std::vector<v1::Event> none;
+  const Snapshot s0 = l.At(1, 0, {});
+  Snapshot s1 = l.At(2, 1, {100, 101});
+  for (int i = 0; i < 2; ++i) {
+    v1::Attribution* a = l.inventory.mutable_processes(i)->mutable_attribution();
+    a->set_slurm_job_id("9");
+    a->set_slurm_claimed(true);
+    a->set_uid(1000 + static_cast<std::uint32_t>(i));
+  }
+  (void)book.Update(&s0, s1, l.inventory, nullptr, none);
+  EXPECT_EQ(book.live_count(), 2u) << "one claimed job per user";
+  // uid 1001 stops its own job 9, not the other user's.
+  ASSERT_TRUE(book.Mark(Mark("9", true, 1001), WallTime(seconds(1767225602)), none).ok());
+  google::protobuf::RepeatedPtrField<v1::JobReport> jobs;
+  book.Fill(jobs);
+  ASSERT_EQ(jobs.size(), 2);
+  EXPECT_TRUE(jobs[0].live());
+  EXPECT_EQ(jobs[0].attribution().uid(), 1000u);
+  EXPECT_EQ(jobs[1].attribution().uid(), 1001u);
+  // Job number 1 is not "1" to a mark: that is Slurm job 1, which nobody runs.
+  EXPECT_FALSE(book.Mark(Mark("1", true), WallTime(seconds(1767225602)), none).ok());
+}
+
+// Processes beyond the 256 the list keeps are counted once each, not once a sample.
+TEST(JobBook, ManyProcessesAreCountedOnce) {
+  JobBook book;
+  Launch l;
+  std::vector<v1::Event> none;
+  std::vector<std::uint32_t> pids;
+  for (std::uint32_t p = 1000; p < 1300; ++p) pids.push_back(p);
+  Snapshot prev = l.At(1, 0, {});
+  for (int t = 1; t <= 5; ++t) {
+    Snapshot now = l.At(static_cast<std::uint64_t>(t + 1), t, pids);
+    (void)book.Update(&prev, now, l.inventory, nullptr, none);
+    prev = std::move(now);
+  }
+  google::protobuf::RepeatedPtrField<v1::JobReport> jobs;
+  book.Fill(jobs);
+  ASSERT_EQ(jobs.size(), 1);
+  EXPECT_EQ(jobs[0].member_count(), 300u);
+  EXPECT_EQ(jobs[0].members_size(), 256);
+  EXPECT_EQ(jobs[0].max_ranks(), 300u);
+}
+
 TEST(JobBook, JobsRunningAtTheFirstSampleAreLearntNotStarted) {
   SimRun run = TwoJobs();
   for (int t = 0; t <= 20; ++t) run.At(t);

@@ -83,7 +83,7 @@ struct IncidentsConfig {  // JSON "incidents"
 // The job accounting (docs/jobs.md): how jobs end and how many are kept, and where they are saved.
 struct JobsConfig {  // JSON "jobs"
   JobOptions options;
-  // "": jobs.pb beside the archive directory (/var/lib/neuron-monitor/jobs.pb by default); not
+  // "": jobs.pb in the archive directory (/var/lib/neuron-monitor/archive/jobs.pb); not
   // saved at all when the recorder is off and this is "".
   std::string file;
   Nanos save_interval = std::chrono::seconds(30);  // live jobs saved at most this often

@@ -625,8 +625,9 @@ void AddJobs(Table& t) {
       .Doc({"Jobs accounted at once, 1 to 10000; processes of further jobs are not accounted",
             "(neuron_monitord_job_samples_untracked_total counts them)."})
       .Integer("jobs.max_live", MEMBER(jobs.options.max_live), 1, 10000)
-      .Doc({"Where the jobs are saved; \"\": jobs.pb beside the archive directory",
-            "(/var/lib/neuron-monitor/jobs.pb by default), and nowhere when the recorder is off."})
+      .Doc({"Where the jobs are saved; \"\": jobs.pb in the archive directory",
+            "(/var/lib/neuron-monitor/archive/jobs.pb by default), and nowhere when the recorder",
+            "is off."})
       .Text("jobs.file", MEMBER(jobs.file), AbsolutePathOr("the default"))
       .Doc({"Live jobs are saved at most this often, 1s to 1h (and at every end and at shutdown)."})
       .Duration("jobs.save_interval", MEMBER(jobs.save_interval), seconds(1), hours(1));

@@ -81,7 +81,8 @@ void InsertSorted(google::protobuf::RepeatedField<std::uint32_t>& list, std::uin
 
 // What one sample adds to one job, before it is folded in.
 struct SampleTotals {
-  double held = 0;  // core-seconds
+  double held = 0;           // core-seconds
+  double held_measured = 0;  // of which in windows whose busy time was measured
   double busy = 0;
   double flops = 0;
   double effective_flops = 0;
@@ -121,7 +122,7 @@ void AddTrace(v1::JobReport& r, double busy, double held, Nanos dt) {
 
 // The figures that follow from the accumulated ones.
 void Derive(v1::JobReport& r) {
-  const double held = r.core_seconds_held();
+  const double held = r.core_seconds_held_measured();
   r.set_utilization_mean_percent(held > 0 ? 100.0 * r.core_seconds_busy() / held : 0);
   std::uint64_t total = 0;
   for (std::uint32_t n : r.utilization_histogram()) total += n;
@@ -140,7 +141,7 @@ void Derive(v1::JobReport& r) {
   }
   r.set_utilization_p10_percent(p10);
   r.set_flops_per_second(r.accounted_seconds() > 0 ? r.flops() / r.accounted_seconds() : 0);
-  const double capacity = held * r.peak_flops_per_core();
+  const double capacity = r.core_seconds_held() * r.peak_flops_per_core();
   r.set_hardware_flops_utilization(capacity > 0 ? r.flops() / capacity : 0);
   r.set_model_flops_utilization(capacity > 0 ? r.effective_flops() / capacity : 0);
   r.set_collective_share(r.runtime_seconds() > 0 ? r.collective_seconds() / r.runtime_seconds()
@@ -216,6 +217,14 @@ void JobBook::Close(std::size_t index, WallTime wall, bool marked, std::vector<v
   r.set_end_unix_ns(std::max(end, r.start_unix_ns()));
   r.set_wall_seconds(static_cast<double>(r.end_unix_ns() - r.start_unix_ns()) / 1e9);
   Derive(r);
+  if (marked) {
+    // Its processes may outlive the stop: for the grace period they are nobody's.
+    for (const auto& [pid, ticks] : l.present) stopped_[pid] = {ticks, wall + options_.grace};
+    for (const v1::JobMember& m : r.members()) {
+      stopped_[m.pid()] = {m.start_time_ticks(), wall + options_.grace};
+    }
+  }
+  ++ended_;
   v1::Event e = JobEventOf(r, 0, "ended");
   e.set_summary("job " + r.id() + " ended after " +
                 FormatElapsed(Nanos(static_cast<std::int64_t>(r.wall_seconds() * 1e9))) + ": " +
@@ -252,8 +261,13 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
   const Nanos dt = prev != nullptr ? now.device_time - prev->device_time : Nanos(0);
   const bool window = prev != nullptr && dt > Nanos(0) && prev->epoch == now.epoch &&
                       prev->error.empty() && now.error.empty();
-  const bool busy_measured = now.UnmeasuredReason(Signal::kCoreActivity).empty();
-  const bool flops_measured = now.UnmeasuredReason(Signal::kFlops).empty();
+  // A window is measured when both its ends are: a counter that starts being read is not growth.
+  const auto measured = [&](Signal s) {
+    return now.UnmeasuredReason(s).empty() &&
+           (prev == nullptr || prev->UnmeasuredReason(s).empty());
+  };
+  const bool busy_measured = measured(Signal::kCoreActivity);
+  const bool flops_measured = measured(Signal::kFlops);
   std::unordered_map<std::uint32_t, const v1::Process*> processes;
   processes.reserve(static_cast<std::size_t>(inventory.processes_size()));
   for (const v1::Process& p : inventory.processes()) processes.emplace(p.pid(), &p);
@@ -271,8 +285,17 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
     auto pit = processes.find(r.pid);
     const v1::Process* process = pit != processes.end() ? pit->second : nullptr;
     const std::uint64_t ticks = process != nullptr ? process->start_time_ticks() : 0;
-    // A member of a live job stays in it (matched by pid and, when known, start time).
+    // Processes that outlive their job's explicit stop are not a new job.
+    if (auto s = stopped_.find(r.pid); s != stopped_.end() && s->second.first == ticks) continue;
+    // A member of a live job stays in it (matched by pid and, when known, start time): the
+    // processes it had at the previous sample, then those it lists.
     std::size_t index = live_.size();
+    for (std::size_t i = 0; i < live_.size() && index == live_.size(); ++i) {
+      if (auto p = live_[i].present.find(r.pid);
+          p != live_[i].present.end() && (p->second == ticks || ticks == 0)) {
+        index = i;
+      }
+    }
     for (std::size_t i = 0; i < live_.size() && index == live_.size(); ++i) {
       for (const v1::JobMember& m : live_[i].report.members()) {
         if (m.pid() == r.pid && (m.start_time_ticks() == ticks || ticks == 0)) {
@@ -282,24 +305,19 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
       }
     }
     if (index == live_.size()) {
-      const JobIdentity id =
-          IdentifyJob(process != nullptr ? process->attribution() : v1::Attribution());
+      const v1::Attribution none;
+      const v1::Attribution& attribution = process != nullptr ? process->attribution() : none;
+      const JobIdentity id = IdentifyJob(attribution);
+      // The uid is part of what a process claims: a claimed Slurm job, or a command line, joins
+      // only the processes of the same user.
+      const std::string uid =
+          attribution.has_uid() ? std::to_string(attribution.uid()) : std::string("?");
       std::string key;
       if (!id.kind.empty()) {
-        key = id.id;
-        // Processes that outlive their job's explicit stop are not a new job.
-        bool stopped = false;
-        for (const v1::JobReport& f : finished_) {
-          if (f.id() == id.id && f.stop_marked() &&
-              ToUnixNanos(wall) - f.end_unix_ns() < options_.grace.count()) {
-            stopped = true;
-            break;
-          }
-        }
-        if (stopped) continue;
+        key = attribution.slurm_claimed() ? id.id + "@" + uid : id.id;
       } else {
         const std::string& command = process != nullptr ? process->command() : r.tag;
-        key = "launch:" + command.substr(0, kMaxCommandBytes);
+        key = "launch:" + uid + ":" + command.substr(0, kMaxCommandBytes);
       }
       for (std::size_t i = 0; i < live_.size(); ++i) {
         const bool launch = id.kind.empty();
@@ -330,8 +348,9 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
         }
       }
       v1::JobReport& jr = live_[index].report;
-      if (jr.member_count() == 0 && process != nullptr && !jr.has_attribution()) {
-        *jr.mutable_attribution() = process->attribution();
+      if (jr.member_count() == 0 && process != nullptr) {
+        // A job opened by a mark learns its owner and command from its first process.
+        jr.mutable_attribution()->MergeFrom(process->attribution());
         jr.set_command(process->command().substr(0, kMaxCommandBytes));
       }
       jr.set_member_count(jr.member_count() + 1);
@@ -345,6 +364,7 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
       dirty_ = true;
     }
     Live& job = live_[index];
+    job.seen_now.emplace(r.pid, ticks);
     v1::JobReport& jr = job.report;
     jr.set_last_seen_unix_ns(ToUnixNanos(wall));
     SampleTotals& t = totals_of(index);
@@ -366,6 +386,7 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
     t.accounted = true;
     const double seconds = Seconds(dt);
     t.held += static_cast<double>(r.cores.size()) * seconds;
+    if (busy_measured) t.held_measured += static_cast<double>(r.cores.size()) * seconds;
     t.runtime_seconds += seconds;
     for (std::uint32_t c : r.cores) {
       if (c >= now.cores.size() || c >= prev->cores.size()) continue;
@@ -394,6 +415,13 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
     t.executions += r.executions.Minus(p->executions);
   }
 
+  for (Live& l : live_) {
+    l.present.swap(l.seen_now);
+    l.seen_now.clear();
+  }
+  for (auto it = stopped_.begin(); it != stopped_.end();) {
+    it = wall >= it->second.second ? stopped_.erase(it) : std::next(it);
+  }
   const std::string unavailable = Unavailable(now);
   for (std::size_t i = 0; i < totals.size() && i < live_.size(); ++i) {
     const SampleTotals& t = totals[i];
@@ -407,13 +435,19 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
     r.set_samples(r.samples() + 1);
     r.set_accounted_seconds(r.accounted_seconds() + Seconds(dt));
     r.set_core_seconds_held(r.core_seconds_held() + t.held);
+    r.set_core_seconds_held_measured(r.core_seconds_held_measured() + t.held_measured);
     r.set_core_seconds_busy(r.core_seconds_busy() + t.busy);
     r.set_flops(r.flops() + t.flops);
     r.set_effective_flops(r.effective_flops() + t.effective_flops);
     r.set_runtime_seconds(r.runtime_seconds() + t.runtime_seconds);
     r.set_collective_seconds(r.collective_seconds() + t.collective_seconds);
     if (peak_per_core > 0) r.set_peak_flops_per_core(peak_per_core);
-    r.set_unavailable(unavailable);
+    // What could not be measured at any time of the job, not only now.
+    if (!unavailable.empty() && r.unavailable().find(unavailable) == std::string::npos &&
+        r.unavailable().size() < 1024) {
+      r.set_unavailable(r.unavailable().empty() ? unavailable
+                                                : r.unavailable() + "; " + unavailable);
+    }
     ExecutionCounters sum = wire::ExecutionSummariesFromProto(r.errors(), r.executions());
     sum += t.executions;
     wire::ExecutionSummariesToProto(sum, *r.mutable_errors(), *r.mutable_executions());
@@ -507,13 +541,20 @@ Status JobBook::Mark(const JobMark& mark, WallTime wall, std::vector<v1::Event>&
     return Status::InvalidArgument("a job id of 1 to " + std::to_string(kMaxIdBytes) +
                                    " characters is needed");
   }
-  const std::string slurm_id = SafeId("slurm-", mark.job);
+  // A job's id ("slurm-4242", "run-41200") or a Slurm job id ("4242", "4242_7"); never its
+  // number, which could be another user's Slurm job id.
+  const std::string slurm_id =
+      mark.job.starts_with("slurm-") ? SafeId("", mark.job) : SafeId("slurm-", mark.job);
+  // The user's own job of that id first (claimed ids may repeat), one with processes first (a
+  // Prolog's mark may have opened an empty one); then any of that id, for the refusal below.
   std::size_t index = live_.size();
-  for (std::size_t i = 0; i < live_.size(); ++i) {
-    const v1::JobReport& r = live_[i].report;
-    if (r.id() == mark.job || r.id() == slurm_id || std::to_string(r.number()) == mark.job) {
-      index = i;
-      break;
+  for (int pass = 0; pass < 3 && index == live_.size(); ++pass) {
+    for (std::size_t i = 0; i < live_.size() && index == live_.size(); ++i) {
+      const v1::JobReport& r = live_[i].report;
+      const bool theirs =
+          !mark.uid || (r.attribution().has_uid() && r.attribution().uid() == *mark.uid);
+      const bool wanted = pass == 0 ? theirs && r.member_count() > 0 : pass == 1 ? theirs : true;
+      if ((r.id() == mark.job || r.id() == slurm_id) && wanted) index = i;
     }
   }
   if (index < live_.size() && mark.uid.has_value()) {
@@ -544,7 +585,7 @@ Status JobBook::Mark(const JobMark& mark, WallTime wall, std::vector<v1::Event>&
   Live& l = Open(slurm_id, nullptr, wall, true);
   l.report.set_id(slurm_id);
   l.report.set_kind("slurm");
-  l.report.mutable_attribution()->set_slurm_job_id(SafeId("", mark.job));
+  l.report.mutable_attribution()->set_slurm_job_id(slurm_id.substr(6));
   v1::Event e = JobEventOf(l.report, 0, "started");
   e.set_summary("job " + slurm_id + " started (marked)");
   out.push_back(std::move(e));
@@ -569,17 +610,42 @@ Status JobBook::Restore(const std::string& bytes, WallTime now) {
   if (!archive.ParseFromString(bytes)) return Status::InvalidArgument("not a job archive");
   live_.clear();
   finished_.clear();
+  stopped_.clear();
   next_number_ = std::max<std::uint64_t>(archive.next_number(), 1);
   for (v1::JobReport& r : *archive.mutable_jobs()) {
     if (r.id().empty() || r.id().size() > kMaxIdBytes + 16) continue;
     if (r.number() >= next_number_) next_number_ = r.number() + 1;
+    // Arrays the accounting indexes must be whole: a damaged file loses them, not the daemon.
+    if (r.trace_busy_size() != r.trace_held_size() ||
+        static_cast<std::size_t>(r.trace_busy_size()) > kTracePoints) {
+      r.clear_trace_busy();
+      r.clear_trace_held();
+      r.clear_trace_span_ns();
+      r.clear_trace_tail_ns();
+    }
+    if (r.utilization_histogram_size() != 0 &&
+        static_cast<std::size_t>(r.utilization_histogram_size()) != kHistogramBins) {
+      r.clear_utilization_histogram();
+    }
     if (r.live() && live_.size() < options_.max_live) {
       Live l;
       l.first_seen = FromUnixNanos(r.start_unix_ns());
-      l.key = r.kind() == "process" || r.kind() == "launch" ? "launch:" + r.command() : r.id();
+      const v1::Attribution& a = r.attribution();
+      const std::string uid = a.has_uid() ? std::to_string(a.uid()) : std::string("?");
+      l.key = r.kind() == "process" || r.kind() == "launch" ? "launch:" + uid + ":" + r.command()
+              : a.slurm_claimed()                           ? r.id() + "@" + uid
+                                                            : r.id();
+      for (const v1::JobMember& m : r.members()) l.present.emplace(m.pid(), m.start_time_ticks());
       l.report = std::move(r);
       live_.push_back(std::move(l));
     } else if (!r.live()) {
+      // A job stopped by a mark keeps its processes nobody's for the rest of the grace period,
+      // across a restart too.
+      const WallTime until = FromUnixNanos(r.end_unix_ns()) + options_.grace;
+      if (r.stop_marked() && until > now) {
+        for (const v1::JobMember& m : r.members())
+          stopped_[m.pid()] = {m.start_time_ticks(), until};
+      }
       finished_.push_back(std::move(r));
     }
   }

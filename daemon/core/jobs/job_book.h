@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "daemon/core/analysis/analysis.h"
@@ -69,6 +70,8 @@ class JobBook {
   std::size_t finished_count() const { return finished_.size(); }
   // Process samples accounted to no job because max_live jobs were live.
   std::uint64_t untracked() const { return untracked_; }
+  // Jobs ended so far (a change says one ended since: time to save).
+  std::uint64_t ended() const { return ended_; }
   // Whether anything changed since the last MarkSaved().
   bool dirty() const { return dirty_; }
   void MarkSaved() { dirty_ = false; }
@@ -86,6 +89,9 @@ class JobBook {
     std::uint64_t last_verdict_rank = 0;
     int last_verdict = 0;                        // FindingKind of the previous sample, for episodes
     std::map<std::string, double> subjects[16];  // by FindingKind: straggler/hang subject time
+    // Its processes at the previous sample and at this one (pid -> start time), whether or not
+    // the members list had room for them.
+    std::unordered_map<std::uint32_t, std::uint64_t> present, seen_now;
   };
 
   Live* Find(const std::string& key);
@@ -98,6 +104,9 @@ class JobBook {
   std::deque<v1::JobReport> finished_;  // newest first
   std::uint64_t next_number_ = 1;
   std::uint64_t untracked_ = 0;
+  std::uint64_t ended_ = 0;
+  // Processes of jobs stopped by a mark, for the grace period: pid -> (start time, until).
+  std::map<std::uint32_t, std::pair<std::uint64_t, WallTime>> stopped_;
   bool dirty_ = false;
 };
 

@@ -27,12 +27,13 @@ Status SaveJobFile(JobBook& book, const std::string& path) {
     std::error_code ec;
     std::filesystem::create_directories(target.parent_path(), ec);
     if (ec) return Status::IoError(target.parent_path().string() + ": " + ec.message());
-    ::chmod(target.parent_path().c_str(), 0750);
   }
   const std::string bytes = book.Serialize();
   const std::string temporary = path + ".tmp";
+  // A fresh file: never one someone left there (a link, or a file of theirs to fill).
+  ::unlink(temporary.c_str());
   UniqueFd fd(
-      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640));
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640));
   if (!fd.valid()) return Errno(temporary);
   std::size_t written = 0;
   while (written < bytes.size()) {

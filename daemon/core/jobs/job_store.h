@@ -14,7 +14,7 @@ namespace neuronmon::daemon {
 // The most a job file may hold (a hostile or corrupt file is refused, not read into memory).
 inline constexpr std::size_t kMaxJobFileBytes = 64 << 20;
 
-// Writes `book` to `path` (mode 0640), creating its directory (0750) when missing.
+// Writes `book` to `path` (mode 0640), creating its directory when missing.
 Status SaveJobFile(JobBook& book, const std::string& path);
 // Restores `book` from `path`. A missing file is not an error (a first start): NotFound.
 Status LoadJobFile(JobBook& book, const std::string& path, WallTime now);
