@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <ostream>
 #include <vector>
 
@@ -144,6 +145,7 @@ int Mark(const ReportCommandLine& c, std::ostream& out, const Complain& complain
 }
 
 constexpr std::size_t kMaxHosts = 1024;
+constexpr std::size_t kAskAtOnce = 32;  // hosts asked at the same time
 
 // The job `key` names on one host, else (no key) the one holding the most NeuronCores.
 const v1::JobReport* PickJob(const std::vector<v1::JobReport>& jobs, const std::string& key,
@@ -187,16 +189,23 @@ int ClusterReport(const ReportCommandLine& c, std::ostream& out, const Complain&
   Result<std::vector<client::ClusterTarget>> targets =
       client::ResolveClusterHosts(*lines, ep->tls, token);
   if (!targets.ok()) return complain(targets.status().message()), 1;
-  std::vector<client::ClusterHost> hosts;
-  std::vector<std::optional<v1::JobReport>> jobs;
   for (const client::ClusterTarget& t : *targets) {
-    client::ClusterHost h;
-    h.address = t.address;
-    h.name = t.address;
     if (Status s = client::CheckTokenTransport(t.endpoint, t.token); !s.ok()) {
       return complain(s.message()), 1;
     }
-    const Complain host_complain = [&](const std::string& m) { complain(t.address + ": " + m); };
+  }
+  // The hosts are asked kAskAtOnce at a time, each on its own thread (a down host costs its
+  // connect timeout, not every host's); what they say is told in the file's order.
+  struct Answer {
+    client::ClusterHost host;
+    std::optional<v1::JobReport> job;
+    std::vector<std::string> complaints;
+  };
+  const auto ask = [&c](const client::ClusterTarget& t) {
+    Answer a;
+    client::ClusterHost& h = a.host;
+    h.address = t.address;
+    h.name = t.address;
     std::optional<client::Event> e = Ask(
         t.endpoint, t.token, std::nullopt,
         [&h](const client::Event& ev) {
@@ -209,26 +218,35 @@ int ClusterReport(const ReportCommandLine& c, std::ostream& out, const Complain&
           }
           return ev.kind == client::Event::Kind::kReport;
         },
-        host_complain);
-    std::optional<v1::JobReport> job;
-    if (e) {
-      h.state = client::HostState::kUp;
-      const std::vector<v1::JobReport> all(e->report.jobs().begin(), e->report.jobs().end());
-      v1::JobReport found;
-      if (PickJob(all, c.job, found) != nullptr) {
-        job = found;
-        h.has_summary = true;
-        h.summary.set_utilization_percent(found.utilization_mean_percent());
-        h.summary.set_collective_time_share(found.collective_share());
-        h.summary.set_cores_in_use(static_cast<std::uint32_t>(found.core_ids_size()));
-        h.summary.set_job(found.command());
-        h.verdict.set_kind(MostTime(found));
-      }
-    } else {
-      h.state = client::HostState::kDown;
+        [&](const std::string& m) { a.complaints.push_back(t.address + ": " + m); });
+    h.state = e ? client::HostState::kUp : client::HostState::kDown;
+    if (!e) return a;
+    const std::vector<v1::JobReport> all(e->report.jobs().begin(), e->report.jobs().end());
+    v1::JobReport found;
+    if (PickJob(all, c.job, found) != nullptr) {
+      h.has_summary = true;
+      h.summary.set_utilization_percent(found.utilization_mean_percent());
+      h.summary.set_collective_time_share(found.collective_share());
+      h.summary.set_cores_in_use(static_cast<std::uint32_t>(found.core_ids_size()));
+      h.summary.set_job(found.command());
+      h.verdict.set_kind(MostTime(found));
+      a.job = std::move(found);
     }
-    hosts.push_back(std::move(h));
-    jobs.push_back(std::move(job));
+    return a;
+  };
+  std::vector<client::ClusterHost> hosts;
+  std::vector<std::optional<v1::JobReport>> jobs;
+  for (std::size_t from = 0; from < targets->size(); from += kAskAtOnce) {
+    std::vector<std::future<Answer>> asked;
+    for (std::size_t i = from; i < targets->size() && i < from + kAskAtOnce; ++i) {
+      asked.push_back(std::async(std::launch::async, ask, std::cref((*targets)[i])));
+    }
+    for (std::future<Answer>& f : asked) {
+      Answer a = f.get();
+      for (const std::string& m : a.complaints) complain(m);
+      hosts.push_back(std::move(a.host));
+      jobs.push_back(std::move(a.job));
+    }
   }
   const client::ClusterAnalysis analysis = client::AnalyzeCluster(hosts);
   std::vector<std::vector<std::string>> rows = {

@@ -362,9 +362,38 @@ TEST(JobBook, RestartLosesNothingButTheRestart) {
     for (const v1::VerdictTime& v : x.verdicts()) xs += v.seconds();
     for (const v1::VerdictTime& v : y.verdicts()) ys += v.seconds();
     EXPECT_NEAR(ys, xs, 16);
+    // The verdict running across the restart is one episode, as without it.
+    for (const v1::VerdictTime& v : x.verdicts()) {
+      for (const v1::VerdictTime& w : y.verdicts()) {
+        if (w.kind() == v.kind()) {
+          EXPECT_EQ(w.episodes(), v.episodes()) << FindingKindName(v.kind());
+        }
+      }
+    }
     EXPECT_EQ(x.executions().completed() > 0, true);
     EXPECT_GT(y.executions().completed(), x.executions().completed() * 9 / 10);
   }
+}
+
+// The straggler scenario's job names the slow device, with the time each device was named.
+TEST(JobBook, AStragglerVerdictNamesTheSlowDevice) {
+  simdev::Scenario scenario = *simdev::LoadScenario("straggler");
+  SimRun run(*simdev::FindPreset(scenario.instance), scenario);
+  for (int t = 0; t <= 120; ++t) run.At(t);
+  const v1::Report jobs = Jobs(*run.core);
+  ASSERT_EQ(jobs.jobs_size(), 1);
+  const v1::JobReport& job = jobs.jobs(0);
+  const v1::VerdictTime* straggler = nullptr;
+  for (const v1::VerdictTime& v : job.verdicts()) {
+    if (v.kind() == v1::FINDING_KIND_STRAGGLER) straggler = &v;
+  }
+  ASSERT_NE(straggler, nullptr);
+  EXPECT_GT(straggler->seconds(), 30);
+  EXPECT_EQ(straggler->subject(), "nd5");
+  ASSERT_GE(straggler->subjects_size(), 1);
+  double named = 0;
+  for (const v1::SubjectTime& s : straggler->subjects()) named += s.seconds();
+  EXPECT_NEAR(named, straggler->seconds(), 1e-6);
 }
 
 TEST(JobBook, FinishedJobsAreBoundedInCountAndAge) {

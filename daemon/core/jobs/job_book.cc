@@ -15,11 +15,13 @@
 namespace neuronmon::daemon {
 namespace {
 
-constexpr std::size_t kMaxMembers = 256;       // JobMember entries kept per job
-constexpr std::size_t kMaxJobEvents = 32;      // JobEvent entries kept per job
-constexpr std::size_t kTracePoints = 64;       // sparkline points
-constexpr std::size_t kHistogramBins = 101;    // whole percent 0..100
-constexpr std::size_t kMaxIdBytes = 100;       // a job id, after sanitizing
+constexpr std::size_t kMaxMembers = 256;     // JobMember entries kept per job
+constexpr std::size_t kMaxJobEvents = 32;    // JobEvent entries kept per job
+constexpr std::size_t kTracePoints = 64;     // sparkline points
+constexpr std::size_t kHistogramBins = 101;  // whole percent 0..100
+constexpr std::size_t kMaxIdBytes = 100;
+constexpr std::size_t kMaxSubjects =
+    64;  // devices or ranks a verdict's time is kept for       // a job id, after sanitizing
 constexpr std::size_t kMaxCommandBytes = 512;  // a job's command line as kept
 
 // A job id from attribution strings (which a process may claim): printable, short, and free of
@@ -477,19 +479,27 @@ std::vector<v1::Event> JobBook::Update(const Snapshot* prev, const Snapshot& now
         }
       }
       vt->set_seconds(vt->seconds() + Seconds(dt));
-      if (job.last_verdict != kind) vt->set_episodes(vt->episodes() + 1);
-      job.last_verdict = kind;
-      const std::string subject = VerdictSubject(*t.verdict);
-      if (!subject.empty() && static_cast<std::size_t>(kind) < std::size(job.subjects)) {
-        auto& subjects = job.subjects[kind];
-        if (subjects.size() < 64 || subjects.count(subject) != 0) subjects[subject] += Seconds(dt);
-        const auto top =
-            std::max_element(subjects.begin(), subjects.end(),
-                             [](const auto& a, const auto& b) { return a.second < b.second; });
-        vt->set_subject(top->first.substr(0, 128));
+      // Windows without a verdict (the analyzer's first seconds, after a restart too) do not
+      // split an episode.
+      if (r.last_verdict() != kind) vt->set_episodes(vt->episodes() + 1);
+      r.set_last_verdict(kind);
+      const std::string subject = VerdictSubject(*t.verdict).substr(0, 128);
+      if (!subject.empty()) {
+        v1::SubjectTime* found = nullptr;
+        for (v1::SubjectTime& s : *vt->mutable_subjects()) {
+          if (s.subject() == subject) found = &s;
+        }
+        if (found == nullptr && static_cast<std::size_t>(vt->subjects_size()) < kMaxSubjects) {
+          found = vt->add_subjects();
+          found->set_subject(subject);
+        }
+        if (found != nullptr) found->set_seconds(found->seconds() + Seconds(dt));
+        const auto top = std::max_element(vt->subjects().begin(), vt->subjects().end(),
+                                          [](const v1::SubjectTime& a, const v1::SubjectTime& b) {
+                                            return a.seconds() < b.seconds();
+                                          });
+        if (top != vt->subjects().end()) vt->set_subject(top->subject());
       }
-    } else {
-      job.last_verdict = 0;
     }
     Derive(r);
     dirty_ = true;

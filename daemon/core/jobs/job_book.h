@@ -86,9 +86,6 @@ class JobBook {
     v1::JobReport report;
     WallTime first_seen;
     std::string key;  // identity (kind + id, and the command for a launch)
-    std::uint64_t last_verdict_rank = 0;
-    int last_verdict = 0;                        // FindingKind of the previous sample, for episodes
-    std::map<std::string, double> subjects[16];  // by FindingKind: straggler/hang subject time
     // Its processes at the previous sample and at this one (pid -> start time), whether or not
     // the members list had room for them.
     std::unordered_map<std::uint32_t, std::uint64_t> present, seen_now;
