@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <cstdio>
 #include <set>
 
 #include "neurondev/monitor_child.h"
@@ -49,12 +48,6 @@ std::optional<double> Number(std::string_view s) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size() || !(v >= 0) || v > 1e9) return std::nullopt;
   return v;
-}
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
 }
 
 // The NeuronCores of every device: the ranks of an all-reduce over all of them.
@@ -267,7 +260,7 @@ ActiveResult JudgeRun(const neurondev::ChildRun& run, std::uint32_t ranks,
                     : std::string());
     return r;
   }
-  const std::string measured = what + " " + Fixed(*r.busbw, 2) + " GB/s bus bandwidth";
+  const std::string measured = what + " " + FormatFixed(*r.busbw, 2) + " GB/s bus bandwidth";
   if (!r.floor) {
     r.outcome = ActiveOutcome::kPassed;
     r.reason = measured + " (no reference for " +
@@ -276,9 +269,10 @@ ActiveResult JudgeRun(const neurondev::ChildRun& run, std::uint32_t ranks,
     return r;
   }
   const std::string against =
-      o.min_busbw ? "--min-busbw " + Fixed(*r.floor, 2)
-                  : Fixed(*r.floor, 2) + " (" + Fixed(kDefaultFloorShare * 100, 0) + "% of " +
-                        instance_type + "'s NeuronLink " + Fixed(*r.reference, 0) + " GB/s)";
+      o.min_busbw
+          ? "--min-busbw " + FormatFixed(*r.floor, 2)
+          : FormatFixed(*r.floor, 2) + " (" + FormatFixed(kDefaultFloorShare * 100, 0) + "% of " +
+                instance_type + "'s NeuronLink " + FormatFixed(*r.reference, 0) + " GB/s)";
   if (*r.busbw < *r.floor) {
     r.outcome = ActiveOutcome::kFailed;
     r.reason = measured + ", below " + against;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <string_view>
 #include <utility>
@@ -10,6 +9,7 @@
 #include "exporter/json_writer.h"
 #include "proto/common/duration.h"
 #include "proto/common/terminal_text.h"
+#include "proto/common/text.h"
 #include "proto/names/names.h"
 #include "proto/wire/field_codec.h"
 
@@ -18,13 +18,7 @@ namespace {
 
 std::string Clean(std::string_view text) { return SanitizeForTerminal(text); }
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-std::string Percent(double v) { return Fixed(v, 1) + "%"; }
+std::string Percent(double v) { return FormatFixed(v, 1) + "%"; }
 
 std::string Elapsed(double seconds) {
   return FormatElapsed(Nanos(static_cast<std::int64_t>(std::max(0.0, seconds) * 1e9)));
@@ -46,9 +40,9 @@ std::string Rfc3339(std::int64_t unix_ns) { return Utc(unix_ns, "%Y-%m-%dT%H:%M:
 
 std::string Bytes(std::uint64_t b) {
   const double v = static_cast<double>(b);
-  if (v >= 1024.0 * 1024 * 1024) return Fixed(v / (1024.0 * 1024 * 1024), 1) + " GiB";
-  if (v >= 1024.0 * 1024) return Fixed(v / (1024.0 * 1024), 1) + " MiB";
-  return Fixed(v / 1024.0, 1) + " KiB";
+  if (v >= 1024.0 * 1024 * 1024) return FormatFixed(v / (1024.0 * 1024 * 1024), 1) + " GiB";
+  if (v >= 1024.0 * 1024) return FormatFixed(v / (1024.0 * 1024), 1) + " MiB";
+  return FormatFixed(v / 1024.0, 1) + " KiB";
 }
 
 std::string FlopRate(double v) {
@@ -59,7 +53,7 @@ std::string FlopRate(double v) {
     v /= 1000;
     ++i;
   }
-  return Fixed(v, v >= 100 ? 0 : (v >= 10 ? 1 : 2)) + " " + units[i];
+  return FormatFixed(v, v >= 100 ? 0 : (v >= 10 ? 1 : 2)) + " " + units[i];
 }
 
 // "0-7", "0-3, 8, 10-11".
@@ -133,7 +127,7 @@ std::string TopVerdict(const v1::JobReport& job) {
   if (top == nullptr) return job.verdicts_size() > 0 ? "healthy" : "-";
   const double base = job.accounted_seconds();
   return std::string(FindingKindName(top->kind())) +
-         (base > 0 ? " " + Fixed(100 * top->seconds() / base, 0) + "%" : "");
+         (base > 0 ? " " + FormatFixed(100 * top->seconds() / base, 0) + "%" : "");
 }
 
 std::string Sparkline(const v1::JobReport& job) {
@@ -182,12 +176,12 @@ std::vector<Fact> Facts(const v1::JobReport& job, const JobFormatOptions& o) {
            std::to_string(job.max_ranks()) + " at once)"});
   if (const std::string* r = UnavailableReason(unavailable, "utilization")) {
     f.push_back({"Utilization", "unavailable: " + Clean(*r)});
-    f.push_back({"NeuronCore-seconds", Fixed(job.core_seconds_held(), 0) + " held"});
+    f.push_back({"NeuronCore-seconds", FormatFixed(job.core_seconds_held(), 0) + " held"});
   } else {
     f.push_back({"Utilization", "mean " + Percent(job.utilization_mean_percent()) + ", p10 " +
                                     Percent(job.utilization_p10_percent())});
-    f.push_back({"NeuronCore-seconds", Fixed(job.core_seconds_busy(), 0) + " busy of " +
-                                           Fixed(job.core_seconds_held(), 0) + " held"});
+    f.push_back({"NeuronCore-seconds", FormatFixed(job.core_seconds_busy(), 0) + " busy of " +
+                                           FormatFixed(job.core_seconds_held(), 0) + " held"});
   }
   if (const std::string* r = UnavailableReason(unavailable, "flops")) {
     f.push_back({"Compute", "unavailable: " + Clean(*r)});
@@ -263,10 +257,16 @@ std::string SubjectNote(const VerdictRow& row) {
   return row.name == "straggler" ? "slowest: " + row.subject : "stuck: " + row.subject;
 }
 
-std::string Pad(std::string s, std::size_t width) {
-  // Widths count code points: the sparkline and bars are multi-byte.
+// The columns `s` takes on a terminal, counted in code points: the sparkline, the bars and
+// names may be multi-byte.
+std::size_t Columns(std::string_view s) {
   std::size_t cols = 0;
   for (unsigned char c : s) cols += (c & 0xC0) != 0x80;
+  return cols;
+}
+
+std::string Pad(std::string s, std::size_t width) {
+  const std::size_t cols = Columns(s);
   if (cols < width) s.append(width - cols, ' ');
   return s;
 }
@@ -494,9 +494,14 @@ std::string RenderJobList(const std::vector<v1::JobReport>& jobs, const JobForma
                     util ? Percent(j.utilization_mean_percent()) : "n/a", TopVerdict(j),
                     Clean(j.attribution().user()), command});
   }
-  std::vector<std::size_t> widths(rows[0].size(), 0);
+  return RenderColumns(rows);
+}
+
+std::string RenderColumns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
   for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], Columns(row[i]));
   }
   std::string out;
   for (const auto& row : rows) {

@@ -31,6 +31,10 @@ std::string RenderJobText(const v1::JobReport& job, const JobFormatOptions& opti
 std::string RenderJobJson(const v1::JobReport& job, const JobFormatOptions& options);
 std::string RenderJobMarkdown(const v1::JobReport& job, const JobFormatOptions& options);
 
+// `rows` (the first the headings) as left-aligned columns two spaces apart, each line without
+// trailing blanks. The cells must be terminal-safe already.
+std::string RenderColumns(const std::vector<std::vector<std::string>>& rows);
+
 // The job `key` names among `jobs`: its number, its id ("slurm-4242"), or a Slurm job id
 // ("4242"); the newest when several match. NotFound lists what there is.
 Result<v1::JobReport> FindJob(const std::vector<v1::JobReport>& jobs, const std::string& key);

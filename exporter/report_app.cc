@@ -13,6 +13,7 @@
 #include "exporter/job_report_format.h"
 #include "proto/common/file_reader.h"
 #include "proto/common/terminal_text.h"
+#include "proto/common/text.h"
 #include "proto/names/names.h"
 
 namespace neuronmon::exporter {
@@ -259,28 +260,14 @@ int ClusterReport(const ReportCommandLine& c, std::ostream& out, const Complain&
       continue;
     }
     const v1::JobReport& j = *jobs[i];
-    char util[32], share[32];
-    std::snprintf(util, sizeof util, "%.1f%%", j.utilization_mean_percent());
-    std::snprintf(share, sizeof share, "%.1f%%", 100 * j.collective_share());
     const v1::Finding& v = analysis.host_verdicts[i];
     rows.push_back({SanitizeForTerminal(hosts[i].address), hosts[i].name,
-                    SanitizeForTerminal(j.id()), std::to_string(j.core_ids_size()), util, share,
-                    FindingKindName(MostTime(j)),
+                    SanitizeForTerminal(j.id()), std::to_string(j.core_ids_size()),
+                    FormatFixed(j.utilization_mean_percent(), 1) + "%",
+                    FormatFixed(100 * j.collective_share(), 1) + "%", FindingKindName(MostTime(j)),
                     v.kind() == v1::FINDING_KIND_UNSPECIFIED ? "-" : FindingKindName(v.kind())});
   }
-  std::vector<std::size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t k = 0; k < row.size(); ++k) {
-      line += row[k];
-      if (k + 1 < row.size()) line.append(widths[k] + 2 - row[k].size(), ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-  }
+  out << RenderColumns(rows);
   if (analysis.verdict.kind() != v1::FINDING_KIND_UNSPECIFIED) {
     out << "\ncluster: " << FindingKindName(analysis.verdict.kind()) << ": "
         << SanitizeForTerminal(analysis.verdict.summary()) << "\n";

@@ -133,10 +133,7 @@ std::vector<v1::Event> EventDetector::Detect(const Snapshot& end, const Analysis
     for (const HardwareErrorField& f : kHardwareErrorFields) {
       const std::uint64_t is = now.*f.member, was = state.told.*f.member;
       if (is <= was) continue;
-      v1::Evidence* ev = e.add_evidence();
-      ev->set_name(std::string(f.name));
-      ev->set_value(static_cast<double>(is - was));
-      ev->set_unit("count");
+      AddEvidence(e, f.name, static_cast<double>(is - was), "count");
       total += is - was;
       names += (names.empty() ? "" : ", ") + std::string(f.name);
     }

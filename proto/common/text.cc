@@ -1,6 +1,8 @@
 #include "proto/common/text.h"
 
 #include <algorithm>
+#include <charconv>
+#include <system_error>
 
 namespace neuronmon {
 namespace {
@@ -25,6 +27,13 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return LowerAscii(x) == LowerAscii(y);
          });
+}
+
+std::string FormatFixed(double value, int digits) {
+  char buf[352];  // the longest double in fixed notation, with up to 24 digits after the point
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed,
+                                       std::clamp(digits, 0, 24));
+  return ec == std::errc() ? std::string(buf, end) : std::string();
 }
 
 }  // namespace neuronmon

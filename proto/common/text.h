@@ -24,4 +24,8 @@ std::string ToLowerAscii(std::string_view text);
 // Whether `a` and `b` are equal but for the case of ASCII letters.
 bool EqualsIgnoringCase(std::string_view a, std::string_view b);
 
+// `value` with `digits` digits after the point ("3.14", "42"), as printf's "%.*f" writes it in the
+// C locale — whatever locale the program set.
+std::string FormatFixed(double value, int digits);
+
 }  // namespace neuronmon

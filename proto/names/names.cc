@@ -256,6 +256,13 @@ void AddEvidence(v1::Finding& f, const char* name, double value, const char* uni
   e->set_comparison(comparison);
 }
 
+void AddEvidence(v1::Event& e, std::string_view name, double value, const char* unit) {
+  v1::Evidence* ev = e.add_evidence();
+  ev->set_name(std::string(name));
+  ev->set_value(value);
+  ev->set_unit(unit);
+}
+
 std::string StuckRankClause(const v1::HangDetail& hang) {
   char seconds[64];
   std::snprintf(seconds, sizeof seconds, " for %.0f s", std::floor(hang.stuck_seconds()));

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "neuronmon/v1/event.pb.h"
 #include "neuronmon/v1/inventory.pb.h"
@@ -34,6 +35,9 @@ const char* GroupName(v1::Group group);
 // why.
 void AddEvidence(v1::Finding& f, const char* name, double value, const char* unit, double threshold,
                  const char* comparison);
+// The same for an event: a figure that came with the change (a counter's growth, a job's totals),
+// compared with nothing.
+void AddEvidence(v1::Event& e, std::string_view name, double value, const char* unit);
 
 // What a hang finding says of the rank that stopped joining: "rank5 has not joined all_reduce for
 // 41 s" (whole seconds, rounded down) — the words of the analyzer's summary and of the cluster

@@ -45,5 +45,15 @@ TEST(EqualsIgnoringCase, ComparesAsciiCaseInsensitively) {
   EXPECT_FALSE(EqualsIgnoringCase("[", "{")) << "only letters fold";
 }
 
+// As printf's "%.*f" in the C locale: the digits asked for, rounded, no exponent.
+TEST(FormatFixed, PrintsTheDigitsAskedFor) {
+  EXPECT_EQ(FormatFixed(3.14159, 2), "3.14");
+  EXPECT_EQ(FormatFixed(41.6, 0), "42");
+  EXPECT_EQ(FormatFixed(0.04, 1), "0.0");
+  EXPECT_EQ(FormatFixed(-2.25, 1), "-2.2");  // 2.25 is exact in binary: half to even, as printf
+  EXPECT_EQ(FormatFixed(1e21, 0), "1000000000000000000000");
+  EXPECT_EQ(FormatFixed(5, -3), "5");
+}
+
 }  // namespace
 }  // namespace neuronmon

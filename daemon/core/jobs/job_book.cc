@@ -2,26 +2,25 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #include "proto/common/duration.h"
 #include "proto/common/tag_filter.h"
+#include "proto/common/text.h"
 #include "proto/names/names.h"
 #include "proto/wire/field_codec.h"
 
 namespace neuronmon::daemon {
 namespace {
 
-constexpr std::size_t kMaxMembers = 256;     // JobMember entries kept per job
-constexpr std::size_t kMaxJobEvents = 32;    // JobEvent entries kept per job
-constexpr std::size_t kTracePoints = 64;     // sparkline points
-constexpr std::size_t kHistogramBins = 101;  // whole percent 0..100
-constexpr std::size_t kMaxIdBytes = 100;
-constexpr std::size_t kMaxSubjects =
-    64;  // devices or ranks a verdict's time is kept for       // a job id, after sanitizing
+constexpr std::size_t kMaxMembers = 256;       // JobMember entries kept per job
+constexpr std::size_t kMaxJobEvents = 32;      // JobEvent entries kept per job
+constexpr std::size_t kTracePoints = 64;       // sparkline points
+constexpr std::size_t kHistogramBins = 101;    // whole percent 0..100
+constexpr std::size_t kMaxIdBytes = 100;       // a job id, after sanitizing
+constexpr std::size_t kMaxSubjects = 64;       // devices or ranks a verdict's time is kept for
 constexpr std::size_t kMaxCommandBytes = 512;  // a job's command line as kept
 
 // A job id from attribution strings (which a process may claim): printable, short, and free of
@@ -38,19 +37,6 @@ std::string SafeId(std::string_view prefix, std::string_view raw) {
 }
 
 double Seconds(Nanos d) { return std::chrono::duration<double>(d).count(); }
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-void AddEvidence(v1::Event& e, const char* name, double value, const char* unit) {
-  v1::Evidence* ev = e.add_evidence();
-  ev->set_name(name);
-  ev->set_value(value);
-  ev->set_unit(unit);
-}
 
 // The verdict a runtime had at this sample (the analyzer's first finding for it), if any.
 const v1::Finding* VerdictOf(const Analysis* analysis, std::uint32_t pid) {
@@ -183,13 +169,6 @@ JobIdentity IdentifyJob(const v1::Attribution& a) {
   return {};
 }
 
-JobBook::Live* JobBook::Find(const std::string& key) {
-  for (Live& l : live_) {
-    if (l.key == key) return &l;
-  }
-  return nullptr;
-}
-
 JobBook::Live& JobBook::Open(const std::string& key, const v1::Process* process, WallTime wall,
                              bool marked) {
   Live l;
@@ -230,9 +209,9 @@ void JobBook::Close(std::size_t index, WallTime wall, bool marked, std::vector<v
   v1::Event e = JobEventOf(r, 0, "ended");
   e.set_summary("job " + r.id() + " ended after " +
                 FormatElapsed(Nanos(static_cast<std::int64_t>(r.wall_seconds() * 1e9))) + ": " +
-                Fixed(r.core_seconds_held(), 0) + " NeuronCore-seconds held, " +
+                FormatFixed(r.core_seconds_held(), 0) + " NeuronCore-seconds held, " +
                 (r.unavailable().find("utilization") == std::string::npos
-                     ? Fixed(r.utilization_mean_percent(), 1) + "% busy"
+                     ? FormatFixed(r.utilization_mean_percent(), 1) + "% busy"
                      : "utilization unavailable"));
   AddEvidence(e, "wall_seconds", r.wall_seconds(), "seconds");
   AddEvidence(e, "core_seconds_held", r.core_seconds_held(), "seconds");

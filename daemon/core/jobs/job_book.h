@@ -91,7 +91,6 @@ class JobBook {
     std::unordered_map<std::uint32_t, std::uint64_t> present, seen_now;
   };
 
-  Live* Find(const std::string& key);
   Live& Open(const std::string& key, const v1::Process* process, WallTime wall, bool marked);
   void Close(std::size_t index, WallTime wall, bool marked, std::vector<v1::Event>& out);
   void Trim(WallTime wall);
